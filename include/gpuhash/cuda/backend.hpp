@@ -1,0 +1,78 @@
+#pragma once
+// The CUDA backend: device memory, stream-ordered work. Built when CMake finds
+// nvcc. This header is plain C++ (it includes only the CUDA runtime API), so
+// host code that uses tables on the GPU compiles without nvcc; the kernels live
+// in the library's .cu files.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "gpuhash/cuda/device_buffer.hpp"
+#include "gpuhash/cuda/error.hpp"
+#include "gpuhash/status.hpp"
+
+namespace gpuhash {
+
+struct cuda_backend {
+  static constexpr std::string_view name = "cuda";
+  using stream_type = cudaStream_t;
+  template <class T>
+  using buffer = cuda::device_buffer<T>;
+  static constexpr bool host_accessible = false;
+
+  /// Whether a CUDA device can be used (false without a driver or a device).
+  static bool available() noexcept;
+  static std::string device_name();
+  static void synchronize(stream_type stream) { GPUHASH_CUDA_TRY(cudaStreamSynchronize(stream)); }
+
+  template <class T>
+  static buffer<T> allocate(std::size_t n, stream_type stream = nullptr) {
+    return buffer<T>(n, stream);
+  }
+  template <class T>
+  static void copy(T* destination, const T* source, std::size_t n, stream_type stream = nullptr) {
+    if (n != 0)
+      GPUHASH_CUDA_TRY(
+          cudaMemcpyAsync(destination, source, n * sizeof(T), cudaMemcpyDeviceToDevice, stream));
+  }
+  /// Device to host; returns when the data is on the host.
+  template <class T>
+  static void copy_to_host(T* destination, const T* source, std::size_t n,
+                           stream_type stream = nullptr) {
+    if (n != 0)
+      GPUHASH_CUDA_TRY(
+          cudaMemcpyAsync(destination, source, n * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    synchronize(stream);
+  }
+  /// Host to device; the source may be reused as soon as this returns.
+  template <class T>
+  static void copy_from_host(T* destination, const T* source, std::size_t n,
+                             stream_type stream = nullptr) {
+    if (n != 0)
+      GPUHASH_CUDA_TRY(
+          cudaMemcpyAsync(destination, source, n * sizeof(T), cudaMemcpyHostToDevice, stream));
+    synchronize(stream);
+  }
+  /// Sets n bytes at `destination` to `byte`.
+  static void fill_bytes(void* destination, std::size_t n, unsigned char byte,
+                         stream_type stream = nullptr) {
+    GPUHASH_CUDA_TRY(cudaMemsetAsync(destination, byte, n, stream));
+  }
+  /// Defined in src/cuda/backend.cu for the library's key, value, status and
+  /// operation types.
+  template <class T>
+  static void fill(T* destination, std::size_t n, T value, stream_type stream = nullptr);
+  static std::size_t select_positions(const status* statuses, std::size_t n, status match,
+                                      std::size_t* positions, stream_type stream = nullptr);
+  template <class T>
+  static void gather(const T* source, const std::size_t* positions, std::size_t m, T* destination,
+                     stream_type stream = nullptr);
+  template <class T>
+  static void scatter(const T* source, const std::size_t* positions, std::size_t m, T* destination,
+                      stream_type stream = nullptr);
+};
+
+}  // namespace gpuhash

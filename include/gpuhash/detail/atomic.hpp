@@ -1,0 +1,73 @@
+#pragma once
+// The one atomics wrapper of the library. Per-key algorithms are written once,
+// as host+device functions, against these calls: on the device they become
+// libcu++'s cuda::atomic_ref at device scope, on the host std::atomic_ref.
+// Memory orders are named in the function so a reader sees them at the call.
+
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+#include "gpuhash/detail/host_device.hpp"
+
+#if defined(__CUDACC__)
+#include <cuda/atomic>
+#endif
+
+namespace gpuhash::detail {
+
+#if defined(__CUDA_ARCH__)
+template <class T>
+using atomic_ref_t = ::cuda::atomic_ref<T, ::cuda::thread_scope_device>;
+namespace mo = ::cuda::std;
+#else
+template <class T>
+using atomic_ref_t = std::atomic_ref<T>;
+namespace mo = std;
+#endif
+
+template <class T>
+GPUHASH_HD GPUHASH_FORCEINLINE T load_relaxed(const T* address) {
+  return atomic_ref_t<T>(*const_cast<T*>(address)).load(mo::memory_order_relaxed);
+}
+
+template <class T>
+GPUHASH_HD GPUHASH_FORCEINLINE T load_acquire(const T* address) {
+  return atomic_ref_t<T>(*const_cast<T*>(address)).load(mo::memory_order_acquire);
+}
+
+template <class T>
+GPUHASH_HD GPUHASH_FORCEINLINE void store_relaxed(T* address, T value) {
+  atomic_ref_t<T>(*address).store(value, mo::memory_order_relaxed);
+}
+
+template <class T>
+GPUHASH_HD GPUHASH_FORCEINLINE void store_release(T* address, T value) {
+  atomic_ref_t<T>(*address).store(value, mo::memory_order_release);
+}
+
+/// Compare-and-swap that returns the value found at `address` (equal to
+/// `expected` exactly when the swap happened). Relaxed: callers that publish
+/// other data through the swapped word use store_release/load_acquire.
+template <class T>
+GPUHASH_HD GPUHASH_FORCEINLINE T compare_exchange_relaxed(T* address, T expected, T desired) {
+  atomic_ref_t<T>(*address).compare_exchange_strong(expected, desired, mo::memory_order_relaxed,
+                                                    mo::memory_order_relaxed);
+  return expected;
+}
+
+template <class T>
+GPUHASH_HD GPUHASH_FORCEINLINE T fetch_add_relaxed(T* address, T value) {
+  return atomic_ref_t<T>(*address).fetch_add(value, mo::memory_order_relaxed);
+}
+
+/// Called while waiting for another thread to finish a short protocol step.
+GPUHASH_HD GPUHASH_FORCEINLINE void spin_pause() {
+#if defined(__CUDA_ARCH__)
+  __nanosleep(20);
+#else
+  std::this_thread::yield();
+#endif
+}
+
+}  // namespace gpuhash::detail

@@ -1,0 +1,57 @@
+#pragma once
+// exec<cuda_backend>: per-key functors as grid-stride kernels; compaction with
+// CUB. Compiled only by nvcc (included from detail/exec.hpp under __CUDACC__).
+
+#include <cub/device/device_select.cuh>
+
+#include <cstdint>
+
+#include "gpuhash/cuda/backend.hpp"
+#include "gpuhash/detail/cuda/launch.cuh"
+
+namespace gpuhash::detail {
+
+template <class Backend>
+struct exec;
+
+template <>
+struct exec<cuda_backend> {
+  using stream_type = cudaStream_t;
+
+  template <class F>
+  static void for_each(std::uint64_t n, const F& f, stream_type stream) {
+    if (n == 0) return;
+    const auto kernel = cuda::for_each_kernel<F>;
+    kernel<<<cuda::grid_size(kernel, n), cuda::block_size, 0, stream>>>(n, f);
+    GPUHASH_CUDA_CHECK_LAUNCH(stream);
+  }
+
+  template <class F>
+  static void for_each_tally(std::uint64_t n, const F& f, table_counters* counters,
+                             stream_type stream) {
+    if (n == 0) return;
+    const auto kernel = cuda::for_each_tally_kernel<F>;
+    kernel<<<cuda::grid_size(kernel, n), cuda::block_size, 0, stream>>>(n, f, counters);
+    GPUHASH_CUDA_CHECK_LAUNCH(stream);
+  }
+
+  /// Stream compaction with cub::DeviceSelect::If; waits for the count.
+  template <class T, class Pred>
+  static std::uint64_t select_if(const T* in, std::uint64_t n, T* out, const Pred& pred,
+                                 stream_type stream) {
+    if (n == 0) return 0;
+    const auto items = static_cast<std::int64_t>(n);
+    gpuhash::cuda::device_buffer<std::int64_t> selected(1, stream);
+    std::size_t temp_bytes = 0;
+    GPUHASH_CUDA_TRY(
+        cub::DeviceSelect::If(nullptr, temp_bytes, in, out, selected.data(), items, pred, stream));
+    gpuhash::cuda::device_buffer<unsigned char> temp(temp_bytes, stream);
+    GPUHASH_CUDA_TRY(cub::DeviceSelect::If(temp.data(), temp_bytes, in, out, selected.data(), items,
+                                           pred, stream));
+    std::int64_t count = 0;
+    cuda_backend::copy_to_host(&count, selected.data(), 1, stream);
+    return static_cast<std::uint64_t>(count);
+  }
+};
+
+}  // namespace gpuhash::detail

@@ -1,0 +1,66 @@
+#pragma once
+// Grid-stride kernels that run a per-key functor over a batch, and the grid
+// size that fills the device with them. Compiled only by nvcc.
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "gpuhash/cuda/error.hpp"
+#include "gpuhash/detail/atomic.hpp"
+#include "gpuhash/detail/counters.hpp"
+
+namespace gpuhash::detail::cuda {
+
+inline constexpr int block_size = 256;
+
+template <class F>
+__global__ void __launch_bounds__(block_size) for_each_kernel(std::uint64_t n, F f) {
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
+    f(i);
+}
+
+template <class F>
+__global__ void __launch_bounds__(block_size)
+    for_each_tally_kernel(std::uint64_t n, F f, table_counters* counters) {
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  status_tally tally;
+  for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
+    tally.count(f(i));
+  // One atomic per warp and nonzero counter instead of one per key: all 32
+  // lanes reach this point (no lane returns early), so a full-mask reduce is safe.
+  __syncwarp();
+  const std::uint32_t inserted = __reduce_add_sync(0xffffffffU, tally.inserted);
+  const std::uint32_t erased = __reduce_add_sync(0xffffffffU, tally.erased);
+  const std::uint32_t full = __reduce_add_sync(0xffffffffU, tally.full);
+  if (threadIdx.x % 32 == 0) {
+    if (inserted != 0) fetch_add_relaxed<std::uint64_t>(&counters->inserted, inserted);
+    if (erased != 0) fetch_add_relaxed<std::uint64_t>(&counters->erased, erased);
+    if (full != 0) fetch_add_relaxed<std::uint64_t>(&counters->full, full);
+  }
+}
+
+/// Blocks for a grid-stride launch of `kernel` over n items: enough to cover n,
+/// at most as many as the device runs at once (more would only add launch
+/// overhead; fewer would leave memory latency unhidden).
+template <class Kernel>
+int grid_size(Kernel kernel, std::uint64_t n) {
+  static const int resident_blocks = [kernel] {
+    int device = 0;
+    int multiprocessors = 0;
+    int blocks_per_multiprocessor = 0;
+    GPUHASH_CUDA_TRY(cudaGetDevice(&device));
+    GPUHASH_CUDA_TRY(
+        cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+    GPUHASH_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_multiprocessor,
+                                                                   kernel, block_size, 0));
+    return std::max(1, multiprocessors * blocks_per_multiprocessor);
+  }();
+  const std::uint64_t needed = (n + block_size - 1) / block_size;
+  return static_cast<int>(
+      std::min<std::uint64_t>(needed, static_cast<std::uint64_t>(resident_blocks)));
+}
+
+}  // namespace gpuhash::detail::cuda

@@ -1,0 +1,20 @@
+#pragma once
+// exec<Backend>: how a design's per-key functor runs over a batch. Engines are
+// written once against it; the CPU specialization runs on the thread pool, the
+// CUDA one (compiled only by nvcc) launches grid-stride kernels.
+//
+//   for_each(n, f, stream)                    f(i) for every i in [0, n)
+//   for_each_tally(n, f, counters, stream)    same; f returns a status, and the
+//                                             inserted/erased/full counts are
+//                                             added to *counters
+//   select_if(in, n, out, pred, stream)       stream compaction; returns the count
+
+namespace gpuhash::detail {
+template <class Backend>
+struct exec;
+}  // namespace gpuhash::detail
+
+#include "gpuhash/detail/cpu/exec.hpp"
+#if defined(__CUDACC__)
+#include "gpuhash/detail/cuda/exec.cuh"
+#endif

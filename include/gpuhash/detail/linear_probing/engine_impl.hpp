@@ -1,0 +1,101 @@
+#pragma once
+// Member definitions of linear_probing::engine. Included only by the files
+// that instantiate the engine: a .cpp for the CPU backend, a .cu for CUDA.
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "gpuhash/detail/exec.hpp"
+#include "gpuhash/detail/linear_probing/engine.hpp"
+#include "gpuhash/errors.hpp"
+
+namespace gpuhash::detail::linear_probing {
+
+/// Re-inserts one live slot of the old table into the new one (rehash).
+template <class View>
+struct reinsert_slot {
+  View target;
+  const typename View::slot_type* old_slots;
+
+  GPUHASH_HD status operator()(std::uint64_t i) const {
+    const typename View::slot_type slot = old_slots[i];
+    if (!View::is_live(slot)) return status::not_found;
+    return target.insert(View::key_of(slot), View::value_of(slot));
+  }
+};
+
+template <class View>
+struct is_live_slot {
+  GPUHASH_HD bool operator()(const typename View::slot_type& slot) const {
+    return View::is_live(slot);
+  }
+};
+
+template <class View>
+struct unpack_slot {
+  const typename View::slot_type* slots;
+  typename View::key_type* keys;
+  typename View::mapped_type* values;
+
+  GPUHASH_HD void operator()(std::uint64_t i) const {
+    keys[i] = View::key_of(slots[i]);
+    values[i] = View::value_of(slots[i]);
+  }
+};
+
+template <class Key, class Value, class Backend>
+engine<Key, Value, Backend>::engine(std::size_t min_capacity, std::uint64_t seed,
+                                    stream_type stream)
+    : capacity_(std::max<std::size_t>(min_capacity, 1)), seed_(seed) {
+  slots_ = Backend::template allocate<slot_type>(capacity_, stream);
+  clear(stream);
+}
+
+template <class Key, class Value, class Backend>
+auto engine<Key, Value, Backend>::view() const -> view_type {
+  return view_type(const_cast<slot_type*>(slots_.data()), capacity_, seed_);
+}
+
+template <class Key, class Value, class Backend>
+void engine<Key, Value, Backend>::execute_async(const batch<Key, Value>& args,
+                                                table_counters* counters, stream_type stream) {
+  run_batch<Backend>(view(), args, counters, stream);
+}
+
+template <class Key, class Value, class Backend>
+void engine<Key, Value, Backend>::rehash(std::size_t min_capacity, stream_type stream) {
+  engine grown(min_capacity, seed_, stream);
+  auto counters = Backend::template allocate<table_counters>(1, stream);
+  Backend::fill_bytes(counters.data(), sizeof(table_counters), 0, stream);
+  exec<Backend>::for_each_tally(capacity_, reinsert_slot<view_type>{grown.view(), slots_.data()},
+                                counters.data(), stream);
+  table_counters moved;
+  Backend::copy_to_host(&moved, counters.data(), 1, stream);
+  // Cannot happen while the frontend sizes the new table for every live key;
+  // checked because a key must never be dropped. The old table is still intact.
+  if (moved.full != 0)
+    throw error("gpuhash: linear_probing rehash into " + std::to_string(min_capacity) +
+                " slots left " + std::to_string(moved.full) + " keys without a slot");
+  *this = std::move(grown);
+}
+
+template <class Key, class Value, class Backend>
+void engine<Key, Value, Backend>::clear(stream_type stream) {
+  // Every layout's empty slot is all one bits (empty_key = ~0), so one byte fill.
+  Backend::fill_bytes(slots_.data(), capacity_ * sizeof(slot_type), 0xff, stream);
+}
+
+template <class Key, class Value, class Backend>
+void engine<Key, Value, Backend>::retrieve_all(Key* keys, Value* values, std::size_t count,
+                                               stream_type stream) const {
+  auto live = Backend::template allocate<slot_type>(count, stream);
+  const std::uint64_t selected = exec<Backend>::select_if(slots_.data(), capacity_, live.data(),
+                                                          is_live_slot<view_type>{}, stream);
+  if (selected != count)
+    throw error("gpuhash: linear_probing retrieve_all found " + std::to_string(selected) +
+                " pairs where the table counted " + std::to_string(count));
+  exec<Backend>::for_each(count, unpack_slot<view_type>{live.data(), keys, values}, stream);
+}
+
+}  // namespace gpuhash::detail::linear_probing

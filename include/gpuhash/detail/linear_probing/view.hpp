@@ -1,0 +1,267 @@
+#pragma once
+// Linear probing (open addressing), per-key algorithms shared by the CPU and
+// CUDA backends. One thread owns one key; it walks the slots from the key's
+// home slot h(k) to the right, wrapping around.
+//
+// Invariants that make concurrent batches safe (proofs in docs/architecture.md
+// and docs/designs/linear_probing.md):
+//  * A slot's key only moves forward through   empty -> (busy ->) key -> tombstone.
+//    Nothing becomes empty again while batches run (only clear() and rehash(),
+//    which run alone), so a probe that passed a slot never needs to look back.
+//  * Inserts claim only empty slots, never tombstones. Two inserts of one key
+//    walk the same sequence; whichever claims a slot first makes the other read
+//    the key there. So a key is stored at most once, also when it is erased and
+//    reinserted within one batch (cuCollections issue #606 is the failure mode
+//    of reusing tombstones concurrently). Tombstones are reclaimed by rehash.
+
+#include <array>
+#include <cstdint>
+#include <type_traits>
+
+#include "gpuhash/detail/atomic.hpp"
+#include "gpuhash/detail/host_device.hpp"
+#include "gpuhash/hash.hpp"
+#include "gpuhash/status.hpp"
+
+namespace gpuhash::detail::linear_probing {
+
+/// What an insert does when it meets the key or an empty slot.
+enum class write_mode { insert_if_absent, upsert, update_if_present };
+
+/// Walks the probe sequence of a key: home slot, then right, wrapping around.
+struct probe_sequence {
+  std::uint64_t position;
+  std::uint64_t capacity;
+  GPUHASH_HD GPUHASH_FORCEINLINE void advance() {
+    position = position + 1 == capacity ? 0 : position + 1;
+  }
+};
+
+/// 32-bit keys and values: the pair lives in one 64-bit word (key in the low
+/// half), so every change of a slot is one 64-bit CAS and readers always see a
+/// matching key and value.
+template <class Key, class Value>
+class packed_view {
+ public:
+  using key_type = Key;
+  using mapped_type = Value;
+  using slot_type = std::uint64_t;
+
+  static constexpr Key empty_key = ~Key{0};
+  static constexpr Key tombstone_key = ~Key{0} - 1;
+  static constexpr std::array<Key, 2> reserved_keys = {empty_key, tombstone_key};
+  static constexpr slot_type empty_slot = ~slot_type{0};  // a fill of 0xff bytes
+
+  packed_view() = default;
+  GPUHASH_HD packed_view(slot_type* slots, std::uint64_t capacity, std::uint64_t seed)
+      : slots_(slots), capacity_(capacity), hash_{seed} {}
+
+  GPUHASH_HD static bool is_reserved(Key key) { return key >= tombstone_key; }
+  GPUHASH_HD static bool is_live(slot_type slot) { return key_of(slot) < tombstone_key; }
+  GPUHASH_HD static Key key_of(slot_type slot) { return static_cast<Key>(slot); }
+  GPUHASH_HD static Value value_of(slot_type slot) { return static_cast<Value>(slot >> 32); }
+  GPUHASH_HD static slot_type pack(Key key, Value value) {
+    return (static_cast<slot_type>(value) << 32) | key;
+  }
+
+  GPUHASH_HD status find(Key key, Value* value_out) const {
+    probe_sequence probe = start(key);
+    for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
+      const slot_type slot = load_relaxed(slots_ + probe.position);
+      if (key_of(slot) == key) {
+        if (value_out != nullptr) *value_out = value_of(slot);
+        return status::found;
+      }
+      if (key_of(slot) == empty_key) return status::not_found;
+    }
+    return status::not_found;
+  }
+
+  GPUHASH_HD status insert(Key key, Value value) const {
+    return write<write_mode::insert_if_absent>(key, value);
+  }
+  GPUHASH_HD status upsert(Key key, Value value) const {
+    return write<write_mode::upsert>(key, value);
+  }
+  GPUHASH_HD status update(Key key, Value value) const {
+    return write<write_mode::update_if_present>(key, value);
+  }
+
+  GPUHASH_HD status erase(Key key) const {
+    probe_sequence probe = start(key);
+    for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
+      slot_type* address = slots_ + probe.position;
+      slot_type slot = load_relaxed(address);
+      while (key_of(slot) == key) {
+        // The CAS fails if a concurrent upsert changed the value (retry with
+        // it) or a concurrent erase won (the loop then sees the tombstone).
+        const slot_type seen = compare_exchange_relaxed(address, slot, pack(tombstone_key, 0));
+        if (seen == slot) return status::erased;
+        slot = seen;
+      }
+      if (key_of(slot) == empty_key) return status::not_found;
+    }
+    return status::not_found;
+  }
+
+ private:
+  GPUHASH_HD probe_sequence start(Key key) const {
+    return {reduce_range(hash_(key), capacity_), capacity_};
+  }
+
+  template <write_mode Mode>
+  GPUHASH_HD status write(Key key, Value value) const {
+    const slot_type desired = pack(key, value);
+    probe_sequence probe = start(key);
+    for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
+      slot_type* address = slots_ + probe.position;
+      slot_type slot = load_relaxed(address);
+      // Re-examine this slot until it holds neither our key nor empty: a lost
+      // CAS means someone else changed it, and that change decides what we do.
+      for (;;) {
+        if (key_of(slot) == key) {
+          if constexpr (Mode == write_mode::insert_if_absent) return status::exists;
+          const slot_type seen = compare_exchange_relaxed(address, slot, desired);
+          if (seen == slot) return status::updated;
+          slot = seen;  // value changed (retry) or erased (tombstone: walk on)
+        } else if (key_of(slot) == empty_key) {
+          if constexpr (Mode == write_mode::update_if_present) return status::not_found;
+          const slot_type seen = compare_exchange_relaxed(address, slot, desired);
+          if (seen == slot) return status::inserted;
+          slot = seen;  // claimed by someone: maybe by our key
+        } else {
+          break;
+        }
+      }
+    }
+    return Mode == write_mode::update_if_present ? status::not_found : status::full;
+  }
+
+  slot_type* slots_ = nullptr;
+  std::uint64_t capacity_ = 0;
+  seeded_hash<Key> hash_{};
+};
+
+/// 64-bit keys and values: key and value are separate words of a 16-byte slot.
+/// Publication protocol: an insert claims an empty slot by a CAS of the key
+/// word to `busy_key`, writes the value, then stores the key with release
+/// order. Readers load the key with acquire order and wait while it is busy,
+/// so whoever sees the key also sees its value. Values are written in place
+/// afterwards (upsert/update) by single atomic stores, so no value is reserved.
+template <class Key, class Value>
+class pair_view {
+ public:
+  using key_type = Key;
+  using mapped_type = Value;
+  struct alignas(16) slot_type {
+    Key key;
+    Value value;
+  };
+
+  static constexpr Key empty_key = ~Key{0};
+  static constexpr Key tombstone_key = ~Key{0} - 1;
+  static constexpr Key busy_key = ~Key{0} - 2;
+  static constexpr std::array<Key, 3> reserved_keys = {empty_key, tombstone_key, busy_key};
+
+  pair_view() = default;
+  GPUHASH_HD pair_view(slot_type* slots, std::uint64_t capacity, std::uint64_t seed)
+      : slots_(slots), capacity_(capacity), hash_{seed} {}
+
+  GPUHASH_HD static bool is_reserved(Key key) { return key >= busy_key; }
+  GPUHASH_HD static bool is_live(const slot_type& slot) { return slot.key < busy_key; }
+  GPUHASH_HD static Key key_of(const slot_type& slot) { return slot.key; }
+  GPUHASH_HD static Value value_of(const slot_type& slot) { return slot.value; }
+
+  GPUHASH_HD status find(Key key, Value* value_out) const {
+    probe_sequence probe = start(key);
+    for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
+      slot_type& slot = slots_[probe.position];
+      const Key seen = published_key(slot);
+      if (seen == key) {
+        if (value_out != nullptr) *value_out = load_relaxed(&slot.value);
+        return status::found;
+      }
+      if (seen == empty_key) return status::not_found;
+    }
+    return status::not_found;
+  }
+
+  GPUHASH_HD status insert(Key key, Value value) const {
+    return write<write_mode::insert_if_absent>(key, value);
+  }
+  GPUHASH_HD status upsert(Key key, Value value) const {
+    return write<write_mode::upsert>(key, value);
+  }
+  GPUHASH_HD status update(Key key, Value value) const {
+    return write<write_mode::update_if_present>(key, value);
+  }
+
+  GPUHASH_HD status erase(Key key) const {
+    probe_sequence probe = start(key);
+    for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
+      slot_type& slot = slots_[probe.position];
+      const Key seen = published_key(slot);
+      if (seen == key) {
+        // Only a concurrent erase can change a published key: whoever wins erased it.
+        return compare_exchange_relaxed(&slot.key, key, tombstone_key) == key ? status::erased
+                                                                              : status::not_found;
+      }
+      if (seen == empty_key) return status::not_found;
+    }
+    return status::not_found;
+  }
+
+ private:
+  GPUHASH_HD probe_sequence start(Key key) const {
+    return {reduce_range(hash_(key), capacity_), capacity_};
+  }
+
+  /// The slot's key once no insert is half-way through publishing it.
+  GPUHASH_HD static Key published_key(slot_type& slot) {
+    Key key = load_acquire(&slot.key);
+    while (key == busy_key) {
+      spin_pause();
+      key = load_acquire(&slot.key);
+    }
+    return key;
+  }
+
+  template <write_mode Mode>
+  GPUHASH_HD status write(Key key, Value value) const {
+    probe_sequence probe = start(key);
+    for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
+      slot_type& slot = slots_[probe.position];
+      Key seen = published_key(slot);
+      for (;;) {
+        if (seen == key) {
+          if constexpr (Mode == write_mode::insert_if_absent) return status::exists;
+          // A concurrent erase may tombstone the slot around this store; the
+          // update then simply happened first in the serial order.
+          store_relaxed(&slot.value, value);
+          return status::updated;
+        }
+        if (seen != empty_key) break;
+        if constexpr (Mode == write_mode::update_if_present) return status::not_found;
+        seen = compare_exchange_relaxed(&slot.key, empty_key, busy_key);
+        if (seen == empty_key) {
+          store_relaxed(&slot.value, value);
+          store_release(&slot.key, key);  // publishes the value written above
+          return status::inserted;
+        }
+        if (seen == busy_key) seen = published_key(slot);
+      }
+    }
+    return Mode == write_mode::update_if_present ? status::not_found : status::full;
+  }
+
+  slot_type* slots_ = nullptr;
+  std::uint64_t capacity_ = 0;
+  seeded_hash<Key> hash_{};
+};
+
+/// The view for a key/value width: packed for 32/32, pairs for 64/64.
+template <class Key, class Value>
+using view_for =
+    std::conditional_t<sizeof(Key) == 4, packed_view<Key, Value>, pair_view<Key, Value>>;
+
+}  // namespace gpuhash::detail::linear_probing

@@ -1,0 +1,16 @@
+#pragma once
+// Everything public in one include. The CUDA backend is included when the
+// library was built with it (the gpuhash::cuda target defines GPUHASH_HAS_CUDA).
+
+#include "gpuhash/cpu/backend.hpp"
+#include "gpuhash/errors.hpp"
+#include "gpuhash/hash.hpp"
+#include "gpuhash/linear_probing_map.hpp"
+#include "gpuhash/map.hpp"
+#include "gpuhash/operation.hpp"
+#include "gpuhash/status.hpp"
+#include "gpuhash/table_options.hpp"
+
+#if defined(GPUHASH_HAS_CUDA)
+#include "gpuhash/cuda/backend.hpp"
+#endif

@@ -1,0 +1,124 @@
+// Kernels behind cuda_backend's host-callable helpers (fill, select_positions,
+// gather, scatter), instantiated for the library's element types.
+
+#include <thrust/iterator/counting_iterator.h>
+#include <cub/device/device_select.cuh>
+
+#include <cstdint>
+
+#include "gpuhash/cuda/backend.hpp"
+#include "gpuhash/detail/cuda/launch.cuh"
+#include "gpuhash/operation.hpp"
+
+namespace gpuhash {
+
+namespace {
+
+template <class T>
+struct fill_functor {
+  T* destination;
+  T value;
+  __device__ void operator()(std::uint64_t i) const { destination[i] = value; }
+};
+
+template <class T>
+struct gather_functor {
+  const T* source;
+  const std::size_t* positions;
+  T* destination;
+  __device__ void operator()(std::uint64_t j) const { destination[j] = source[positions[j]]; }
+};
+
+template <class T>
+struct scatter_functor {
+  const T* source;
+  const std::size_t* positions;
+  T* destination;
+  __device__ void operator()(std::uint64_t j) const { destination[positions[j]] = source[j]; }
+};
+
+struct status_matches {
+  const status* statuses;
+  status match;
+  __device__ bool operator()(std::size_t i) const { return statuses[i] == match; }
+};
+
+template <class F>
+void launch(std::uint64_t n, const F& f, cudaStream_t stream) {
+  if (n == 0) return;
+  const auto kernel = detail::cuda::for_each_kernel<F>;
+  kernel<<<detail::cuda::grid_size(kernel, n), detail::cuda::block_size, 0, stream>>>(n, f);
+  GPUHASH_CUDA_CHECK_LAUNCH(stream);
+}
+
+}  // namespace
+
+bool cuda_backend::available() noexcept {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return devices > 0;
+}
+
+std::string cuda_backend::device_name() {
+  int device = 0;
+  GPUHASH_CUDA_TRY(cudaGetDevice(&device));
+  cudaDeviceProp properties{};
+  GPUHASH_CUDA_TRY(cudaGetDeviceProperties(&properties, device));
+  return properties.name;
+}
+
+template <class T>
+void cuda_backend::fill(T* destination, std::size_t n, T value, stream_type stream) {
+  launch(n, fill_functor<T>{destination, value}, stream);
+}
+
+std::size_t cuda_backend::select_positions(const status* statuses, std::size_t n, status match,
+                                           std::size_t* positions, stream_type stream) {
+  if (n == 0) return 0;
+  const thrust::counting_iterator<std::size_t> indices(0);
+  cuda::device_buffer<std::int64_t> selected(1, stream);
+  std::size_t temp_bytes = 0;
+  const auto items = static_cast<std::int64_t>(n);
+  const status_matches predicate{statuses, match};
+  GPUHASH_CUDA_TRY(cub::DeviceSelect::If(nullptr, temp_bytes, indices, positions, selected.data(),
+                                         items, predicate, stream));
+  cuda::device_buffer<unsigned char> temp(temp_bytes, stream);
+  GPUHASH_CUDA_TRY(cub::DeviceSelect::If(temp.data(), temp_bytes, indices, positions,
+                                         selected.data(), items, predicate, stream));
+  std::int64_t count = 0;
+  copy_to_host(&count, selected.data(), 1, stream);
+  return static_cast<std::size_t>(count);
+}
+
+template <class T>
+void cuda_backend::gather(const T* source, const std::size_t* positions, std::size_t m,
+                          T* destination, stream_type stream) {
+  launch(m, gather_functor<T>{source, positions, destination}, stream);
+}
+
+template <class T>
+void cuda_backend::scatter(const T* source, const std::size_t* positions, std::size_t m,
+                           T* destination, stream_type stream) {
+  launch(m, scatter_functor<T>{source, positions, destination}, stream);
+}
+
+#define GPUHASH_INSTANTIATE_ELEMENT(T)                                                  \
+  template void cuda_backend::fill<T>(T*, std::size_t, T, stream_type);                 \
+  template void cuda_backend::gather<T>(const T*, const std::size_t*, std::size_t, T*,  \
+                                        stream_type);                                   \
+  template void cuda_backend::scatter<T>(const T*, const std::size_t*, std::size_t, T*, \
+                                         stream_type);
+
+GPUHASH_INSTANTIATE_ELEMENT(std::uint8_t)
+GPUHASH_INSTANTIATE_ELEMENT(std::uint32_t)
+GPUHASH_INSTANTIATE_ELEMENT(std::uint64_t)
+GPUHASH_INSTANTIATE_ELEMENT(status)
+GPUHASH_INSTANTIATE_ELEMENT(operation)
+GPUHASH_INSTANTIATE_ELEMENT(bool)
+
+#undef GPUHASH_INSTANTIATE_ELEMENT
+
+}  // namespace gpuhash
