@@ -25,7 +25,7 @@ class backends_agree : public ::testing::Test {
   }
 };
 
-TYPED_TEST_SUITE(backends_agree, registered_designs::instances);
+TYPED_TEST_SUITE(backends_agree, design_instances);
 
 // Same batches (distinct keys per batch, so the outcome is deterministic) on
 // both backends: same statuses, same search results, same final contents.

@@ -1,35 +1,32 @@
 #pragma once
-// The registry of designs under test. A new design adds one line per key/value
-// width to registered_designs and gets the whole conformance suite on every
-// backend, and the CPU-versus-GPU agreement test.
+// The designs under test, as GoogleTest type lists: the registry itself is
+// support/designs.hpp, shared with gpuhash-bench.
 
 #include <gtest/gtest.h>
 
-#include <cstdint>
-
-#include "gpuhash/linear_probing_map.hpp"
+#include "support/designs.hpp"
 
 namespace gpuhash::testing {
 
-/// One design at one key/value width, not yet bound to a backend.
-template <template <class, class, class> class Table, class Key, class Value>
-struct design_instance {
-  template <class Backend>
-  using on = Table<Key, Value, Backend>;
+template <class List, class Backend>
+struct tables_on;
+template <class... Instances, class Backend>
+struct tables_on<support::type_list<Instances...>, Backend> {
+  using type = ::testing::Types<typename Instances::template on<Backend>...>;
 };
 
+template <class List>
+struct instances_of;
 template <class... Instances>
-struct instance_list {
-  template <class Backend>
-  using tables = ::testing::Types<typename Instances::template on<Backend>...>;
-  using instances = ::testing::Types<Instances...>;
+struct instances_of<support::type_list<Instances...>> {
+  using type = ::testing::Types<Instances...>;
 };
 
-using registered_designs =
-    instance_list<design_instance<linear_probing_map, std::uint32_t, std::uint32_t>,
-                  design_instance<linear_probing_map, std::uint64_t, std::uint64_t>>;
-
+/// Every registered design at every width, on one backend.
 template <class Backend>
-using conformance_tables = registered_designs::tables<Backend>;
+using conformance_tables = typename tables_on<support::registered_designs, Backend>::type;
+
+/// Every registered design at every width, not bound to a backend.
+using design_instances = instances_of<support::registered_designs>::type;
 
 }  // namespace gpuhash::testing

@@ -1,0 +1,147 @@
+#pragma once
+// The benchmark skeleton shared by experiments that time a table's four basic
+// batch operations (insert, find of present keys, find of absent keys, erase)
+// at a given size and load factor:
+//  * setup outside the timed region: fresh keys per repetition (new seed),
+//    the table cleared, never re-inserting into a full table;
+//  * one warm-up repetition, then the median of >= 5 timed repetitions;
+//  * every timed result checked afterwards (statuses, and values of hits);
+//    a failed check aborts the run.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuhash/status.hpp"
+#include "gpuhash/table_options.hpp"
+#include "timer.hpp"
+#include "workload.hpp"
+
+namespace gpuhash::bench {
+
+struct sweep_point {
+  std::uint64_t n = 0;
+  double load_factor = 0.5;
+  key_spec keys;
+  int repetitions = 5;
+  int warmups = 1;
+};
+
+struct op_timing {
+  std::string op;
+  std::string limit;  ///< the access limit this operation is judged against
+  std::vector<double> ms;
+
+  double median_ms() const {
+    std::vector<double> sorted = ms;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t mid = sorted.size() / 2;
+    return sorted.size() % 2 == 1 ? sorted[mid] : 0.5 * (sorted[mid - 1] + sorted[mid]);
+  }
+  double min_ms() const { return *std::min_element(ms.begin(), ms.end()); }
+  double max_ms() const { return *std::max_element(ms.begin(), ms.end()); }
+};
+
+struct point_report {
+  std::string design;
+  std::string backend;
+  int key_bits = 0;
+  int value_bits = 0;
+  sweep_point point;
+  std::size_t capacity = 0;
+  std::size_t memory_bytes = 0;
+  std::vector<op_timing> ops;
+};
+
+inline void require_all(std::size_t unexpected, std::size_t n, const char* what) {
+  if (unexpected != 0)
+    throw std::runtime_error(std::string("verification failed: ") + std::to_string(unexpected) +
+                             " of " + std::to_string(n) + " results of " + what + " were wrong");
+}
+
+template <class Table>
+point_report run_basic_ops(const sweep_point& point) {
+  using backend = typename Table::backend_type;
+  using key_type = typename Table::key_type;
+  using value_type = typename Table::mapped_type;
+  const std::uint64_t n = point.n;
+  const typename backend::stream_type stream{};
+
+  const auto capacity =
+      static_cast<std::size_t>(std::ceil(static_cast<double>(n) / point.load_factor));
+  // max_load_factor 1: the table is sized for the load under test and must not grow.
+  Table table(table_options{capacity, 1.0f, 0x5eed5eedULL});
+  const std::size_t initial_capacity = table.capacity();
+
+  auto keys = backend::template allocate<key_type>(n);
+  auto values = backend::template allocate<value_type>(n);
+  auto absent = backend::template allocate<key_type>(n);
+  auto absent_values = backend::template allocate<value_type>(n);
+  auto found = backend::template allocate<value_type>(n);
+  auto statuses = backend::template allocate<status>(n);
+
+  point_report report{std::string(Table::design_name),
+                      std::string(backend::name),
+                      static_cast<int>(8 * sizeof(key_type)),
+                      static_cast<int>(8 * sizeof(value_type)),
+                      point,
+                      0,
+                      0,
+                      {{"insert", "read_then_cas", {}},
+                       {"find_hit", "random_read_64", {}},
+                       {"find_miss", "random_read_64", {}},
+                       {"erase", "read_then_cas", {}}}};
+  step_timer<backend> timer;
+  for (int repetition = -point.warmups; repetition < point.repetitions; ++repetition) {
+    key_spec spec = point.keys;
+    spec.seed = murmur3_fmix64(point.keys.seed + static_cast<std::uint64_t>(repetition + 1000));
+    generate_keys<key_type, value_type>(backend{}, spec, 0, n, keys.data(), values.data(), stream);
+    generate_keys<key_type, value_type>(backend{}, spec, n, n, absent.data(), absent_values.data(),
+                                        stream);
+    table.clear(stream);
+    backend::synchronize(stream);
+
+    const double insert_ms = timer.time(
+        [&] { table.insert_async(keys.data(), values.data(), n, statuses.data(), stream); },
+        stream);
+    require_all(count_unexpected<key_type, value_type>(
+                    backend{}, keys.data(), nullptr, statuses.data(), n, status::inserted, stream),
+                n, "insert");
+    if (table.capacity() != initial_capacity)
+      throw std::runtime_error("the table grew while being timed: the benchmark sized it wrong");
+    report.memory_bytes = table.memory_bytes();
+
+    const double hit_ms = timer.time(
+        [&] { table.find_async(keys.data(), n, found.data(), statuses.data(), stream); }, stream);
+    require_all(count_unexpected<key_type, value_type>(backend{}, keys.data(), found.data(),
+                                                       statuses.data(), n, status::found, stream),
+                n, "find (present keys)");
+
+    const double miss_ms = timer.time(
+        [&] { table.find_async(absent.data(), n, found.data(), statuses.data(), stream); }, stream);
+    require_all(
+        count_unexpected<key_type, value_type>(backend{}, absent.data(), nullptr, statuses.data(),
+                                               n, status::not_found, stream),
+        n, "find (absent keys)");
+
+    const double erase_ms =
+        timer.time([&] { table.erase_async(keys.data(), n, statuses.data(), stream); }, stream);
+    require_all(count_unexpected<key_type, value_type>(backend{}, keys.data(), nullptr,
+                                                       statuses.data(), n, status::erased, stream),
+                n, "erase");
+
+    if (repetition < 0) continue;
+    report.ops[0].ms.push_back(insert_ms);
+    report.ops[1].ms.push_back(hit_ms);
+    report.ops[2].ms.push_back(miss_ms);
+    report.ops[3].ms.push_back(erase_ms);
+  }
+  report.capacity = table.capacity();
+  return report;
+}
+
+}  // namespace gpuhash::bench

@@ -1,0 +1,60 @@
+#include "experiment.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <stdexcept>
+
+#include "gpuhash/cpu/backend.hpp"
+#if defined(GPUHASH_HAS_CUDA)
+#include "gpuhash/cuda/backend.hpp"
+#endif
+
+namespace gpuhash::bench {
+
+void context::emit(const std::string& line) {
+  if (json_ != nullptr) *json_ << line << '\n' << std::flush;
+}
+
+std::vector<std::string> context::backends() const {
+  std::vector<std::string> available{"cpu"};
+#if defined(GPUHASH_HAS_CUDA)
+  if (cuda_backend::available()) available.push_back("cuda");
+#endif
+  const auto chosen = arguments_.list("backend", available);
+  for (const auto& name : chosen) {
+    if (std::find(available.begin(), available.end(), name) == available.end())
+      throw std::invalid_argument("backend '" + name + "' is not available here (built: cpu" +
+#if defined(GPUHASH_HAS_CUDA)
+                                  std::string(", cuda if a GPU is present") +
+#else
+                                  std::string(", cuda not built") +
+#endif
+                                  ")");
+  }
+  return chosen;
+}
+
+bool context::selected_design(std::string_view design) const {
+  const auto chosen = arguments_.list("design", {"all"});
+  return std::find(chosen.begin(), chosen.end(), "all") != chosen.end() ||
+         std::find(chosen.begin(), chosen.end(), std::string(design)) != chosen.end();
+}
+
+bool context::selected_width(int key_bits) const {
+  const auto widths = arguments_.list("key-bits", {"32"});
+  return std::find(widths.begin(), widths.end(), std::to_string(key_bits)) != widths.end();
+}
+
+const access_limits& context::measured_limits() {
+#if defined(GPUHASH_HAS_CUDA)
+  if (!limits_) {
+    std::cerr << "measuring random-access limits of " << cuda_backend::device_name() << " ...\n";
+    limits_ = measure_limits(5);
+  }
+  return *limits_;
+#else
+  throw std::logic_error("measured_limits needs the CUDA backend");
+#endif
+}
+
+}  // namespace gpuhash::bench

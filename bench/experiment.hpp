@@ -1,0 +1,53 @@
+#pragma once
+// What every experiment gets: the command line, where JSON lines go, the
+// commit, and helpers to pick backends and designs from the arguments.
+
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "args.hpp"
+#include "limits.hpp"
+
+namespace gpuhash::bench {
+
+class context {
+ public:
+  context(const args& arguments, std::ostream* json, std::string commit)
+      : arguments_(arguments), json_(json), commit_(std::move(commit)) {}
+
+  const args& arguments() const { return arguments_; }
+  const std::string& commit() const { return commit_; }
+  /// Writes one JSON line (if --out was given).
+  void emit(const std::string& line);
+
+  /// Backends chosen with --backend (default: every one available here).
+  std::vector<std::string> backends() const;
+  /// Whether --design selects this design (default: all).
+  bool selected_design(std::string_view design) const;
+  /// Whether --key-bits selects this width (default: 32 only).
+  bool selected_width(int key_bits) const;
+
+  /// The GPU's access limits, measured once per process on first use.
+  const access_limits& measured_limits();
+
+ private:
+  const args& arguments_;
+  std::ostream* json_;
+  std::string commit_;
+  std::optional<access_limits> limits_;
+};
+
+struct experiment {
+  std::string_view name;
+  std::string_view description;
+  std::function<void(context&)> run;
+};
+
+/// Every experiment gpuhash-bench knows, in --list order.
+const std::vector<experiment>& all_experiments();
+
+}  // namespace gpuhash::bench

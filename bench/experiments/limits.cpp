@@ -1,0 +1,42 @@
+// limits: the random-access ceilings of the GPU (TOOLCHAIN.md), measured here.
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "../json.hpp"
+#include "../report.hpp"
+#include "experiments.hpp"
+
+namespace gpuhash::bench {
+
+experiment limits_experiment() {
+  return {"limits",
+          "random-access limits of the GPU: 32/64/128-byte reads, two reads, CAS, read-then-CAS",
+          [](context& ctx) {
+#if defined(GPUHASH_HAS_CUDA)
+            const std::string device = device_name("cuda");
+            const auto& measured = ctx.measured_limits();
+            const auto reference = reference_limits(device);
+            std::printf("\nlimits on %s, G accesses/s (reference: TOOLCHAIN.md)\n", device.c_str());
+            for (const char* name : {"random_read_32", "random_read_64", "random_read_128",
+                                     "two_reads_64", "cas_8", "read_then_cas"}) {
+              const double value = measured.by_name(name);
+              const double expected = reference ? reference->by_name(name) : 0.0;
+              std::printf("%-16s %7.2f   reference %7.2f\n", name, value, expected);
+              json_line line;
+              line.add("experiment", "limits")
+                  .add("device", device)
+                  .add("commit", ctx.commit())
+                  .add("limit", name)
+                  .add("rate_gops", value);
+              if (reference) line.add("reference_gops", expected);
+              ctx.emit(line.str());
+            }
+#else
+            (void)ctx;
+            throw std::invalid_argument("limits needs the CUDA backend (this build has none)");
+#endif
+          }};
+}
+
+}  // namespace gpuhash::bench

@@ -1,0 +1,24 @@
+#include "limits.hpp"
+
+namespace gpuhash::bench {
+
+double access_limits::by_name(std::string_view name) const {
+  if (name == "random_read_32") return random_read_32;
+  if (name == "random_read_64") return random_read_64;
+  if (name == "random_read_128") return random_read_128;
+  if (name == "two_reads_64") return two_reads_64;
+  if (name == "cas_8") return cas_8;
+  if (name == "read_then_cas") return read_then_cas;
+  return 0;
+}
+
+std::optional<access_limits> reference_limits(const std::string& device_name) {
+  // TOOLCHAIN.md, "Measured limits (random accesses, 2^26 keys, tables far larger than L2)".
+  if (device_name.find("H200") != std::string::npos)
+    return access_limits{36.7, 36.7, 26.9, 18.5, 16.0, 13.8};
+  if (device_name.find("H100") != std::string::npos)
+    return access_limits{29.6, 29.6, 21.0, 15.1, 13.6, 10.9};
+  return std::nullopt;
+}
+
+}  // namespace gpuhash::bench

@@ -1,0 +1,32 @@
+#pragma once
+// Physical limits of random memory access, against which table rates are
+// judged (TOOLCHAIN.md). Reference values were measured on these machines;
+// the `limits` experiment measures them again on the device at hand.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gpuhash::bench {
+
+struct access_limits {
+  double random_read_32 = 0;   ///< G accesses/s: one random 32-byte read per key
+  double random_read_64 = 0;   ///< one random 64-byte read per key
+  double random_read_128 = 0;  ///< one random 128-byte read per key
+  double two_reads_64 = 0;     ///< two independent random 64-byte reads per key
+  double cas_8 = 0;            ///< one random 8-byte atomicCAS per key
+  double read_then_cas = 0;    ///< a random 64-byte read, then a CAS in that line
+
+  /// The limit by its JSON name ("random_read_64", ...), 0 if unknown.
+  double by_name(std::string_view name) const;
+};
+
+/// TOOLCHAIN.md's measurements for an H200 or H100 (by device name), if known.
+std::optional<access_limits> reference_limits(const std::string& device_name);
+
+#if defined(GPUHASH_HAS_CUDA)
+/// Measures the limits on the current CUDA device (about a second).
+access_limits measure_limits(int repetitions);
+#endif
+
+}  // namespace gpuhash::bench

@@ -1,0 +1,64 @@
+#pragma once
+// Timing of one benchmark step: CUDA events on the stream for the CUDA
+// backend (device time, no host overhead), a steady clock for the CPU backend
+// (whose batches are synchronous).
+
+#include <chrono>
+
+#include "gpuhash/cpu/backend.hpp"
+#if defined(GPUHASH_HAS_CUDA)
+#include "gpuhash/cuda/backend.hpp"
+#endif
+
+namespace gpuhash::bench {
+
+template <class Backend>
+class step_timer;
+
+template <>
+class step_timer<cpu_backend> {
+ public:
+  /// Milliseconds taken by step().
+  template <class Step>
+  double time(Step&& step, cpu::stream = {}) {
+    const auto start = std::chrono::steady_clock::now();
+    step();
+    const auto stop = std::chrono::steady_clock::now();
+    return std::chrono::duration<double, std::milli>(stop - start).count();
+  }
+};
+
+#if defined(GPUHASH_HAS_CUDA)
+template <>
+class step_timer<cuda_backend> {
+ public:
+  step_timer() {
+    GPUHASH_CUDA_TRY(cudaEventCreate(&start_));
+    GPUHASH_CUDA_TRY(cudaEventCreate(&stop_));
+  }
+  ~step_timer() {
+    GPUHASH_CUDA_REPORT(cudaEventDestroy(start_));
+    GPUHASH_CUDA_REPORT(cudaEventDestroy(stop_));
+  }
+  step_timer(const step_timer&) = delete;
+  step_timer& operator=(const step_timer&) = delete;
+
+  /// Milliseconds of device time between the events around step()'s work.
+  template <class Step>
+  double time(Step&& step, cudaStream_t stream = nullptr) {
+    GPUHASH_CUDA_TRY(cudaEventRecord(start_, stream));
+    step();
+    GPUHASH_CUDA_TRY(cudaEventRecord(stop_, stream));
+    GPUHASH_CUDA_TRY(cudaEventSynchronize(stop_));
+    float ms = 0;
+    GPUHASH_CUDA_TRY(cudaEventElapsedTime(&ms, start_, stop_));
+    return ms;
+  }
+
+ private:
+  cudaEvent_t start_{};
+  cudaEvent_t stop_{};
+};
+#endif
+
+}  // namespace gpuhash::bench

@@ -1,0 +1,167 @@
+#pragma once
+// Benchmark inputs, generated where the table lives (on the GPU for the CUDA
+// backend) from a seed, so every repetition gets fresh keys cheaply:
+//  * uniform: distinct keys, uniformly spread over the key space. Key i is a
+//    fixed random permutation of i+1, so indices [0, n) and [n, 2n) give two
+//    disjoint sets (present and absent keys). Never 0, never one of the 16
+//    largest values (reserved by the designs).
+//  * zipf: ranks drawn from a Zipf distribution over `universe` ranks
+//    (rejection-inversion sampling, Hormann and Derflinger 1996), each rank
+//    mapped to a key by the same permutation: skewed, with repeats.
+//  * dense: the keys offset+1 .. offset+n in order.
+// Values are a fixed function of the key, so results can be checked.
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "gpuhash/cpu/backend.hpp"
+#include "gpuhash/detail/host_device.hpp"
+#include "gpuhash/hash.hpp"
+#include "gpuhash/status.hpp"
+#if defined(GPUHASH_HAS_CUDA)
+#include "gpuhash/cuda/backend.hpp"
+#endif
+
+namespace gpuhash::bench {
+
+enum class distribution : std::uint8_t { uniform, zipf, dense };
+
+distribution parse_distribution(const std::string& name);
+std::string to_string(distribution d);
+
+struct key_spec {
+  distribution kind = distribution::uniform;
+  std::uint64_t seed = 1;
+  double zipf_exponent = 0.99;
+  std::uint64_t universe = 0;  ///< zipf: number of distinct ranks
+};
+
+template <class Key>
+struct key_permutation {
+  std::uint64_t seed;
+
+  GPUHASH_HD static constexpr Key largest_allowed() { return std::numeric_limits<Key>::max() - 16; }
+  GPUHASH_HD Key mix(Key x) const {
+    if constexpr (sizeof(Key) == 4)
+      return murmur3_fmix32(x ^ static_cast<std::uint32_t>(seed));
+    else
+      return murmur3_fmix64(x ^ seed);
+  }
+  /// A bijection of [1, largest_allowed] onto itself (cycle walking: applying
+  /// a permutation of all keys until the result lands in the allowed set).
+  GPUHASH_HD Key operator()(Key x) const {
+    Key y = mix(x);
+    while (y == 0 || y > largest_allowed()) y = mix(y);
+    return y;
+  }
+};
+
+/// Zipf(s) over ranks 1..universe by rejection-inversion; uniform inputs come
+/// from a counter-based generator, so sample i is a pure function of (seed, i).
+struct zipf_sampler {
+  double exponent;
+  double universe;
+  double h_integral_x1;
+  double h_integral_n;
+  double s;
+
+  GPUHASH_HD static double helper1(double x) {
+    return std::fabs(x) > 1e-8 ? std::log1p(x) / x : 1 - x * (0.5 - x / 3);
+  }
+  GPUHASH_HD static double helper2(double x) {
+    return std::fabs(x) > 1e-8 ? std::expm1(x) / x : 1 + x * 0.5 * (1 + x / 3);
+  }
+  GPUHASH_HD double h(double x) const { return std::exp(-exponent * std::log(x)); }
+  GPUHASH_HD double h_integral(double x) const {
+    const double log_x = std::log(x);
+    return helper2((1 - exponent) * log_x) * log_x;
+  }
+  GPUHASH_HD double h_integral_inverse(double x) const {
+    double t = x * (1 - exponent);
+    if (t < -1) t = -1;
+    return std::exp(helper1(t) * x);
+  }
+
+  static zipf_sampler make(double exponent, std::uint64_t universe) {
+    zipf_sampler z{exponent, static_cast<double>(universe), 0, 0, 0};
+    z.h_integral_x1 = z.h_integral(1.5) - 1;
+    z.h_integral_n = z.h_integral(z.universe + 0.5);
+    z.s = 2 - z.h_integral_inverse(z.h_integral(2.5) - z.h(2));
+    return z;
+  }
+
+  GPUHASH_HD static double unit(std::uint64_t seed, std::uint64_t counter) {
+    return static_cast<double>(
+               murmur3_fmix64(seed ^ murmur3_fmix64(counter + 0x9e3779b97f4a7c15ULL)) >> 11) *
+           0x1.0p-53;
+  }
+
+  GPUHASH_HD std::uint64_t operator()(std::uint64_t seed, std::uint64_t i) const {
+    for (std::uint64_t attempt = 0;; ++attempt) {
+      const double u = h_integral_n + unit(seed, 4 * i + attempt) * (h_integral_x1 - h_integral_n);
+      const double x = h_integral_inverse(u);
+      double k = std::floor(x + 0.5);
+      if (k < 1) k = 1;
+      if (k > universe) k = universe;
+      if (k - x <= s || u >= h_integral(k + 0.5) - h(k)) return static_cast<std::uint64_t>(k);
+    }
+  }
+};
+
+/// Key i and its value, for i counted from the start of the generated range.
+template <class Key, class Value>
+struct key_generator {
+  key_spec spec;
+  std::uint64_t first_index;
+  zipf_sampler zipf;
+
+  GPUHASH_HD Key key(std::uint64_t i) const {
+    const std::uint64_t index = first_index + i;
+    switch (spec.kind) {
+      case distribution::dense: return static_cast<Key>(index + 1);
+      case distribution::zipf:
+        return key_permutation<Key>{spec.seed}(static_cast<Key>(zipf(spec.seed, index)));
+      case distribution::uniform: break;
+    }
+    return key_permutation<Key>{spec.seed}(static_cast<Key>(index + 1));
+  }
+  GPUHASH_HD static Value value_for(Key key) {
+    return static_cast<Value>(
+        murmur3_fmix64(static_cast<std::uint64_t>(key) ^ 0xa5a5a5a5a5a5a5a5ULL));
+  }
+};
+
+template <class Key, class Value>
+key_generator<Key, Value> make_generator(const key_spec& spec, std::uint64_t first_index) {
+  const auto universe = spec.universe == 0 ? std::uint64_t{1} << 20 : spec.universe;
+  return {spec, first_index, zipf_sampler::make(spec.zipf_exponent, universe)};
+}
+
+/// Backend-specific work on benchmark data, overloaded on the backend tag
+/// (defined in workload_cpu.cpp and workload_cuda.cu for 32/32 and 64/64 bits):
+///   generate_keys:    keys[i] and values[i] for generator indices
+///                     [first_index, first_index + n)
+///   count_unexpected: how many i have statuses[i] != expected or, when values
+///                     is not null and expected == found, a value other than
+///                     value_for(keys[i])
+template <class Key, class Value>
+void generate_keys(cpu_backend, const key_spec& spec, std::uint64_t first_index, std::size_t n,
+                   Key* keys, Value* values, cpu::stream stream);
+template <class Key, class Value>
+std::size_t count_unexpected(cpu_backend, const Key* keys, const Value* values,
+                             const status* statuses, std::size_t n, status expected,
+                             cpu::stream stream);
+#if defined(GPUHASH_HAS_CUDA)
+template <class Key, class Value>
+void generate_keys(cuda_backend, const key_spec& spec, std::uint64_t first_index, std::size_t n,
+                   Key* keys, Value* values, cudaStream_t stream);
+template <class Key, class Value>
+std::size_t count_unexpected(cuda_backend, const Key* keys, const Value* values,
+                             const status* statuses, std::size_t n, status expected,
+                             cudaStream_t stream);
+#endif
+
+}  // namespace gpuhash::bench

@@ -1,0 +1,64 @@
+#include <atomic>
+#include <stdexcept>
+
+#include "gpuhash/cpu/backend.hpp"
+#include "workload.hpp"
+
+namespace gpuhash::bench {
+
+distribution parse_distribution(const std::string& name) {
+  if (name == "uniform") return distribution::uniform;
+  if (name == "zipf") return distribution::zipf;
+  if (name == "dense") return distribution::dense;
+  throw std::invalid_argument("unknown key distribution '" + name + "' (uniform, zipf, dense)");
+}
+
+std::string to_string(distribution d) {
+  switch (d) {
+    case distribution::uniform: return "uniform";
+    case distribution::zipf: return "zipf";
+    case distribution::dense: return "dense";
+  }
+  return "unknown";
+}
+
+template <class Key, class Value>
+void generate_keys(cpu_backend, const key_spec& spec, std::uint64_t first_index, std::size_t n,
+                   Key* keys, Value* values, cpu::stream stream) {
+  const auto generator = make_generator<Key, Value>(spec, first_index);
+  stream.get().parallel_for(n, [&](std::uint64_t begin, std::uint64_t end) {
+    for (std::uint64_t i = begin; i < end; ++i) {
+      keys[i] = generator.key(i);
+      values[i] = generator.value_for(keys[i]);
+    }
+  });
+}
+
+template <class Key, class Value>
+std::size_t count_unexpected(cpu_backend, const Key* keys, const Value* values,
+                             const status* statuses, std::size_t n, status expected,
+                             cpu::stream stream) {
+  std::atomic<std::size_t> count{0};
+  stream.get().parallel_for(n, [&](std::uint64_t begin, std::uint64_t end) {
+    std::size_t local = 0;
+    for (std::uint64_t i = begin; i < end; ++i) {
+      bool bad = statuses[i] != expected;
+      if (!bad && values != nullptr && expected == status::found)
+        bad = values[i] != key_generator<Key, Value>::value_for(keys[i]);
+      local += bad ? 1 : 0;
+    }
+    count += local;
+  });
+  return count.load();
+}
+
+#define GPUHASH_BENCH_INSTANTIATE(K, V)                                                           \
+  template void generate_keys<K, V>(cpu_backend, const key_spec&, std::uint64_t, std::size_t, K*, \
+                                    V*, cpu::stream);                                             \
+  template std::size_t count_unexpected<K, V>(cpu_backend, const K*, const V*, const status*,     \
+                                              std::size_t, status, cpu::stream);
+GPUHASH_BENCH_INSTANTIATE(std::uint32_t, std::uint32_t)
+GPUHASH_BENCH_INSTANTIATE(std::uint64_t, std::uint64_t)
+#undef GPUHASH_BENCH_INSTANTIATE
+
+}  // namespace gpuhash::bench

@@ -1,0 +1,50 @@
+// Counts word lengths in a table: insert, upsert, find, erase and a mixed
+// batch, on the CPU and, when available, on the GPU. Exits non-zero if any
+// result is wrong, so it doubles as a test of the installed package.
+
+#include <gpuhash/gpuhash.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+template <class Table>
+int exercise(const char* where) {
+  Table table(gpuhash::table_options{.capacity = 64});
+  std::vector<std::uint32_t> keys;
+  std::vector<std::uint32_t> values;
+  for (std::uint32_t k = 1; k <= 1000; ++k) {
+    keys.push_back(k);
+    values.push_back(k * k);
+  }
+  int errors = 0;
+  for (const auto s : table.insert(keys, values)) errors += s != gpuhash::status::inserted;
+  const auto found = table.find(keys);
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    errors += found.statuses[i] != gpuhash::status::found || found.values[i] != values[i];
+
+  const std::vector<gpuhash::operation> ops{gpuhash::operation::erase, gpuhash::operation::upsert,
+                                            gpuhash::operation::search};
+  const std::vector<std::uint32_t> mixed_keys{1, 2, 3};
+  std::vector<std::uint32_t> in_out{0, 77, 0};
+  const auto statuses = table.apply(ops, mixed_keys, in_out);
+  errors += statuses[0] != gpuhash::status::erased || statuses[1] != gpuhash::status::updated ||
+            statuses[2] != gpuhash::status::found || in_out[2] != 9;
+  errors += table.size() != 999;
+  std::printf("%s: %zu keys in %zu slots, %d errors\n", where, table.size(), table.capacity(),
+              errors);
+  return errors;
+}
+
+int main() {
+  int errors = exercise<gpuhash::linear_probing_map<std::uint32_t, std::uint32_t>>("cpu");
+#if defined(GPUHASH_HAS_CUDA)
+  if (gpuhash::cuda_backend::available())
+    errors +=
+        exercise<gpuhash::linear_probing_map<std::uint32_t, std::uint32_t, gpuhash::cuda_backend>>(
+            gpuhash::cuda_backend::device_name().c_str());
+  else
+    std::printf("cuda: built, but no GPU here\n");
+#endif
+  return errors == 0 ? 0 : 1;
+}
