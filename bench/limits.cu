@@ -18,7 +18,6 @@ namespace gpuhash::bench {
 
 namespace {
 
-constexpr std::uint64_t buffer_bytes = std::uint64_t{4} << 30;
 constexpr std::uint64_t accesses = std::uint64_t{1} << 26;
 
 __device__ std::uint64_t line_of(std::uint64_t i, std::uint64_t seed, std::uint64_t lines) {
@@ -104,7 +103,7 @@ double rate(Launch&& launch, int repetitions) {
 
 }  // namespace
 
-access_limits measure_limits(int repetitions) {
+access_limits measure_limits(int repetitions, std::uint64_t buffer_bytes) {
   auto buffer = cuda_backend::allocate<uint4>(buffer_bytes / sizeof(uint4));
   auto sink = cuda_backend::allocate<std::uint32_t>(1);
   cuda_backend::fill_bytes(buffer.data(), buffer_bytes, 0x5a);

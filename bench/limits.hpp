@@ -3,6 +3,7 @@
 // judged (TOOLCHAIN.md). Reference values were measured on these machines;
 // the `limits` experiment measures them again on the device at hand.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,8 +26,10 @@ struct access_limits {
 std::optional<access_limits> reference_limits(const std::string& device_name);
 
 #if defined(GPUHASH_HAS_CUDA)
-/// Measures the limits on the current CUDA device (about a second).
-access_limits measure_limits(int repetitions);
+/// Measures the limits on the current CUDA device (about a second) over a
+/// buffer of `buffer_bytes` (default 1 GiB: the size of a table of 2^26
+/// 32/32-bit pairs at load 0.5; far larger than the L2 cache).
+access_limits measure_limits(int repetitions, std::uint64_t buffer_bytes = std::uint64_t{1} << 30);
 #endif
 
 }  // namespace gpuhash::bench
