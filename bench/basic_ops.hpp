@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "access_profile.hpp"
 #include "gpuhash/status.hpp"
 #include "gpuhash/table_options.hpp"
 #include "timer.hpp"
@@ -91,10 +92,10 @@ point_report run_basic_ops(const sweep_point& point) {
                       point,
                       0,
                       0,
-                      {{"insert", "read_then_cas", {}},
-                       {"find_hit", "random_read_64", {}},
-                       {"find_miss", "random_read_64", {}},
-                       {"erase", "read_then_cas", {}}}};
+                      {{"insert", std::string(access_profile<Table>::write), {}},
+                       {"find_hit", std::string(access_profile<Table>::find), {}},
+                       {"find_miss", std::string(access_profile<Table>::find), {}},
+                       {"erase", std::string(access_profile<Table>::write), {}}}};
   step_timer<backend> timer;
   for (int repetition = -point.warmups; repetition < point.repetitions; ++repetition) {
     key_spec spec = point.keys;

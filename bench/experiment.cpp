@@ -45,14 +45,19 @@ bool context::selected_width(int key_bits) const {
   return std::find(widths.begin(), widths.end(), std::to_string(key_bits)) != widths.end();
 }
 
-const access_limits& context::measured_limits() {
+const access_limits& context::measured_limits(std::uint64_t bytes) {
 #if defined(GPUHASH_HAS_CUDA)
-  if (!limits_) {
-    std::cerr << "measuring random-access limits of " << cuda_backend::device_name() << " ...\n";
-    limits_ = measure_limits(5);
+  constexpr std::uint64_t step = std::uint64_t{256} << 20;
+  const std::uint64_t rounded = std::max(step, (bytes + step - 1) / step * step);
+  auto it = limits_.find(rounded);
+  if (it == limits_.end()) {
+    std::cerr << "measuring random-access limits of " << cuda_backend::device_name() << " over "
+              << (rounded >> 20) << " MB ...\n";
+    it = limits_.emplace(rounded, measure_limits(5, rounded)).first;
   }
-  return *limits_;
+  return it->second;
 #else
+  (void)bytes;
   throw std::logic_error("measured_limits needs the CUDA backend");
 #endif
 }

@@ -2,9 +2,10 @@
 // What every experiment gets: the command line, where JSON lines go, the
 // commit, and helpers to pick backends and designs from the arguments.
 
+#include <cstdint>
 #include <functional>
 #include <iosfwd>
-#include <optional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,14 +32,16 @@ class context {
   /// Whether --key-bits selects this width (default: 32 only).
   bool selected_width(int key_bits) const;
 
-  /// The GPU's access limits, measured once per process on first use.
-  const access_limits& measured_limits();
+  /// The GPU's access limits over a buffer of about `bytes` (a table's size:
+  /// the limits fall as the footprint grows), measured on first use for each
+  /// size (rounded up to 256 MB steps).
+  const access_limits& measured_limits(std::uint64_t bytes);
 
  private:
   const args& arguments_;
   std::ostream* json_;
   std::string commit_;
-  std::optional<access_limits> limits_;
+  std::map<std::uint64_t, access_limits> limits_;
 };
 
 struct experiment {

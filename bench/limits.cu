@@ -91,6 +91,25 @@ __global__ void __launch_bounds__(256)
   if (accumulator == 0x9e3779b9ULL) *sink = 1;
 }
 
+/// As read_then_cas, but the CAS expects the word that was read, so it
+/// succeeds (unless another thread got there first) and dirties the line: the
+/// pattern of an insert.
+__global__ void __launch_bounds__(256)
+    read_then_cas_write(uint4* buffer, std::uint64_t lines, std::uint64_t n, std::uint64_t seed,
+                        std::uint32_t* sink) {
+  unsigned long long accumulator = 0;
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
+    uint4* line = buffer + line_of(i, seed, lines) * 4;
+    const uint4 first = line[0];
+    const uint4 rest = line[1];
+    auto* target = reinterpret_cast<unsigned long long*>(line);
+    const unsigned long long expected = (static_cast<unsigned long long>(first.y) << 32) | first.x;
+    accumulator ^= atomicCAS(target, expected, expected + 1) ^ rest.x;
+  }
+  if (accumulator == 0x9e3779b9ULL) *sink = 1;
+}
+
 template <class Launch>
 double rate(Launch&& launch, int repetitions) {
   step_timer<cuda_backend> timer;
@@ -146,6 +165,12 @@ access_limits measure_limits(int repetitions, std::uint64_t buffer_bytes) {
       [&](int r) {
         read_then_cas<<<blocks(read_then_cas), 256>>>(data, buffer_bytes / 64, accesses, seed(r),
                                                       sink.data());
+      },
+      repetitions);
+  limits.read_then_cas_write = rate(
+      [&](int r) {
+        read_then_cas_write<<<blocks(read_then_cas_write), 256>>>(data, buffer_bytes / 64, accesses,
+                                                                  seed(r), sink.data());
       },
       repetitions);
   GPUHASH_CUDA_TRY(cudaGetLastError());

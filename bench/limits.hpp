@@ -11,16 +11,22 @@
 namespace gpuhash::bench {
 
 struct access_limits {
-  double random_read_32 = 0;   ///< G accesses/s: one random 32-byte read per key
-  double random_read_64 = 0;   ///< one random 64-byte read per key
-  double random_read_128 = 0;  ///< one random 128-byte read per key
-  double two_reads_64 = 0;     ///< two independent random 64-byte reads per key
-  double cas_8 = 0;            ///< one random 8-byte atomicCAS per key
-  double read_then_cas = 0;    ///< a random 64-byte read, then a CAS in that line
+  double random_read_32 = 0;       ///< G accesses/s: one random 32-byte read per key
+  double random_read_64 = 0;       ///< one random 64-byte read per key
+  double random_read_128 = 0;      ///< one random 128-byte read per key
+  double two_reads_64 = 0;         ///< two independent random 64-byte reads per key
+  double cas_8 = 0;                ///< one random 8-byte atomicCAS per key
+  double read_then_cas = 0;        ///< a random 64-byte read, then a (failing) CAS in that line
+  double read_then_cas_write = 0;  ///< the same with a CAS that succeeds: the line is written back
 
   /// The limit by its JSON name ("random_read_64", ...), 0 if unknown.
   double by_name(std::string_view name) const;
 };
+
+/// Names of all limits, in report order.
+inline constexpr const char* limit_names[] = {
+    "random_read_32", "random_read_64", "random_read_128",    "two_reads_64",
+    "cas_8",          "read_then_cas",  "read_then_cas_write"};
 
 /// TOOLCHAIN.md's measurements for an H200 or H100 (by device name), if known.
 std::optional<access_limits> reference_limits(const std::string& device_name);

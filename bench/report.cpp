@@ -49,7 +49,7 @@ void emit_basic_ops(context& ctx, const std::string& experiment, const point_rep
         .add("memory_bytes", static_cast<std::uint64_t>(report.memory_bytes))
         .add("verified", true);
     if (report.backend == "cuda") {
-      const double measured = ctx.measured_limits().by_name(op.limit);
+      const double measured = ctx.measured_limits(report.memory_bytes).by_name(op.limit);
       line.add("limit", op.limit)
           .add("limit_gops", measured)
           .add("fraction_of_limit", rate / measured);
@@ -77,7 +77,7 @@ void print_basic_ops_row(context& ctx, const point_report& report) {
     char cell[32];
     if (report.backend == "cuda")
       std::snprintf(cell, sizeof cell, "%.3g (%.0f%%)", rate,
-                    100.0 * rate / ctx.measured_limits().by_name(op.limit));
+                    100.0 * rate / ctx.measured_limits(report.memory_bytes).by_name(op.limit));
     else
       std::snprintf(cell, sizeof cell, "%.3g", 1000 * rate);  // M ops/s: CPU rates are small
     std::printf(" %-14s", cell);

@@ -18,16 +18,14 @@ experiment limits_experiment() {
             const std::string device = device_name("cuda");
             const auto reference = reference_limits(device);
             for (const std::uint64_t megabytes : ctx.arguments().sizes("buffer-mb", {1024})) {
-              const auto measured =
-                  megabytes == 1024 ? ctx.measured_limits() : measure_limits(5, megabytes << 20);
+              const auto& measured = ctx.measured_limits(megabytes << 20);
               std::printf(
                   "\nlimits on %s, %llu MB buffer, G accesses/s (reference: TOOLCHAIN.md)\n",
                   device.c_str(), static_cast<unsigned long long>(megabytes));
-              for (const char* name : {"random_read_32", "random_read_64", "random_read_128",
-                                       "two_reads_64", "cas_8", "read_then_cas"}) {
+              for (const char* name : limit_names) {
                 const double value = measured.by_name(name);
                 const double expected = reference ? reference->by_name(name) : 0.0;
-                std::printf("%-16s %7.2f   reference %7.2f\n", name, value, expected);
+                std::printf("%-20s %7.2f   reference %7.2f\n", name, value, expected);
                 json_line line;
                 line.add("experiment", "limits")
                     .add("device", device)

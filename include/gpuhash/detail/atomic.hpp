@@ -46,6 +46,27 @@ GPUHASH_HD GPUHASH_FORCEINLINE void store_release(T* address, T value) {
   atomic_ref_t<T>(*address).store(value, mo::memory_order_release);
 }
 
+/// Two adjacent 64-bit words at a 16-byte aligned address, each loaded
+/// relaxed. On the device it is one vector load, so both words arrive in one
+/// memory round trip; there is no ordering between the two.
+struct word_pair {
+  std::uint64_t first;
+  std::uint64_t second;
+};
+
+GPUHASH_HD GPUHASH_FORCEINLINE word_pair load_pair_relaxed(const std::uint64_t* address) {
+#if defined(__CUDA_ARCH__)
+  word_pair pair;
+  asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
+               : "=l"(pair.first), "=l"(pair.second)
+               : "l"(address)
+               : "memory");
+  return pair;
+#else
+  return {load_relaxed(address), load_relaxed(address + 1)};
+#endif
+}
+
 /// Compare-and-swap that returns the value found at `address` (equal to
 /// `expected` exactly when the swap happened). Relaxed: callers that publish
 /// other data through the swapped word use store_release/load_acquire.

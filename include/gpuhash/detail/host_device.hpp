@@ -10,3 +10,13 @@
 #define GPUHASH_HD
 #define GPUHASH_FORCEINLINE inline __attribute__((always_inline))
 #endif
+
+// Unrolls the next loop: nvcc's pragma in the device pass, GCC's in host-only
+// code, nothing in nvcc's host pass (whose front end knows neither).
+#if defined(__CUDA_ARCH__)
+#define GPUHASH_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)
+#define GPUHASH_UNROLL
+#else
+#define GPUHASH_UNROLL _Pragma("GCC unroll 16")
+#endif

@@ -44,10 +44,15 @@ struct unpack_slot {
   }
 };
 
+inline std::size_t round_up(std::size_t n, std::size_t multiple) {
+  return (n + multiple - 1) / multiple * multiple;
+}
+
 template <class Key, class Value, class Backend>
 engine<Key, Value, Backend>::engine(std::size_t min_capacity, std::uint64_t seed,
                                     stream_type stream)
-    : capacity_(std::max<std::size_t>(min_capacity, 1)), seed_(seed) {
+    : capacity_(round_up(std::max<std::size_t>(min_capacity, 1), view_type::window_slots)),
+      seed_(seed) {
   slots_ = Backend::template allocate<slot_type>(capacity_, stream);
   clear(stream);
 }

@@ -40,6 +40,14 @@ struct probe_sequence {
 /// 32-bit keys and values: the pair lives in one 64-bit word (key in the low
 /// half), so every change of a slot is one 64-bit CAS and readers always see a
 /// matching key and value.
+///
+/// Slots are read a 32-byte window (4 slots, one memory sector) at a time, in
+/// probe order: a probe that runs past its home slot rarely costs a second
+/// memory round trip. The capacity is a multiple of the window. Copies of
+/// slots in a window may be stale by the time they are examined; that is safe
+/// because a slot only moves forward (empty -> key -> tombstone) and every
+/// change is a CAS against the copy, which fails and returns the current
+/// content if the copy was stale.
 template <class Key, class Value>
 class packed_view {
  public:
@@ -51,6 +59,7 @@ class packed_view {
   static constexpr Key tombstone_key = ~Key{0} - 1;
   static constexpr std::array<Key, 2> reserved_keys = {empty_key, tombstone_key};
   static constexpr slot_type empty_slot = ~slot_type{0};  // a fill of 0xff bytes
+  static constexpr std::uint64_t window_slots = 4;
 
   packed_view() = default;
   GPUHASH_HD packed_view(slot_type* slots, std::uint64_t capacity, std::uint64_t seed)
@@ -65,16 +74,16 @@ class packed_view {
   }
 
   GPUHASH_HD status find(Key key, Value* value_out) const {
-    probe_sequence probe = start(key);
-    for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
-      const slot_type slot = load_relaxed(slots_ + probe.position);
-      if (key_of(slot) == key) {
-        if (value_out != nullptr) *value_out = value_of(slot);
-        return status::found;
+    status result = status::not_found;
+    probe(key, [&](slot_type seen, slot_type*) {
+      if (key_of(seen) == key) {
+        if (value_out != nullptr) *value_out = value_of(seen);
+        result = status::found;
+        return true;
       }
-      if (key_of(slot) == empty_key) return status::not_found;
-    }
-    return status::not_found;
+      return key_of(seen) == empty_key;  // the key would be here: absent
+    });
+    return result;
   }
 
   GPUHASH_HD status insert(Key key, Value value) const {
@@ -88,63 +97,87 @@ class packed_view {
   }
 
   GPUHASH_HD status erase(Key key) const {
-    probe_sequence probe = start(key);
-    for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
-      slot_type* address = slots_ + probe.position;
-      slot_type slot = load_relaxed(address);
-      while (key_of(slot) == key) {
+    status result = status::not_found;
+    probe(key, [&](slot_type seen, slot_type* address) {
+      while (key_of(seen) == key) {
         // The CAS fails if a concurrent upsert changed the value (retry with
         // it) or a concurrent erase won (the loop then sees the tombstone).
-        const slot_type seen = compare_exchange_relaxed(address, slot, pack(tombstone_key, 0));
-        if (seen == slot) return status::erased;
-        slot = seen;
+        const slot_type current = compare_exchange_relaxed(address, seen, pack(tombstone_key, 0));
+        if (current == seen) {
+          result = status::erased;
+          return true;
+        }
+        seen = current;
       }
-      if (key_of(slot) == empty_key) return status::not_found;
-    }
-    return status::not_found;
+      return key_of(seen) == empty_key;
+    });
+    return result;
   }
 
  private:
-  GPUHASH_HD probe_sequence start(Key key) const {
-    return {reduce_range(hash_(key), capacity_), capacity_};
+  /// Calls visit(copy of slot, its address) for the slots of the key's probe
+  /// sequence, in order, until visit returns true. Returns false if it never
+  /// did (every slot of the table was visited).
+  template <class Visit>
+  GPUHASH_HD bool probe(Key key, Visit&& visit) const {
+    const std::uint64_t home = reduce_range(hash_(key), capacity_);
+    const std::uint64_t windows = capacity_ / window_slots;
+    const std::uint64_t home_offset = home % window_slots;
+    std::uint64_t window = home / window_slots;
+    // windows + 1 visits: the home window from the home slot on, every other
+    // window, and the home window's slots before the home slot last.
+    for (std::uint64_t visit_index = 0; visit_index <= windows; ++visit_index) {
+      slot_type* base = slots_ + window * window_slots;
+      const word_pair low = load_pair_relaxed(base);
+      const word_pair high = load_pair_relaxed(base + 2);
+      const slot_type seen[window_slots] = {low.first, low.second, high.first, high.second};
+      const std::uint64_t begin = visit_index == 0 ? home_offset : 0;
+      const std::uint64_t end = visit_index == windows ? home_offset : window_slots;
+GPUHASH_UNROLL
+      for (std::uint64_t j = 0; j < window_slots; ++j) {
+        if (j >= begin && j < end && visit(seen[j], base + j)) return true;
+      }
+      window = window + 1 == windows ? 0 : window + 1;
+    }
+    return false;
   }
 
   template <write_mode Mode>
   GPUHASH_HD status write(Key key, Value value) const {
     const slot_type desired = pack(key, value);
-    probe_sequence probe = start(key);
-    for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
-      slot_type* address = slots_ + probe.position;
-      slot_type slot;
-      if (Mode != write_mode::update_if_present && step == 0) {
-        // The home slot is tried with a CAS straight away: at the loads tables
-        // run at it is usually empty, and a failed CAS returns the slot's
-        // content, all that a load first would have told us. This saves a
-        // memory round trip per insert (measured in docs/results/linear_probing.md).
-        slot = compare_exchange_relaxed(address, empty_slot, desired);
-        if (slot == empty_slot) return status::inserted;
-      } else {
-        slot = load_relaxed(address);
-      }
+    status result = Mode == write_mode::update_if_present ? status::not_found : status::full;
+    probe(key, [&](slot_type seen, slot_type* address) {
       // Re-examine this slot until it holds neither our key nor empty: a lost
       // CAS means someone else changed it, and that change decides what we do.
       for (;;) {
-        if (key_of(slot) == key) {
-          if constexpr (Mode == write_mode::insert_if_absent) return status::exists;
-          const slot_type seen = compare_exchange_relaxed(address, slot, desired);
-          if (seen == slot) return status::updated;
-          slot = seen;  // value changed (retry) or erased (tombstone: walk on)
-        } else if (key_of(slot) == empty_key) {
-          if constexpr (Mode == write_mode::update_if_present) return status::not_found;
-          const slot_type seen = compare_exchange_relaxed(address, slot, desired);
-          if (seen == slot) return status::inserted;
-          slot = seen;  // claimed by someone: maybe by our key
+        if (key_of(seen) == key) {
+          if constexpr (Mode == write_mode::insert_if_absent) {
+            result = status::exists;
+            return true;
+          }
+          const slot_type current = compare_exchange_relaxed(address, seen, desired);
+          if (current == seen) {
+            result = status::updated;
+            return true;
+          }
+          seen = current;  // value changed (retry) or erased (tombstone: walk on)
+        } else if (key_of(seen) == empty_key) {
+          if constexpr (Mode == write_mode::update_if_present) {
+            result = status::not_found;
+            return true;
+          }
+          const slot_type current = compare_exchange_relaxed(address, seen, desired);
+          if (current == seen) {
+            result = status::inserted;
+            return true;
+          }
+          seen = current;  // claimed by someone: maybe by our key
         } else {
-          break;
+          return false;
         }
       }
-    }
-    return Mode == write_mode::update_if_present ? status::not_found : status::full;
+    });
+    return result;
   }
 
   slot_type* slots_ = nullptr;
@@ -172,6 +205,7 @@ class pair_view {
   static constexpr Key tombstone_key = ~Key{0} - 1;
   static constexpr Key busy_key = ~Key{0} - 2;
   static constexpr std::array<Key, 3> reserved_keys = {empty_key, tombstone_key, busy_key};
+  static constexpr std::uint64_t window_slots = 1;
 
   pair_view() = default;
   GPUHASH_HD pair_view(slot_type* slots, std::uint64_t capacity, std::uint64_t seed)
@@ -248,15 +282,7 @@ class pair_view {
     probe_sequence probe = start(key);
     for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
       slot_type& slot = slots_[probe.position];
-      Key seen;
-      if (Mode != write_mode::update_if_present && step == 0) {
-        // Home slot: claim first, look after (see packed_view::write).
-        seen = compare_exchange_relaxed(&slot.key, empty_key, busy_key);
-        if (seen == empty_key) return publish(slot, key, value);
-        if (seen == busy_key) seen = published_key(slot);
-      } else {
-        seen = published_key(slot);
-      }
+      Key seen = published_key(slot);
       for (;;) {
         if (seen == key) {
           if constexpr (Mode == write_mode::insert_if_absent) return status::exists;

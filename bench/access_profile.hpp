@@ -1,0 +1,26 @@
+#pragma once
+// Which physical limit (limits.hpp) each operation of a design is judged
+// against: the cheapest memory access pattern that could do the operation's
+// work. The default is the issues' yardstick, a random 64-byte read per find
+// and a read-then-CAS with write-back per insert or erase.
+
+#include <string_view>
+
+#include "gpuhash/linear_probing_map.hpp"
+
+namespace gpuhash::bench {
+
+template <class Table>
+struct access_profile {
+  static constexpr std::string_view find = "random_read_64";
+  static constexpr std::string_view write = "read_then_cas_write";
+};
+
+/// Linear probing reads a 32-byte window per probe (view.hpp).
+template <class Key, class Value, class Backend>
+struct access_profile<linear_probing_map<Key, Value, Backend>> {
+  static constexpr std::string_view find = "random_read_32";
+  static constexpr std::string_view write = "read_then_cas_write";
+};
+
+}  // namespace gpuhash::bench
