@@ -16,7 +16,7 @@ struct access_profile {
   static constexpr std::string_view write = "read_then_cas_write";
 };
 
-/// Linear probing reads a 32-byte window per probe (view.hpp).
+/// Linear probing reads 8 or 16 bytes per probe, one sector (view.hpp).
 template <class Key, class Value, class Backend>
 struct access_profile<linear_probing_map<Key, Value, Backend>> {
   static constexpr std::string_view find = "random_read_32";

@@ -41,10 +41,13 @@ struct probe_sequence {
 /// half), so every change of a slot is one 64-bit CAS and readers always see a
 /// matching key and value.
 ///
-/// Slots are read a 32-byte window (4 slots, one memory sector) at a time, in
-/// probe order: a probe that runs past its home slot rarely costs a second
-/// memory round trip. The capacity is a multiple of the window. Copies of
-/// slots in a window may be stale by the time they are examined; that is safe
+/// Slots are read two at a time (a 16-byte window, one vector load of two
+/// relaxed words) in probe order: a probe that runs past its home slot less
+/// often costs a second memory round trip. (Measured on the H200: one 16-byte
+/// relaxed load costs what an 8-byte one does, but two relaxed loads to one
+/// sector cost two accesses, so the window is not wider; see
+/// docs/results/linear_probing.md.) The capacity is a multiple of the window.
+/// Copies of slots may be stale by the time they are examined; that is safe
 /// because a slot only moves forward (empty -> key -> tombstone) and every
 /// change is a CAS against the copy, which fails and returns the current
 /// content if the copy was stale.
@@ -59,7 +62,7 @@ class packed_view {
   static constexpr Key tombstone_key = ~Key{0} - 1;
   static constexpr std::array<Key, 2> reserved_keys = {empty_key, tombstone_key};
   static constexpr slot_type empty_slot = ~slot_type{0};  // a fill of 0xff bytes
-  static constexpr std::uint64_t window_slots = 4;
+  static constexpr std::uint64_t window_slots = 2;
 
   packed_view() = default;
   GPUHASH_HD packed_view(slot_type* slots, std::uint64_t capacity, std::uint64_t seed)
@@ -128,9 +131,8 @@ class packed_view {
     // window, and the home window's slots before the home slot last.
     for (std::uint64_t visit_index = 0; visit_index <= windows; ++visit_index) {
       slot_type* base = slots_ + window * window_slots;
-      const word_pair low = load_pair_relaxed(base);
-      const word_pair high = load_pair_relaxed(base + 2);
-      const slot_type seen[window_slots] = {low.first, low.second, high.first, high.second};
+      const word_pair pair = load_pair_relaxed(base);
+      const slot_type seen[window_slots] = {pair.first, pair.second};
       const std::uint64_t begin = visit_index == 0 ? home_offset : 0;
       const std::uint64_t end = visit_index == windows ? home_offset : window_slots;
 GPUHASH_UNROLL
