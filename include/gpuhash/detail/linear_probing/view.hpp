@@ -41,16 +41,14 @@ struct probe_sequence {
 /// half), so every change of a slot is one 64-bit CAS and readers always see a
 /// matching key and value.
 ///
-/// Slots are read two at a time (a 16-byte window, one vector load of two
-/// relaxed words) in probe order: a probe that runs past its home slot less
-/// often costs a second memory round trip. (Measured on the H200: one 16-byte
-/// relaxed load costs what an 8-byte one does, but two relaxed loads to one
-/// sector cost two accesses, so the window is not wider; see
-/// docs/results/linear_probing.md.) The capacity is a multiple of the window.
-/// Copies of slots may be stale by the time they are examined; that is safe
+/// Slots are read two at a time (an aligned 16-byte window, one vector load)
+/// in probe order, so a probe that runs past its home slot less often costs a
+/// second memory round trip. The capacity is even. Copies of slots may be
+/// stale by the time they are examined (see load_pair_for_probe); that is safe
 /// because a slot only moves forward (empty -> key -> tombstone) and every
 /// change is a CAS against the copy, which fails and returns the current
-/// content if the copy was stale.
+/// content if the copy was stale. Measurements of the alternatives (one slot
+/// per probe, 32-byte windows, relaxed loads): docs/results/linear_probing.md.
 template <class Key, class Value>
 class packed_view {
  public:
@@ -123,23 +121,17 @@ class packed_view {
   /// did (every slot of the table was visited).
   template <class Visit>
   GPUHASH_HD bool probe(Key key, Visit&& visit) const {
-    const std::uint64_t home = reduce_range(hash_(key), capacity_);
-    const std::uint64_t windows = capacity_ / window_slots;
-    const std::uint64_t home_offset = home % window_slots;
-    std::uint64_t window = home / window_slots;
-    // windows + 1 visits: the home window from the home slot on, every other
-    // window, and the home window's slots before the home slot last.
-    for (std::uint64_t visit_index = 0; visit_index <= windows; ++visit_index) {
-      slot_type* base = slots_ + window * window_slots;
-      const word_pair pair = load_pair_relaxed(base);
-      const slot_type seen[window_slots] = {pair.first, pair.second};
-      const std::uint64_t begin = visit_index == 0 ? home_offset : 0;
-      const std::uint64_t end = visit_index == windows ? home_offset : window_slots;
-GPUHASH_UNROLL
-      for (std::uint64_t j = 0; j < window_slots; ++j) {
-        if (j >= begin && j < end && visit(seen[j], base + j)) return true;
+    std::uint64_t slot = reduce_range(hash_(key), capacity_);
+    for (std::uint64_t visited = 0; visited < capacity_;) {
+      const word_pair window = load_pair_for_probe(slots_ + (slot & ~std::uint64_t{1}));
+      if ((slot & 1) == 0) {  // the window's first slot: both are in probe order
+        if (visit(window.first, slots_ + slot)) return true;
+        ++slot;
+        if (++visited == capacity_) break;
       }
-      window = window + 1 == windows ? 0 : window + 1;
+      if (visit(window.second, slots_ + slot)) return true;
+      ++visited;
+      slot = slot + 1 == capacity_ ? 0 : slot + 1;
     }
     return false;
   }
