@@ -113,10 +113,7 @@ TYPED_TEST_P(conformance, random_differential) {
   for (int round = 0; round < 40; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
     // Distinct keys within a batch, so the outcome is deterministic.
-    std::vector<K> keys = universe;
-    for (std::size_t i = 0; i < batch; ++i)
-      std::swap(keys[i], keys[i + random.below(keys.size() - i)]);
-    keys.resize(batch);
+    const std::vector<K> keys = sample_distinct(universe, batch, random);
     std::vector<V> values = random_values<V>(random, batch);
     const auto describe = [&](std::size_t i) { return "key " + std::to_string(keys[i]); };
 

@@ -43,10 +43,7 @@ TYPED_TEST(backends_agree, conformance_same_statuses_and_contents) {
 
   for (int round = 0; round < 30; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
-    std::vector<K> keys = universe;
-    for (std::size_t i = 0; i < batch; ++i)
-      std::swap(keys[i], keys[i + random.below(keys.size() - i)]);
-    keys.resize(batch);
+    const std::vector<K> keys = sample_distinct(universe, batch, random);
     const auto values = random_values<V>(random, batch);
     std::vector<operation> ops(batch);
     for (auto& op : ops) op = static_cast<operation>(random.below(5));

@@ -39,6 +39,17 @@ std::vector<typename Table::key_type> distinct_keys(seeded_random& random, std::
   return keys;
 }
 
+/// `count` distinct elements of `pool`, in random order (a partial shuffle).
+template <class Key>
+std::vector<Key> sample_distinct(const std::vector<Key>& pool, std::size_t count,
+                                 seeded_random& random) {
+  std::vector<Key> sample = pool;
+  for (std::size_t i = 0; i < count; ++i)
+    std::swap(sample[i], sample[i + random.below(sample.size() - i)]);
+  sample.resize(count);
+  return sample;
+}
+
 template <class Value>
 std::vector<Value> random_values(seeded_random& random, std::size_t n) {
   std::vector<Value> values(n);
