@@ -44,11 +44,17 @@ struct key_permutation {
   std::uint64_t seed;
 
   GPUHASH_HD static constexpr Key largest_allowed() { return std::numeric_limits<Key>::max() - 16; }
+  /// Two rounds, each a XOR with a seed word and a finalizer: every step is a
+  /// bijection, and the second XOR makes the image of a range of indices
+  /// depend on the whole seed (after one round it depends only on the seed's
+  /// bits above the range, so two seeds could give almost the same key set).
   GPUHASH_HD Key mix(Key x) const {
+    const std::uint64_t second = murmur3_fmix64(seed + 0x9e3779b97f4a7c15ULL);
     if constexpr (sizeof(Key) == 4)
-      return murmur3_fmix32(x ^ static_cast<std::uint32_t>(seed));
+      return murmur3_fmix32(murmur3_fmix32(x ^ static_cast<std::uint32_t>(seed)) ^
+                            static_cast<std::uint32_t>(second));
     else
-      return murmur3_fmix64(x ^ seed);
+      return murmur3_fmix64(murmur3_fmix64(x ^ seed) ^ second);
   }
   /// A bijection of [1, largest_allowed] onto itself (cycle walking: applying
   /// a permutation of all keys until the result lands in the allowed set).
