@@ -6,6 +6,7 @@
 
 #include <string_view>
 
+#include "gpuhash/bucketed_cuckoo_map.hpp"
 #include "gpuhash/linear_probing_map.hpp"
 
 namespace gpuhash::bench {
@@ -20,6 +21,16 @@ struct access_profile {
 template <class Key, class Value, class Backend>
 struct access_profile<linear_probing_map<Key, Value, Backend>> {
   static constexpr std::string_view find = "random_read_32";
+  static constexpr std::string_view write = "read_then_cas_write";
+};
+
+/// Bucketed cuckoo reads whole buckets: a hit usually one, a miss one or two.
+template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices>
+struct access_profile<
+    basic_map<detail::bucketed_cuckoo::engine<Key, Value, Backend, BucketBytes, Choices>>> {
+  static constexpr std::string_view find = BucketBytes == 32   ? "random_read_32"
+                                           : BucketBytes == 64 ? "random_read_64"
+                                                               : "random_read_128";
   static constexpr std::string_view write = "read_then_cas_write";
 };
 

@@ -2,6 +2,7 @@
 // Everything public in one include. The CUDA backend is included when the
 // library was built with it (the gpuhash::cuda target defines GPUHASH_HAS_CUDA).
 
+#include "gpuhash/bucketed_cuckoo_map.hpp"
 #include "gpuhash/cpu/backend.hpp"
 #include "gpuhash/errors.hpp"
 #include "gpuhash/hash.hpp"

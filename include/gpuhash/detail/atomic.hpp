@@ -83,6 +83,20 @@ GPUHASH_HD GPUHASH_FORCEINLINE T compare_exchange_relaxed(T* address, T expected
   return expected;
 }
 
+/// Compare-and-swap with acquire order on success: whoever takes a slot this
+/// way also sees what its previous owner published before releasing it.
+template <class T>
+GPUHASH_HD GPUHASH_FORCEINLINE T compare_exchange_acquire(T* address, T expected, T desired) {
+  atomic_ref_t<T>(*address).compare_exchange_strong(expected, desired, mo::memory_order_acquire,
+                                                    mo::memory_order_relaxed);
+  return expected;
+}
+
+template <class T>
+GPUHASH_HD GPUHASH_FORCEINLINE T exchange_relaxed(T* address, T desired) {
+  return atomic_ref_t<T>(*address).exchange(desired, mo::memory_order_relaxed);
+}
+
 template <class T>
 GPUHASH_HD GPUHASH_FORCEINLINE T fetch_add_relaxed(T* address, T value) {
   return atomic_ref_t<T>(*address).fetch_add(value, mo::memory_order_relaxed);

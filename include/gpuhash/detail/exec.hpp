@@ -12,6 +12,8 @@
 //                                             counts out.result into *counters
 //                                             unless counters is null
 //   select_if(in, n, out, pred, stream)       stream compaction; returns the count
+//   count_if(in, n, pred, stream)             how many elements satisfy pred (waits)
+//   sort_by_key(keys, n, sorted, order, s)    stable sort: sorted[i] = keys[order[i]]
 
 namespace gpuhash::detail {
 template <class Backend>

@@ -1,7 +1,9 @@
 #pragma once
 // exec<cpu_backend>: per-key functors on the CPU thread pool.
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <vector>
 
 #include "gpuhash/cpu/backend.hpp"
@@ -52,6 +54,27 @@ struct exec<cpu_backend> {
       fetch_add_relaxed<std::uint64_t>(&counters->erased, tally.erased);
       fetch_add_relaxed<std::uint64_t>(&counters->full, tally.full);
     });
+  }
+
+  template <class T, class Pred>
+  static std::uint64_t count_if(const T* in, std::uint64_t n, const Pred& pred,
+                                stream_type stream) {
+    std::uint64_t total = 0;
+    stream.get().parallel_for(n, [&](std::uint64_t begin, std::uint64_t end) {
+      std::uint64_t count = 0;
+      for (std::uint64_t i = begin; i < end; ++i) count += pred(in[i]) ? 1 : 0;
+      fetch_add_relaxed(&total, count);
+    });
+    return total;
+  }
+
+  template <class Key>
+  static void sort_by_key(const Key* keys, std::uint64_t n, Key* sorted, std::uint64_t* order,
+                          stream_type) {
+    std::iota(order, order + n, std::uint64_t{0});
+    std::stable_sort(order, order + n,
+                     [&](std::uint64_t a, std::uint64_t b) { return keys[a] < keys[b]; });
+    for (std::uint64_t i = 0; i < n; ++i) sorted[i] = keys[order[i]];
   }
 
   /// Copies the elements of in[0, n) that satisfy `pred` to `out`, keeping their

@@ -2,6 +2,10 @@
 // exec<cuda_backend>: per-key functors as grid-stride kernels; compaction with
 // CUB. Compiled only by nvcc (included from detail/exec.hpp under __CUDACC__).
 
+#include <thrust/count.h>
+#include <thrust/execution_policy.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 
 #include <cstdint>
@@ -13,6 +17,11 @@ namespace gpuhash::detail {
 
 template <class Backend>
 struct exec;
+
+struct iota_functor {
+  std::uint64_t* out;
+  __device__ void operator()(std::uint64_t i) const { out[i] = i; }
+};
 
 template <>
 struct exec<cuda_backend> {
@@ -42,6 +51,32 @@ struct exec<cuda_backend> {
     const auto kernel = cuda::for_each_batch_kernel<F>;
     kernel<<<cuda::grid_size(kernel, n), cuda::block_size, 0, stream>>>(n, f, counters);
     GPUHASH_CUDA_CHECK_LAUNCH(stream);
+  }
+
+  template <class T, class Pred>
+  static std::uint64_t count_if(const T* in, std::uint64_t n, const Pred& pred,
+                                stream_type stream) {
+    if (n == 0) return 0;
+    return static_cast<std::uint64_t>(
+        thrust::count_if(thrust::cuda::par.on(stream), in, in + n, pred));
+  }
+
+  /// Stable radix sort of (key, index) pairs with cub::DeviceRadixSort.
+  template <class Key>
+  static void sort_by_key(const Key* keys, std::uint64_t n, Key* sorted, std::uint64_t* order,
+                          stream_type stream) {
+    if (n == 0) return;
+    gpuhash::cuda::device_buffer<std::uint64_t> indices(n, stream);
+    for_each(n, iota_functor{indices.data()}, stream);
+    const auto items = static_cast<std::int64_t>(n);
+    std::size_t temp_bytes = 0;
+    GPUHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys, sorted,
+                                                     indices.data(), order, items, 0,
+                                                     int{8 * sizeof(Key)}, stream));
+    gpuhash::cuda::device_buffer<unsigned char> temp(temp_bytes, stream);
+    GPUHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, keys, sorted,
+                                                     indices.data(), order, items, 0,
+                                                     int{8 * sizeof(Key)}, stream));
   }
 
   /// Stream compaction with cub::DeviceSelect::If; waits for the count.

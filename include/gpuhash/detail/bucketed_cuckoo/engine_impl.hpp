@@ -1,0 +1,266 @@
+#pragma once
+// Member definitions of bucketed_cuckoo::engine. Included only by the files
+// that instantiate the engine: a .cpp for the CPU backend, a .cu for CUDA.
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "gpuhash/detail/bucketed_cuckoo/engine.hpp"
+#include "gpuhash/detail/exec.hpp"
+#include "gpuhash/errors.hpp"
+
+namespace gpuhash::detail::bucketed_cuckoo {
+
+/// Adds phase totals to the table's counters (one thread).
+struct add_counts {
+  table_counters* counters;
+  std::uint64_t inserted;
+  std::uint64_t erased;
+  GPUHASH_HD void operator()(std::uint64_t) const {
+    if (inserted != 0) fetch_add_relaxed(&counters->inserted, inserted);
+    if (erased != 0) fetch_add_relaxed(&counters->erased, erased);
+  }
+};
+
+/// Phase 2, step 1, over pending inserts sorted by key: the first of each key
+/// is its leader and will be placed with the value the serial order "leader,
+/// then the others in batch order" leaves (the last upsert's, else its own);
+/// the others are answered here as if they ran right after it.
+template <class Key, class Value>
+struct resolve_pending {
+  std::uint64_t count;
+  const Key* sorted_keys;
+  const std::uint64_t* order;  // sorted index -> index among the pending
+  const Value* pending_values;
+  const operation* pending_ops;  // null: every pending op is `default_op`
+  operation default_op;
+  const std::size_t* positions;  // index among the pending -> position in the batch
+  status* statuses;              // the batch's statuses
+  Value* leader_values;          // out, by sorted index
+  status* walk_statuses;         // out, by sorted index: inserted for leaders
+
+  GPUHASH_HD operation op(std::uint64_t sorted) const {
+    return pending_ops != nullptr ? pending_ops[order[sorted]] : default_op;
+  }
+  GPUHASH_HD status operator()(std::uint64_t t) const {
+    const Key key = sorted_keys[t];
+    if (t > 0 && sorted_keys[t - 1] == key) {
+      statuses[positions[order[t]]] = op(t) == operation::upsert ? status::updated : status::exists;
+      walk_statuses[t] = status::not_found;
+      return status::not_found;
+    }
+    Value value = pending_values[order[t]];
+    for (std::uint64_t later = t + 1; later < count && sorted_keys[later] == key; ++later)
+      if (op(later) == operation::upsert) value = pending_values[order[later]];
+    leader_values[t] = value;
+    statuses[positions[order[t]]] = status::inserted;
+    walk_statuses[t] = status::inserted;
+    return status::inserted;
+  }
+};
+
+/// Phase 2, step 2: the leaders' eviction walks. A walk that ends with a key
+/// in hand leaves it in (keys[t], values[t]) and reports `full` (homeless).
+template <class View>
+struct walk_pending {
+  View view;
+  typename View::key_type* keys;
+  typename View::mapped_type* values;
+  status* walk_statuses;
+  std::uint64_t random;
+  std::uint32_t max_exchanges;
+
+  GPUHASH_HD status operator()(std::uint64_t t) const {
+    if (walk_statuses[t] != status::inserted) return status::not_found;
+    const auto result = view.place(keys[t], values[t], murmur3_fmix64(random ^ t), max_exchanges);
+    if (result.placed) return status::not_found;  // counted by resolve_pending already
+    keys[t] = result.key;
+    values[t] = result.value;
+    walk_statuses[t] = status::full;
+    return status::full;
+  }
+};
+
+template <class View>
+struct is_live_slot {
+  GPUHASH_HD bool operator()(const typename View::slot_type& slot) const {
+    return View::is_live(slot);
+  }
+};
+
+template <class View>
+struct unpack_slot {
+  const typename View::slot_type* slots;
+  typename View::key_type* keys;
+  typename View::mapped_type* values;
+  GPUHASH_HD void operator()(std::uint64_t i) const {
+    keys[i] = View::key_of(slots[i]);
+    values[i] = View::value_of(slots[i]);
+  }
+};
+
+template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices>
+engine<Key, Value, Backend, BucketBytes, Choices>::engine(std::size_t min_capacity,
+                                                          std::uint64_t seed, stream_type stream)
+    : buckets_(std::max<std::uint64_t>(
+          1, (min_capacity + view_type::slots_per_bucket - 1) / view_type::slots_per_bucket)),
+      seed_(seed) {
+  slots_ = Backend::template allocate<slot_type>(capacity(), stream);
+  clear(stream);
+}
+
+template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices>
+auto engine<Key, Value, Backend, BucketBytes, Choices>::view() const -> view_type {
+  return view_type(const_cast<slot_type*>(slots_.data()), buckets_, seed_);
+}
+
+template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices>
+void engine<Key, Value, Backend, BucketBytes, Choices>::clear(stream_type stream) {
+  // Both layouts' empty slot is all one bits (empty key ~0), so one byte fill.
+  Backend::fill_bytes(slots_.data(), capacity() * sizeof(slot_type), 0xff, stream);
+}
+
+template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices>
+void engine<Key, Value, Backend, BucketBytes, Choices>::execute_async(const batch<Key, Value>& args,
+                                                                      table_counters* counters,
+                                                                      stream_type stream) {
+  if (!args.may_insert()) {
+    run_batch<Backend>(view(), args, counters, stream);
+    return;
+  }
+  const phase_one_totals totals = run_phase_one(args, stream);
+  const std::uint64_t placed =
+      totals.pending == 0 ? 0 : place_pending(args, totals.pending, stream);
+  if (counters != nullptr)
+    exec<Backend>::for_each(1, add_counts{counters, totals.inserted + placed, totals.erased},
+                            stream);
+}
+
+/// Runs the batch's one concurrent pass; pending inserts are left with
+/// status `full`. Waits for the totals (phase 2 needs the pending count).
+template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices>
+auto engine<Key, Value, Backend, BucketBytes, Choices>::run_phase_one(const batch<Key, Value>& args,
+                                                                      stream_type stream)
+    -> phase_one_totals {
+  auto scratch = Backend::template allocate<table_counters>(1, stream);
+  Backend::fill_bytes(scratch.data(), sizeof(table_counters), 0, stream);
+  run_batch<Backend>(view(), args, scratch.data(), stream);
+  table_counters totals;
+  Backend::copy_to_host(&totals, scratch.data(), 1, stream);
+  return {totals.inserted, totals.erased, totals.full};
+}
+
+/// Phase 2: collects the pending inserts, reduces them to one leader per key,
+/// places the leaders by eviction walks, and grows the table if a walk ends
+/// with a homeless key. Returns the number of keys it inserted.
+template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices>
+std::uint64_t engine<Key, Value, Backend, BucketBytes, Choices>::place_pending(
+    const batch<Key, Value>& args, std::uint64_t pending, stream_type stream) {
+  using exec_type = exec<Backend>;
+  auto positions = Backend::template allocate<std::size_t>(pending, stream);
+  const std::size_t found =
+      Backend::select_positions(args.statuses, args.n, status::full, positions.data(), stream);
+  if (found != pending)
+    throw error("gpuhash: bucketed_cuckoo counted " + std::to_string(pending) +
+                " pending inserts but found " + std::to_string(found));
+
+  auto keys = Backend::template allocate<Key>(pending, stream);
+  auto values = Backend::template allocate<Value>(pending, stream);
+  Backend::gather(args.keys, positions.data(), pending, keys.data(), stream);
+  Backend::gather(static_cast<const Value*>(args.values), positions.data(), pending, values.data(),
+                  stream);
+  typename Backend::template buffer<operation> ops;
+  if (args.kind == batch_kind::apply) {
+    ops = Backend::template allocate<operation>(pending, stream);
+    Backend::gather(args.ops, positions.data(), pending, ops.data(), stream);
+  }
+
+  auto sorted_keys = Backend::template allocate<Key>(pending, stream);
+  auto order = Backend::template allocate<std::uint64_t>(pending, stream);
+  exec_type::sort_by_key(keys.data(), pending, sorted_keys.data(), order.data(), stream);
+
+  auto leader_values = Backend::template allocate<Value>(pending, stream);
+  auto walk_statuses = Backend::template allocate<status>(pending, stream);
+  auto tally = Backend::template allocate<table_counters>(1, stream);
+  Backend::fill_bytes(tally.data(), sizeof(table_counters), 0, stream);
+  const operation default_op =
+      args.kind == batch_kind::upsert ? operation::upsert : operation::insert;
+  exec_type::for_each_tally(
+      pending,
+      resolve_pending<Key, Value>{pending, sorted_keys.data(), order.data(), values.data(),
+                                  args.kind == batch_kind::apply ? ops.data() : nullptr, default_op,
+                                  positions.data(), args.statuses, leader_values.data(),
+                                  walk_statuses.data()},
+      tally.data(), stream);
+  exec_type::for_each_tally(
+      pending,
+      walk_pending<view_type>{view(), sorted_keys.data(), leader_values.data(),
+                              walk_statuses.data(), murmur3_fmix64(seed_ ^ ++walks_),
+                              max_exchanges},
+      tally.data(), stream);
+  table_counters outcome;
+  Backend::copy_to_host(&outcome, tally.data(), 1, stream);
+
+  if (outcome.full != 0) {
+    // Homeless keys (walks that ran out of exchanges): grow and insert them.
+    auto homeless = Backend::template allocate<std::size_t>(outcome.full, stream);
+    Backend::select_positions(walk_statuses.data(), pending, status::full, homeless.data(), stream);
+    auto homeless_keys = Backend::template allocate<Key>(outcome.full, stream);
+    auto homeless_values = Backend::template allocate<Value>(outcome.full, stream);
+    Backend::gather(static_cast<const Key*>(sorted_keys.data()), homeless.data(), outcome.full,
+                    homeless_keys.data(), stream);
+    Backend::gather(static_cast<const Value*>(leader_values.data()), homeless.data(), outcome.full,
+                    homeless_values.data(), stream);
+    rehash(2 * capacity(), stream);
+    insert_unique(homeless_keys.data(), homeless_values.data(), outcome.full, stream);
+  }
+  return outcome.inserted;
+}
+
+template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices>
+void engine<Key, Value, Backend, BucketBytes, Choices>::insert_unique(const Key* keys,
+                                                                      const Value* values,
+                                                                      std::size_t n,
+                                                                      stream_type stream) {
+  if (n == 0) return;
+  auto statuses = Backend::template allocate<status>(n, stream);
+  const batch<Key, Value> args{
+      batch_kind::insert, n, keys, const_cast<Value*>(values), nullptr, statuses.data(), nullptr};
+  const phase_one_totals totals = run_phase_one(args, stream);
+  if (totals.pending != 0) place_pending(args, totals.pending, stream);
+}
+
+template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices>
+void engine<Key, Value, Backend, BucketBytes, Choices>::rehash(std::size_t min_capacity,
+                                                               stream_type stream) {
+  using exec_type = exec<Backend>;
+  const std::uint64_t live =
+      exec_type::count_if(slots_.data(), capacity(), is_live_slot<view_type>{}, stream);
+  auto live_slots = Backend::template allocate<slot_type>(live, stream);
+  exec_type::select_if(slots_.data(), capacity(), live_slots.data(), is_live_slot<view_type>{},
+                       stream);
+  auto keys = Backend::template allocate<Key>(live, stream);
+  auto values = Backend::template allocate<Value>(live, stream);
+  exec_type::for_each(live, unpack_slot<view_type>{live_slots.data(), keys.data(), values.data()},
+                      stream);
+  engine grown(std::max<std::size_t>(min_capacity, live), seed_, stream);
+  grown.walks_ = walks_;
+  grown.insert_unique(keys.data(), values.data(), live, stream);
+  *this = std::move(grown);
+}
+
+template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices>
+void engine<Key, Value, Backend, BucketBytes, Choices>::retrieve_all(Key* keys, Value* values,
+                                                                     std::size_t count,
+                                                                     stream_type stream) const {
+  auto live = Backend::template allocate<slot_type>(count, stream);
+  const std::uint64_t selected = exec<Backend>::select_if(slots_.data(), capacity(), live.data(),
+                                                          is_live_slot<view_type>{}, stream);
+  if (selected != count)
+    throw error("gpuhash: bucketed_cuckoo retrieve_all found " + std::to_string(selected) +
+                " pairs where the table counted " + std::to_string(count));
+  exec<Backend>::for_each(count, unpack_slot<view_type>{live.data(), keys, values}, stream);
+}
+
+}  // namespace gpuhash::detail::bucketed_cuckoo

@@ -1,0 +1,179 @@
+#pragma once
+// Slot layouts of the bucketed cuckoo table and the atomic steps on one slot.
+// Each step takes the caller's copy of the slot and, when the slot no longer
+// holds what the copy shows, refreshes the copy and reports failure, so the
+// caller re-examines the slot (docs/designs/bucketed_cuckoo.md).
+
+#include <array>
+#include <cstdint>
+
+#include "gpuhash/detail/atomic.hpp"
+#include "gpuhash/detail/host_device.hpp"
+
+namespace gpuhash::detail::bucketed_cuckoo {
+
+/// 32-bit keys and values: one 64-bit word per slot, key in the low half.
+/// Every change is one CAS of the whole pair.
+template <class Key, class Value>
+struct packed_slots {
+  using slot_type = std::uint64_t;
+
+  static constexpr Key empty_key = ~Key{0};
+  static constexpr Key tombstone_key = ~Key{0} - 1;
+  static constexpr std::array<Key, 2> reserved_keys = {empty_key, tombstone_key};
+
+  GPUHASH_HD static constexpr bool is_reserved(Key key) { return key >= tombstone_key; }
+  GPUHASH_HD static Key key_of(const slot_type& slot) { return static_cast<Key>(slot); }
+  GPUHASH_HD static Value value_of(const slot_type& slot) { return static_cast<Value>(slot >> 32); }
+  GPUHASH_HD static bool is_live(const slot_type& slot) { return key_of(slot) < tombstone_key; }
+  GPUHASH_HD static slot_type pack(Key key, Value value) {
+    return (static_cast<slot_type>(value) << 32) | key;
+  }
+
+  /// Copies `Slots` slots starting at a 16-byte aligned address (weak vector
+  /// loads on the device: see load_pair_for_probe).
+  template <std::uint32_t Slots>
+  GPUHASH_HD static void load(const slot_type* first, slot_type (&copy)[Slots]) {
+    GPUHASH_UNROLL
+    for (std::uint32_t i = 0; i < Slots; i += 2) {
+      const word_pair pair = load_pair_for_probe(first + i);
+      copy[i] = pair.first;
+      copy[i + 1] = pair.second;
+    }
+  }
+
+  /// The key the copy shows (a packed slot is never half-written).
+  GPUHASH_HD static Key settled_key(const slot_type*, slot_type& copy) { return key_of(copy); }
+  /// The value of the key the copy shows.
+  GPUHASH_HD static Value value(const slot_type*, const slot_type& copy) { return value_of(copy); }
+
+  /// Puts (key, value) into a free slot (empty or tombstone) shown by `copy`.
+  GPUHASH_HD static bool claim(slot_type* slot, slot_type& copy, Key key, Value value) {
+    return swap_if_unchanged(slot, copy, pack(key, value));
+  }
+  /// Replaces the value of the key `copy` shows.
+  GPUHASH_HD static bool set_value(slot_type* slot, slot_type& copy, Value value) {
+    return swap_if_unchanged(slot, copy, pack(key_of(copy), value));
+  }
+  /// Turns the key `copy` shows into a tombstone.
+  GPUHASH_HD static bool bury(slot_type* slot, slot_type& copy) {
+    return swap_if_unchanged(slot, copy, pack(tombstone_key, value_of(copy)));
+  }
+  /// Puts (key, value) into the slot whatever it holds; returns what it held.
+  /// Used only by the eviction walk, which runs without readers.
+  GPUHASH_HD static slot_type exchange(slot_type* slot, Key key, Value value) {
+    return exchange_relaxed(slot, pack(key, value));
+  }
+
+ private:
+  GPUHASH_HD static bool swap_if_unchanged(slot_type* slot, slot_type& copy, slot_type desired) {
+    const slot_type current = compare_exchange_relaxed(slot, copy, desired);
+    if (current != copy) {
+      copy = current;
+      return false;
+    }
+    copy = desired;
+    return true;
+  }
+};
+
+/// 64-bit keys and values: key word and value word, 16-byte aligned. A slot
+/// is claimed by a CAS of the key word to `busy_key`, the value is written,
+/// then the key is stored with release order (linear probing's protocol);
+/// readers wait while a key word shows busy.
+template <class Key, class Value>
+struct pair_slots {
+  struct alignas(16) slot_type {
+    Key key;
+    Value value;
+  };
+
+  static constexpr Key empty_key = ~Key{0};
+  static constexpr Key tombstone_key = ~Key{0} - 1;
+  static constexpr Key busy_key = ~Key{0} - 2;
+  static constexpr std::array<Key, 3> reserved_keys = {empty_key, tombstone_key, busy_key};
+
+  GPUHASH_HD static constexpr bool is_reserved(Key key) { return key >= busy_key; }
+  GPUHASH_HD static Key key_of(const slot_type& slot) { return slot.key; }
+  GPUHASH_HD static Value value_of(const slot_type& slot) { return slot.value; }
+  GPUHASH_HD static bool is_live(const slot_type& slot) { return slot.key < busy_key; }
+  GPUHASH_HD static slot_type pack(Key key, Value value) { return {key, value}; }
+
+  template <std::uint32_t Slots>
+  GPUHASH_HD static void load(const slot_type* first, slot_type (&copy)[Slots]) {
+    const auto* words = reinterpret_cast<const std::uint64_t*>(first);
+    GPUHASH_UNROLL
+    for (std::uint32_t i = 0; i < Slots; ++i) {
+      const word_pair pair = load_pair_for_probe(words + 2 * i);
+      copy[i] = {static_cast<Key>(pair.first), static_cast<Value>(pair.second)};
+    }
+  }
+
+  /// The key of the slot once no insert is half-way through publishing it.
+  GPUHASH_HD static Key settled_key(slot_type* slot, slot_type& copy) {
+    while (copy.key == busy_key) {
+      spin_pause();
+      copy.key = load_acquire(&slot->key);
+    }
+    return copy.key;
+  }
+  /// The value of the key the copy shows: the copy's value word may predate
+  /// the key's publication, so it is read again after an acquire load of the
+  /// key (which also synchronizes through a later tombstone CAS).
+  GPUHASH_HD static Value value(slot_type* slot, const slot_type&) {
+    (void)load_acquire(&slot->key);
+    return load_relaxed(&slot->value);
+  }
+
+  GPUHASH_HD static bool claim(slot_type* slot, slot_type& copy, Key key, Value value) {
+    const Key current = compare_exchange_relaxed(&slot->key, copy.key, busy_key);
+    if (current != copy.key) {
+      copy.key = current;
+      return false;
+    }
+    publish(slot, key, value);
+    copy = {key, value};
+    return true;
+  }
+  /// An update racing with an erase of the key is ordered before it.
+  GPUHASH_HD static bool set_value(slot_type* slot, slot_type& copy, Value value) {
+    store_relaxed(&slot->value, value);
+    copy.value = value;
+    return true;
+  }
+  GPUHASH_HD static bool bury(slot_type* slot, slot_type& copy) {
+    const Key current = compare_exchange_relaxed(&slot->key, copy.key, tombstone_key);
+    if (current != copy.key) {
+      copy.key = current;
+      return false;
+    }
+    copy.key = tombstone_key;
+    return true;
+  }
+  /// Eviction walk only (no readers; other walkers may race for the slot).
+  GPUHASH_HD static slot_type exchange(slot_type* slot, Key key, Value value) {
+    Key seen = load_relaxed(&slot->key);
+    for (;;) {
+      if (seen == busy_key) {
+        spin_pause();
+        seen = load_relaxed(&slot->key);
+        continue;
+      }
+      const Key current = compare_exchange_acquire(&slot->key, seen, busy_key);
+      if (current == seen) break;
+      seen = current;
+    }
+    const Value old_value = load_relaxed(&slot->value);
+    publish(slot, key, value);
+    return {seen, old_value};
+  }
+
+ private:
+  /// Completes a write into a slot this thread holds (key word == busy).
+  GPUHASH_HD static void publish(slot_type* slot, Key key, Value value) {
+    store_relaxed(&slot->value, value);
+    store_release(&slot->key, key);  // publishes the value written above
+  }
+};
+
+}  // namespace gpuhash::detail::bucketed_cuckoo

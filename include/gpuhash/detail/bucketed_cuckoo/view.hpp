@@ -1,0 +1,208 @@
+#pragma once
+// Bucketed cuckoo hashing: the per-key algorithms, shared by the CPU and CUDA
+// backends. Phase 1 (find, insert, upsert, update, erase) never moves a key;
+// place() is the eviction walk of phase 2. Protocol and proofs:
+// docs/designs/bucketed_cuckoo.md.
+
+#include <cstdint>
+#include <type_traits>
+
+#include "gpuhash/detail/bucketed_cuckoo/slots.hpp"
+#include "gpuhash/detail/host_device.hpp"
+#include "gpuhash/hash.hpp"
+#include "gpuhash/status.hpp"
+
+namespace gpuhash::detail::bucketed_cuckoo {
+
+enum class write_mode { insert_if_absent, upsert, update_if_present };
+
+/// What the eviction walk ends with: placed, or the key left in hand.
+template <class Key, class Value>
+struct walk_result {
+  bool placed;
+  Key key;
+  Value value;
+};
+
+template <class Key, class Value, std::uint32_t BucketBytes, std::uint32_t Choices>
+class table_view {
+ public:
+  using key_type = Key;
+  using mapped_type = Value;
+  using slot_ops =
+      std::conditional_t<sizeof(Key) == 4, packed_slots<Key, Value>, pair_slots<Key, Value>>;
+  using slot_type = typename slot_ops::slot_type;
+
+  static constexpr std::uint32_t slots_per_bucket = BucketBytes / sizeof(slot_type);
+  static_assert(BucketBytes % 16 == 0 && slots_per_bucket >= 2,
+                "gpuhash::bucketed_cuckoo_map: a bucket holds at least two slots and a whole "
+                "number of 16-byte words (32, 64 or 128 bytes)");
+  static_assert(Choices >= 2 && Choices <= 4,
+                "gpuhash::bucketed_cuckoo_map: 2 to 4 bucket choices per key");
+  static constexpr auto reserved_keys = slot_ops::reserved_keys;
+
+  table_view() = default;
+  GPUHASH_HD table_view(slot_type* slots, std::uint64_t buckets, std::uint64_t seed)
+      : slots_(slots), buckets_(buckets) {
+    const hash_family<Key> family{seed};
+    GPUHASH_UNROLL
+    for (std::uint32_t choice = 0; choice < Choices; ++choice)
+      hashes_[choice] = {family.member_seed(choice)};
+  }
+
+  GPUHASH_HD static constexpr bool is_reserved(Key key) { return slot_ops::is_reserved(key); }
+  GPUHASH_HD static bool is_live(const slot_type& slot) { return slot_ops::is_live(slot); }
+  GPUHASH_HD static Key key_of(const slot_type& slot) { return slot_ops::key_of(slot); }
+  GPUHASH_HD static Value value_of(const slot_type& slot) { return slot_ops::value_of(slot); }
+
+  GPUHASH_HD status find(Key key, Value* value_out) const {
+    status result = status::not_found;
+    probe(key, [&](slot_type* slot, slot_type& copy) {
+      const Key seen = slot_ops::settled_key(slot, copy);
+      if (seen == key) {
+        if (value_out != nullptr) *value_out = slot_ops::value(slot, copy);
+        result = status::found;
+        return true;
+      }
+      return seen == slot_ops::empty_key;  // invariant (I): the key is not further on
+    });
+    return result;
+  }
+
+  /// Phase 1 writes. `full` means pending: no free slot without moving keys.
+  GPUHASH_HD status insert(Key key, Value value) const {
+    return write<write_mode::insert_if_absent>(key, value);
+  }
+  GPUHASH_HD status upsert(Key key, Value value) const {
+    return write<write_mode::upsert>(key, value);
+  }
+  GPUHASH_HD status update(Key key, Value value) const {
+    return write<write_mode::update_if_present>(key, value);
+  }
+
+  GPUHASH_HD status erase(Key key) const {
+    status result = status::not_found;
+    probe(key, [&](slot_type* slot, slot_type& copy) {
+      for (;;) {
+        const Key seen = slot_ops::settled_key(slot, copy);
+        if (seen != key) return seen == slot_ops::empty_key;
+        if (slot_ops::bury(slot, copy)) {
+          result = status::erased;
+          return true;
+        }
+      }
+    });
+    return result;
+  }
+
+  /// Phase 2: places a key that phase 1 found no free slot for, evicting
+  /// keys along a random walk of at most `max_exchanges` exchanges. Runs
+  /// only with other walks, each for a different key.
+  GPUHASH_HD walk_result<Key, Value> place(Key key, Value value, std::uint64_t random,
+                                           std::uint32_t max_exchanges) const {
+    std::uint64_t from_bucket = buckets_;  // none yet
+    for (std::uint32_t exchanges = 0;; ++exchanges) {
+      // The first free slot (empty, or a tombstone: no other writer of this
+      // key is running now) of the key's probe order.
+      bool placed = false;
+      probe(key, [&](slot_type* slot, slot_type& copy) {
+        for (;;) {
+          const Key seen = slot_ops::settled_key(slot, copy);
+          if (seen != slot_ops::empty_key && seen != slot_ops::tombstone_key) return false;
+          if (slot_ops::claim(slot, copy, key, value)) return placed = true;
+        }
+      });
+      if (placed) return {true, key, value};
+      if (exchanges == max_exchanges) return {false, key, value};
+
+      // Every slot of the key's buckets is taken: swap the key into a random
+      // slot of a random candidate bucket, other than the one it just left.
+      random = murmur3_fmix64(random + 0x9e3779b97f4a7c15ULL);
+      const auto choice = static_cast<std::uint32_t>(random % Choices);
+      std::uint64_t target = bucket_index(key, choice);
+      if (target == from_bucket) target = bucket_index(key, (choice + 1) % Choices);
+      const auto position = static_cast<std::uint32_t>((random >> 32) % slots_per_bucket);
+      const slot_type evicted = slot_ops::exchange(bucket(target) + position, key, value);
+      const Key evicted_key = slot_ops::key_of(evicted);
+      if (evicted_key == slot_ops::empty_key || evicted_key == slot_ops::tombstone_key)
+        return {true, key, value};  // the slot was freed meanwhile
+      key = evicted_key;
+      value = slot_ops::value_of(evicted);
+      from_bucket = target;
+    }
+  }
+
+ private:
+  GPUHASH_HD std::uint64_t bucket_index(Key key, std::uint32_t choice) const {
+    return reduce_range(hashes_[choice](key), buckets_);
+  }
+  GPUHASH_HD slot_type* bucket(std::uint64_t index) const {
+    return slots_ + index * slots_per_bucket;
+  }
+
+  /// Calls visit(slot address, copy of the slot) along the key's probe order
+  /// (the slots of its buckets, bucket by bucket) until visit returns true;
+  /// returns false if it never did. A bucket that two choices share is
+  /// visited once. Each bucket is read whole, in one round trip.
+  template <class Visit>
+  GPUHASH_HD bool probe(Key key, Visit&& visit) const {
+    std::uint64_t indices[Choices];
+    GPUHASH_UNROLL
+    for (std::uint32_t choice = 0; choice < Choices; ++choice) {
+      // Hashed only when reached: most probes end in the first bucket.
+      indices[choice] = bucket_index(key, choice);
+      bool repeated = false;
+      GPUHASH_UNROLL
+      for (std::uint32_t earlier = 0; earlier < choice; ++earlier)
+        repeated |= indices[earlier] == indices[choice];
+      if (repeated) continue;
+      slot_type* first = bucket(indices[choice]);
+      slot_type copy[slots_per_bucket];
+      slot_ops::template load<slots_per_bucket>(first, copy);
+      GPUHASH_UNROLL
+      for (std::uint32_t j = 0; j < slots_per_bucket; ++j) {
+        if (visit(first + j, copy[j])) return true;
+      }
+    }
+    return false;
+  }
+
+  template <write_mode Mode>
+  GPUHASH_HD status write(Key key, Value value) const {
+    status result = Mode == write_mode::update_if_present ? status::not_found : status::full;
+    probe(key, [&](slot_type* slot, slot_type& copy) {
+      // Re-examine the slot until it holds neither our key nor empty.
+      for (;;) {
+        const Key seen = slot_ops::settled_key(slot, copy);
+        if (seen == key) {
+          if constexpr (Mode == write_mode::insert_if_absent) {
+            result = status::exists;
+            return true;
+          }
+          if (slot_ops::set_value(slot, copy, value)) {
+            result = status::updated;
+            return true;
+          }
+        } else if (seen == slot_ops::empty_key) {
+          if constexpr (Mode == write_mode::update_if_present) {
+            result = status::not_found;
+            return true;
+          }
+          if (slot_ops::claim(slot, copy, key, value)) {
+            result = status::inserted;
+            return true;
+          }
+        } else {
+          return false;  // another key or a tombstone: never claimed in phase 1
+        }
+      }
+    });
+    return result;
+  }
+
+  slot_type* slots_ = nullptr;
+  std::uint64_t buckets_ = 0;
+  seeded_hash<Key> hashes_[Choices] = {};  // one member of a hash_family per choice
+};
+
+}  // namespace gpuhash::detail::bucketed_cuckoo

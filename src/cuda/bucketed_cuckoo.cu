@@ -1,0 +1,11 @@
+// The bucketed cuckoo engine on the CUDA backend, for the library's key/value widths.
+
+#include <cstdint>
+
+#include "gpuhash/cuda/backend.hpp"
+#include "gpuhash/detail/bucketed_cuckoo/engine_impl.hpp"
+
+namespace gpuhash::detail::bucketed_cuckoo {
+template class engine<std::uint32_t, std::uint32_t, cuda_backend>;
+template class engine<std::uint64_t, std::uint64_t, cuda_backend>;
+}  // namespace gpuhash::detail::bucketed_cuckoo
