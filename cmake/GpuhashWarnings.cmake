@@ -4,14 +4,9 @@
 function(gpuhash_set_warnings target)
   set(cxx_flags -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion)
   # GCC 12 reports -Wrestrict inside libstdc++'s std::string operator+ at -O3,
-  # a false positive (GCC bug 105651); GCC 13 (the GPU machines' compiler)
-  # reports -Wstringop-overflow on memcpy with run-time sizes it cannot bound,
-  # also false positives (GCC bug 106297 and its kin).
+  # a false positive (GCC bug 105651).
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
     list(APPEND cxx_flags -Wno-restrict)
-  endif()
-  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_GREATER_EQUAL 13)
-    list(APPEND cxx_flags -Wno-stringop-overflow)
   endif()
   if(GPUHASH_WERROR)
     list(APPEND cxx_flags -Werror)
