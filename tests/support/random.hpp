@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <random>
@@ -22,7 +23,8 @@ inline std::size_t scaled(std::size_t n) {
   double scale = 1.0;
   if (const char* text = std::getenv("GPUHASH_TEST_SCALE")) scale = std::strtod(text, nullptr);
   const auto result = static_cast<std::size_t>(static_cast<double>(n) * scale);
-  return result < 16 ? 16 : result;
+  // Bounded both ways (also lets the compiler see that sizes are sane).
+  return std::clamp<std::size_t>(result, 16, std::size_t{1} << 28);
 }
 
 class seeded_random {

@@ -42,17 +42,7 @@ struct cpu_backend {
   }
   template <class T>
   static void copy(T* destination, const T* source, std::size_t n, stream_type = {}) {
-    // GCC 13 cannot bound n here and warns that the copy might overflow
-    // (-Wstringop-overflow, -Warray-bounds: false positives on the GPU machines).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Warray-bounds"
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
-#endif
     if (n != 0) std::memcpy(destination, source, n * sizeof(T));
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
   }
   template <class T>
   static void copy_to_host(T* destination, const T* source, std::size_t n, stream_type s = {}) {
