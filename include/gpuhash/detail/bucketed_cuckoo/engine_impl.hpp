@@ -8,6 +8,7 @@
 
 #include "gpuhash/detail/bucketed_cuckoo/engine.hpp"
 #include "gpuhash/detail/exec.hpp"
+#include "gpuhash/detail/live_slots.hpp"
 #include "gpuhash/errors.hpp"
 
 namespace gpuhash::detail::bucketed_cuckoo {
@@ -79,24 +80,6 @@ struct walk_pending {
     values[t] = result.value;
     walk_statuses[t] = status::full;
     return status::full;
-  }
-};
-
-template <class View>
-struct is_live_slot {
-  GPUHASH_HD bool operator()(const typename View::slot_type& slot) const {
-    return View::is_live(slot);
-  }
-};
-
-template <class View>
-struct unpack_slot {
-  const typename View::slot_type* slots;
-  typename View::key_type* keys;
-  typename View::mapped_type* values;
-  GPUHASH_HD void operator()(std::uint64_t i) const {
-    keys[i] = View::key_of(slots[i]);
-    values[i] = View::value_of(slots[i]);
   }
 };
 
@@ -254,13 +237,7 @@ template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std:
 void engine<Key, Value, Backend, BucketBytes, Choices>::retrieve_all(Key* keys, Value* values,
                                                                      std::size_t count,
                                                                      stream_type stream) const {
-  auto live = Backend::template allocate<slot_type>(count, stream);
-  const std::uint64_t selected = exec<Backend>::select_if(slots_.data(), capacity(), live.data(),
-                                                          is_live_slot<view_type>{}, stream);
-  if (selected != count)
-    throw error("gpuhash: bucketed_cuckoo retrieve_all found " + std::to_string(selected) +
-                " pairs where the table counted " + std::to_string(count));
-  exec<Backend>::for_each(count, unpack_slot<view_type>{live.data(), keys, values}, stream);
+  retrieve_live<Backend, view_type>(slots_.data(), capacity(), keys, values, count, stream, name);
 }
 
 }  // namespace gpuhash::detail::bucketed_cuckoo

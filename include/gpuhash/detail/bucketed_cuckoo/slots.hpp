@@ -4,31 +4,23 @@
 // holds what the copy shows, refreshes the copy and reports failure, so the
 // caller re-examines the slot (docs/designs/bucketed_cuckoo.md).
 
-#include <array>
 #include <cstdint>
 
 #include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/host_device.hpp"
+#include "gpuhash/detail/slot_layouts.hpp"
 
 namespace gpuhash::detail::bucketed_cuckoo {
 
-/// 32-bit keys and values: one 64-bit word per slot, key in the low half.
-/// Every change is one CAS of the whole pair.
+/// 32-bit keys and values: packed_pair's one-word slots, every change one CAS.
 template <class Key, class Value>
-struct packed_slots {
-  using slot_type = std::uint64_t;
-
-  static constexpr Key empty_key = ~Key{0};
-  static constexpr Key tombstone_key = ~Key{0} - 1;
-  static constexpr std::array<Key, 2> reserved_keys = {empty_key, tombstone_key};
-
-  GPUHASH_HD static constexpr bool is_reserved(Key key) { return key >= tombstone_key; }
-  GPUHASH_HD static Key key_of(const slot_type& slot) { return static_cast<Key>(slot); }
-  GPUHASH_HD static Value value_of(const slot_type& slot) { return static_cast<Value>(slot >> 32); }
-  GPUHASH_HD static bool is_live(const slot_type& slot) { return key_of(slot) < tombstone_key; }
-  GPUHASH_HD static slot_type pack(Key key, Value value) {
-    return (static_cast<slot_type>(value) << 32) | key;
-  }
+struct packed_slots : packed_pair<Key, Value> {
+  using layout = packed_pair<Key, Value>;
+  using layout::key_of;
+  using layout::pack;
+  using layout::tombstone_key;
+  using layout::value_of;
+  using typename layout::slot_type;
 
   /// Copies `Slots` slots starting at a 16-byte aligned address (weak vector
   /// loads on the device: see load_pair_for_probe).
@@ -77,27 +69,14 @@ struct packed_slots {
   }
 };
 
-/// 64-bit keys and values: key word and value word, 16-byte aligned. A slot
-/// is claimed by a CAS of the key word to `busy_key`, the value is written,
-/// then the key is stored with release order (linear probing's protocol);
-/// readers wait while a key word shows busy.
+/// 64-bit keys and values: published_pair's key and value words, written
+/// under its busy-then-publish protocol.
 template <class Key, class Value>
-struct pair_slots {
-  struct alignas(16) slot_type {
-    Key key;
-    Value value;
-  };
-
-  static constexpr Key empty_key = ~Key{0};
-  static constexpr Key tombstone_key = ~Key{0} - 1;
-  static constexpr Key busy_key = ~Key{0} - 2;
-  static constexpr std::array<Key, 3> reserved_keys = {empty_key, tombstone_key, busy_key};
-
-  GPUHASH_HD static constexpr bool is_reserved(Key key) { return key >= busy_key; }
-  GPUHASH_HD static Key key_of(const slot_type& slot) { return slot.key; }
-  GPUHASH_HD static Value value_of(const slot_type& slot) { return slot.value; }
-  GPUHASH_HD static bool is_live(const slot_type& slot) { return slot.key < busy_key; }
-  GPUHASH_HD static slot_type pack(Key key, Value value) { return {key, value}; }
+struct pair_slots : published_pair<Key, Value> {
+  using layout = published_pair<Key, Value>;
+  using layout::busy_key;
+  using layout::tombstone_key;
+  using typename layout::slot_type;
 
   template <std::uint32_t Slots>
   GPUHASH_HD static void load(const slot_type* first, slot_type (&copy)[Slots]) {
@@ -111,10 +90,7 @@ struct pair_slots {
 
   /// The key of the slot once no insert is half-way through publishing it.
   GPUHASH_HD static Key settled_key(slot_type* slot, slot_type& copy) {
-    while (copy.key == busy_key) {
-      spin_pause();
-      copy.key = load_acquire(&slot->key);
-    }
+    copy.key = layout::settled_key(*slot, copy.key);
     return copy.key;
   }
   /// The value of the key the copy shows: the copy's value word may predate
@@ -131,7 +107,7 @@ struct pair_slots {
       copy.key = current;
       return false;
     }
-    publish(slot, key, value);
+    layout::publish(*slot, key, value);
     copy = {key, value};
     return true;
   }
@@ -164,15 +140,8 @@ struct pair_slots {
       seen = current;
     }
     const Value old_value = load_relaxed(&slot->value);
-    publish(slot, key, value);
+    layout::publish(*slot, key, value);
     return {seen, old_value};
-  }
-
- private:
-  /// Completes a write into a slot this thread holds (key word == busy).
-  GPUHASH_HD static void publish(slot_type* slot, Key key, Value value) {
-    store_relaxed(&slot->value, value);
-    store_release(&slot->key, key);  // publishes the value written above
   }
 };
 

@@ -20,6 +20,7 @@
 
 #include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/host_device.hpp"
+#include "gpuhash/detail/slot_layouts.hpp"
 #include "gpuhash/hash.hpp"
 #include "gpuhash/status.hpp"
 
@@ -50,29 +51,24 @@ struct probe_sequence {
 /// content if the copy was stale. Measurements of the alternatives (one slot
 /// per probe, 32-byte windows, relaxed loads): docs/results/linear_probing.md.
 template <class Key, class Value>
-class packed_view {
+class packed_view : public packed_pair<Key, Value> {
+  using layout = packed_pair<Key, Value>;
+
  public:
   using key_type = Key;
   using mapped_type = Value;
-  using slot_type = std::uint64_t;
-
-  static constexpr Key empty_key = ~Key{0};
-  static constexpr Key tombstone_key = ~Key{0} - 1;
-  static constexpr std::array<Key, 2> reserved_keys = {empty_key, tombstone_key};
-  static constexpr slot_type empty_slot = ~slot_type{0};  // a fill of 0xff bytes
+  using layout::empty_key;
+  using layout::empty_slot;
+  using layout::key_of;
+  using layout::pack;
+  using layout::tombstone_key;
+  using layout::value_of;
+  using typename layout::slot_type;
   static constexpr std::uint64_t window_slots = 2;
 
   packed_view() = default;
   GPUHASH_HD packed_view(slot_type* slots, std::uint64_t capacity, std::uint64_t seed)
       : slots_(slots), capacity_(capacity), hash_{seed} {}
-
-  GPUHASH_HD static bool is_reserved(Key key) { return key >= tombstone_key; }
-  GPUHASH_HD static bool is_live(slot_type slot) { return key_of(slot) < tombstone_key; }
-  GPUHASH_HD static Key key_of(slot_type slot) { return static_cast<Key>(slot); }
-  GPUHASH_HD static Value value_of(slot_type slot) { return static_cast<Value>(slot >> 32); }
-  GPUHASH_HD static slot_type pack(Key key, Value value) {
-    return (static_cast<slot_type>(value) << 32) | key;
-  }
 
   GPUHASH_HD status find(Key key, Value* value_out) const {
 #if defined(__CUDA_ARCH__)
@@ -196,36 +192,25 @@ class packed_view {
   seeded_hash<Key> hash_{};
 };
 
-/// 64-bit keys and values: key and value are separate words of a 16-byte slot.
-/// Publication protocol: an insert claims an empty slot by a CAS of the key
-/// word to `busy_key`, writes the value, then stores the key with release
-/// order. Readers load the key with acquire order and wait while it is busy,
-/// so whoever sees the key also sees its value. Values are written in place
-/// afterwards (upsert/update) by single atomic stores, so no value is reserved.
+/// 64-bit keys and values: key and value are separate words of a 16-byte
+/// slot, written under published_pair's protocol (busy, value, release the
+/// key); readers load the key with acquire order.
 template <class Key, class Value>
-class pair_view {
+class pair_view : public published_pair<Key, Value> {
+  using layout = published_pair<Key, Value>;
+
  public:
   using key_type = Key;
   using mapped_type = Value;
-  struct alignas(16) slot_type {
-    Key key;
-    Value value;
-  };
-
-  static constexpr Key empty_key = ~Key{0};
-  static constexpr Key tombstone_key = ~Key{0} - 1;
-  static constexpr Key busy_key = ~Key{0} - 2;
-  static constexpr std::array<Key, 3> reserved_keys = {empty_key, tombstone_key, busy_key};
+  using layout::busy_key;
+  using layout::empty_key;
+  using layout::tombstone_key;
+  using typename layout::slot_type;
   static constexpr std::uint64_t window_slots = 1;
 
   pair_view() = default;
   GPUHASH_HD pair_view(slot_type* slots, std::uint64_t capacity, std::uint64_t seed)
       : slots_(slots), capacity_(capacity), hash_{seed} {}
-
-  GPUHASH_HD static bool is_reserved(Key key) { return key >= busy_key; }
-  GPUHASH_HD static bool is_live(const slot_type& slot) { return slot.key < busy_key; }
-  GPUHASH_HD static Key key_of(const slot_type& slot) { return slot.key; }
-  GPUHASH_HD static Value value_of(const slot_type& slot) { return slot.value; }
 
   GPUHASH_HD status find(Key key, Value* value_out) const {
     probe_sequence probe = start(key);
@@ -271,21 +256,9 @@ class pair_view {
     return {reduce_range(hash_(key), capacity_), capacity_};
   }
 
-  /// Completes an insert into a slot this thread claimed (key word == busy).
-  GPUHASH_HD static status publish(slot_type& slot, Key key, Value value) {
-    store_relaxed(&slot.value, value);
-    store_release(&slot.key, key);  // publishes the value written above
-    return status::inserted;
-  }
-
   /// The slot's key once no insert is half-way through publishing it.
   GPUHASH_HD static Key published_key(slot_type& slot) {
-    Key key = load_acquire(&slot.key);
-    while (key == busy_key) {
-      spin_pause();
-      key = load_acquire(&slot.key);
-    }
-    return key;
+    return layout::settled_key(slot, load_acquire(&slot.key));
   }
 
   template <write_mode Mode>
@@ -305,7 +278,10 @@ class pair_view {
         if (seen != empty_key) break;
         if constexpr (Mode == write_mode::update_if_present) return status::not_found;
         seen = compare_exchange_relaxed(&slot.key, empty_key, busy_key);
-        if (seen == empty_key) return publish(slot, key, value);
+        if (seen == empty_key) {
+          layout::publish(slot, key, value);
+          return status::inserted;
+        }
         if (seen == busy_key) seen = published_key(slot);
       }
     }
