@@ -26,6 +26,9 @@ namespace gpuhash::detail {
 
 enum class batch_kind : std::uint8_t { apply, insert, upsert, find, contains, erase };
 
+/// What a view's write does when it meets the key, or learns it is absent.
+enum class write_mode { insert_if_absent, upsert, update_if_present };
+
 /// The arguments of one batch; pointers are in the backend's memory. Which
 /// fields are used depends on `kind`:
 ///   apply:   ops, keys, values (in for writes, out for search), statuses

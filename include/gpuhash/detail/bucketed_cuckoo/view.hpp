@@ -7,14 +7,13 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/bucketed_cuckoo/slots.hpp"
 #include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/hash.hpp"
 #include "gpuhash/status.hpp"
 
 namespace gpuhash::detail::bucketed_cuckoo {
-
-enum class write_mode { insert_if_absent, upsert, update_if_present };
 
 /// What the eviction walk ends with: placed, or the key left in hand.
 template <class Key, class Value>

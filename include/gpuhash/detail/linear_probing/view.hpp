@@ -19,15 +19,13 @@
 #include <type_traits>
 
 #include "gpuhash/detail/atomic.hpp"
+#include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/detail/slot_layouts.hpp"
 #include "gpuhash/hash.hpp"
 #include "gpuhash/status.hpp"
 
 namespace gpuhash::detail::linear_probing {
-
-/// What an insert does when it meets the key or an empty slot.
-enum class write_mode { insert_if_absent, upsert, update_if_present };
 
 /// Walks the probe sequence of a key: home slot, then right, wrapping around.
 struct probe_sequence {
