@@ -240,7 +240,6 @@ class basic_map {
     return engine_.memory_bytes() + sizeof(detail::table_counters);
   }
   float max_load_factor() const noexcept { return max_load_factor_; }
-  const engine_type& engine() const noexcept { return engine_; }
 
  private:
   using batch_type = detail::batch<key_type, mapped_type>;
