@@ -6,9 +6,11 @@
 #include "gpuhash/cpu/backend.hpp"
 #include "gpuhash/errors.hpp"
 #include "gpuhash/hash.hpp"
+#include "gpuhash/key_hash.hpp"
 #include "gpuhash/linear_probing_map.hpp"
 #include "gpuhash/map.hpp"
 #include "gpuhash/operation.hpp"
+#include "gpuhash/signature_index.hpp"
 #include "gpuhash/status.hpp"
 #include "gpuhash/table_options.hpp"
 

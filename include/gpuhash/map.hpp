@@ -31,6 +31,7 @@
 
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/counters.hpp"
+#include "gpuhash/detail/staged.hpp"
 #include "gpuhash/errors.hpp"
 #include "gpuhash/operation.hpp"
 #include "gpuhash/status.hpp"
@@ -245,6 +246,8 @@ class basic_map {
   using batch_type = detail::batch<key_type, mapped_type>;
   template <class T>
   using buffer = typename backend_type::template buffer<T>;
+  template <class T>
+  using staged = detail::staged<backend_type, T>;
 
   /// Rounds of grow-and-retry before a synchronous insert gives up.
   static constexpr int max_retry_rounds = 8;
@@ -418,40 +421,6 @@ class basic_map {
         {});
     return device_statuses.to_vector();
   }
-
-  /// Host data seen from the backend: the host memory itself where the backend
-  /// can read it, else a copy in backend memory.
-  template <class T>
-  class staged {
-   public:
-    explicit staged(std::size_t n) : size_(n) {
-      buffer_ = backend_type::template allocate<T>(n, {});
-      pointer_ = buffer_.data();
-    }
-    explicit staged(std::span<const T> host) : size_(host.size()) {
-      if constexpr (backend_type::host_accessible) {
-        pointer_ = const_cast<T*>(host.data());
-      } else {
-        buffer_ = backend_type::template allocate<T>(host.size(), {});
-        backend_type::copy_from_host(buffer_.data(), host.data(), host.size(), {});
-        pointer_ = buffer_.data();
-      }
-    }
-    T* data() const { return pointer_; }
-    std::vector<T> to_vector() const {
-      std::vector<T> out(size_);
-      backend_type::copy_to_host(out.data(), pointer_, size_, {});
-      return out;
-    }
-    void copy_to(std::span<T> host) const {
-      if (host.data() != pointer_) backend_type::copy_to_host(host.data(), pointer_, size_, {});
-    }
-
-   private:
-    buffer<T> buffer_;
-    T* pointer_ = nullptr;
-    std::size_t size_ = 0;
-  };
 
   float max_load_factor_;
   Engine engine_;

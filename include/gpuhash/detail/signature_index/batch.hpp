@@ -1,0 +1,144 @@
+#pragma once
+// A batch of the signature index and the per-element functors that run it:
+// phase 1 (every operation, concurrently, no entry moves) and phase 2 (the
+// eviction walks of the inserts phase 1 could not place).
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gpuhash/detail/host_device.hpp"
+#include "gpuhash/detail/signature_index/view.hpp"
+#include "gpuhash/operation.hpp"
+#include "gpuhash/status.hpp"
+
+namespace gpuhash::detail::signature_index {
+
+enum class batch_kind : std::uint8_t { apply, insert, find, erase, replace };
+
+/// One batch's arguments in backend memory; which are used depends on kind
+/// (see signature_index.hpp for each operation's).
+struct index_batch {
+  batch_kind kind = batch_kind::find;
+  std::size_t n = 0;
+  const operation* ops = nullptr;
+  const signature_type* signatures = nullptr;
+  const location_type* locations = nullptr;
+  const location_type* new_locations = nullptr;
+  location_type* matches = nullptr;  // max_matches per element
+  std::uint32_t* match_counts = nullptr;
+  status* statuses = nullptr;  // null for find
+
+  bool may_insert() const { return kind == batch_kind::apply || kind == batch_kind::insert; }
+};
+
+/// Phase 1 of a batch of one kind (a template argument, so each kernel holds
+/// only the code it runs). Returns the status it stored, for the tally: an
+/// insert left `full` is pending.
+template <batch_kind Kind>
+struct phase_one {
+  index_view view;
+  index_batch args;
+
+  GPUHASH_HD status operator()(std::uint64_t i) const {
+    const signature_type signature = args.signatures[i];
+    status result = status::invalid_key;
+    if constexpr (Kind == batch_kind::find) {
+      std::uint32_t count = 0;
+      if (!index_view::is_reserved(signature))
+        count = view.find(signature, args.matches + i * max_matches);
+      args.match_counts[i] = count;
+      return status::not_found;  // nothing to tally
+    } else if constexpr (Kind == batch_kind::apply) {
+      if (!index_view::is_reserved(signature)) result = run_operation(args.ops[i], i, signature);
+    } else if constexpr (Kind == batch_kind::insert) {
+      if (!index_view::is_reserved(signature)) result = view.insert(signature, args.locations[i]);
+    } else if constexpr (Kind == batch_kind::erase) {
+      if (!index_view::is_reserved(signature)) result = view.erase(signature, args.locations[i]);
+    } else {
+      if (!index_view::is_reserved(signature))
+        result = view.replace(signature, args.locations[i], args.new_locations[i]);
+    }
+    args.statuses[i] = result;
+    return result;
+  }
+
+ private:
+  GPUHASH_HD status run_operation(operation op, std::uint64_t i, signature_type signature) const {
+    switch (op) {
+      case operation::search: {
+        const std::uint32_t count = view.find(signature, args.matches + i * max_matches);
+        args.match_counts[i] = count;
+        return count > 0 ? status::found : status::not_found;
+      }
+      case operation::insert: return view.insert(signature, args.locations[i]);
+      case operation::update:
+        return view.replace(signature, args.locations[i], args.new_locations[i]);
+      case operation::erase: return view.erase(signature, args.locations[i]);
+      case operation::upsert: break;
+    }
+    return status::invalid_operation;
+  }
+};
+
+/// Phase 1 of the index's own inserts (entries already packed, no caller
+/// statuses): rebuilds and homeless entries.
+struct insert_packed {
+  index_view view;
+  const slot_type* entries;
+  status* statuses;
+
+  GPUHASH_HD status operator()(std::uint64_t i) const {
+    const slot_type entry = entries[i];
+    return statuses[i] = view.insert(signature_of(entry), location_of(entry));
+  }
+};
+
+/// Between the phases: packs the pending entries of the caller's batch (at
+/// `positions`) and reports them inserted, which phase 2 makes true, except
+/// where max_matches entries already hold the signature: no slot could ever
+/// take a 17th, so that insert stays `full` and entries[t] empty.
+struct take_pending {
+  index_view view;
+  index_batch args;
+  const std::size_t* positions;
+  slot_type* entries;
+
+  GPUHASH_HD status operator()(std::uint64_t t) const {
+    const std::size_t i = positions[t];
+    const signature_type signature = args.signatures[i];
+    if (view.count(signature) == max_matches) {
+      entries[t] = empty_slot;
+      return status::full;
+    }
+    entries[t] = pack(signature, args.locations[i]);
+    return args.statuses[i] = status::inserted;
+  }
+};
+
+/// Phase 2: one eviction walk per pending entry. A walk that ends with an
+/// entry in hand leaves it in entries[t] and reports `full` (homeless).
+struct walk_pending {
+  index_view view;
+  slot_type* entries;
+  status* walk_statuses;
+  std::uint64_t random;
+  std::uint32_t max_exchanges;
+
+  GPUHASH_HD status operator()(std::uint64_t t) const {
+    if (entries[t] == empty_slot) return walk_statuses[t] = status::not_found;  // nothing carried
+    const walk_result result = view.place(entries[t], murmur3_fmix64(random ^ t), max_exchanges);
+    entries[t] = result.entry;
+    return walk_statuses[t] = result.placed ? status::inserted : status::full;
+  }
+};
+
+struct is_entry {
+  GPUHASH_HD bool operator()(slot_type slot) const { return slot != empty_slot; }
+};
+
+struct is_operation {
+  operation wanted;
+  GPUHASH_HD bool operator()(operation op) const { return op == wanted; }
+};
+
+}  // namespace gpuhash::detail::signature_index
