@@ -102,9 +102,11 @@ class table_view {
     std::uint64_t from_bucket = buckets_;  // none yet
     for (std::uint32_t exchanges = 0;; ++exchanges) {
       // The first free slot (empty, or a tombstone: no other writer of this
-      // key is running now) of the key's probe order.
+      // key is running now) of the key's probe order. The bucket the key
+      // was just evicted from is full (walks only fill slots), so it is not
+      // read again: a third of a walk's reads saved.
       bool placed = false;
-      probe(key, [&](slot_type* slot, slot_type& copy) {
+      probe(key, from_bucket, [&](slot_type* slot, slot_type& copy) {
         for (;;) {
           const Key seen = slot_ops::settled_key(slot, copy);
           if (seen != slot_ops::empty_key && seen != slot_ops::tombstone_key) return false;
@@ -145,6 +147,11 @@ class table_view {
   /// visited once. Each bucket is read whole, in one round trip.
   template <class Visit>
   GPUHASH_HD bool probe(Key key, Visit&& visit) const {
+    return probe(key, buckets_, visit);
+  }
+  /// The same, leaving out bucket `skipped` (buckets_ for none).
+  template <class Visit>
+  GPUHASH_HD bool probe(Key key, std::uint64_t skipped, Visit&& visit) const {
     std::uint64_t indices[Choices];
     GPUHASH_UNROLL
     for (std::uint32_t choice = 0; choice < Choices; ++choice) {
@@ -154,7 +161,7 @@ class table_view {
       GPUHASH_UNROLL
       for (std::uint32_t earlier = 0; earlier < choice; ++earlier)
         repeated |= indices[earlier] == indices[choice];
-      if (repeated) continue;
+      if (repeated || indices[choice] == skipped) continue;
       slot_type* first = bucket(indices[choice]);
       slot_type copy[slots_per_bucket];
       slot_ops::template load<slots_per_bucket>(first, copy);
