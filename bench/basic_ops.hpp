@@ -7,6 +7,8 @@
 //  * one warm-up repetition, then the median of >= 5 timed repetitions;
 //  * every timed result checked afterwards (statuses, and values of hits);
 //    a failed check aborts the run.
+// The pieces (repetition_keys, table_for, require_no_growth, report_for) are
+// shared with the skeletons of query_ops.hpp.
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "access_profile.hpp"
@@ -47,6 +50,13 @@ struct op_timing {
   double max_ms() const { return *std::max_element(ms.begin(), ms.end()); }
 };
 
+/// An experiment's own parameter of a point (hit_ratio, zipf_exponent,
+/// bucket_bytes, ...): a JSON field and a column of the readable table.
+struct point_parameter {
+  std::string name;
+  double value;
+};
+
 struct point_report {
   std::string design;
   std::string backend;
@@ -55,7 +65,8 @@ struct point_report {
   sweep_point point;
   std::size_t capacity = 0;
   std::size_t memory_bytes = 0;
-  std::vector<op_timing> ops;
+  std::vector<op_timing> ops;  ///< each over point.n keys
+  std::vector<point_parameter> parameters;
 };
 
 inline void require_all(std::size_t unexpected, std::size_t n, const char* what) {
@@ -64,18 +75,54 @@ inline void require_all(std::size_t unexpected, std::size_t n, const char* what)
                              " of " + std::to_string(n) + " results of " + what + " were wrong");
 }
 
+/// The keys of one repetition (warm-ups count from -warmups): a fresh seed
+/// for each, derived from the point's.
+inline key_spec repetition_keys(const sweep_point& point, int repetition) {
+  key_spec spec = point.keys;
+  spec.seed = murmur3_fmix64(point.keys.seed + static_cast<std::uint64_t>(repetition + 1000));
+  return spec;
+}
+
+/// A table sized for the point's load factor, with max_load_factor 1: it
+/// must not grow while timed (require_no_growth checks).
+template <class Table>
+Table table_for(const sweep_point& point) {
+  const auto capacity =
+      static_cast<std::size_t>(std::ceil(static_cast<double>(point.n) / point.load_factor));
+  return Table(table_options{capacity, 1.0f, 0x5eed5eedULL});
+}
+
+template <class Table>
+void require_no_growth(const Table& table, std::size_t initial_capacity) {
+  if (table.capacity() != initial_capacity)
+    throw std::runtime_error("the table grew while being timed: the benchmark sized it wrong");
+}
+
+/// A report with the table's identity filled in and one empty timing per
+/// (operation, limit) pair.
+template <class Table>
+point_report report_for(const sweep_point& point,
+                        std::vector<std::pair<std::string, std::string_view>> ops) {
+  point_report report;
+  report.design = std::string(Table::design_name);
+  report.backend = std::string(Table::backend_type::name);
+  report.key_bits = static_cast<int>(8 * sizeof(typename Table::key_type));
+  report.value_bits = static_cast<int>(8 * sizeof(typename Table::mapped_type));
+  report.point = point;
+  for (auto& [op, limit] : ops) report.ops.push_back({std::move(op), std::string(limit), {}});
+  return report;
+}
+
 template <class Table>
 point_report run_basic_ops(const sweep_point& point) {
   using backend = typename Table::backend_type;
   using key_type = typename Table::key_type;
   using value_type = typename Table::mapped_type;
+  using profile = access_profile<Table>;
   const std::uint64_t n = point.n;
   const typename backend::stream_type stream{};
 
-  const auto capacity =
-      static_cast<std::size_t>(std::ceil(static_cast<double>(n) / point.load_factor));
-  // max_load_factor 1: the table is sized for the load under test and must not grow.
-  Table table(table_options{capacity, 1.0f, 0x5eed5eedULL});
+  Table table = table_for<Table>(point);
   const std::size_t initial_capacity = table.capacity();
 
   auto keys = backend::template allocate<key_type>(n);
@@ -85,21 +132,13 @@ point_report run_basic_ops(const sweep_point& point) {
   auto found = backend::template allocate<value_type>(n);
   auto statuses = backend::template allocate<status>(n);
 
-  point_report report{std::string(Table::design_name),
-                      std::string(backend::name),
-                      static_cast<int>(8 * sizeof(key_type)),
-                      static_cast<int>(8 * sizeof(value_type)),
-                      point,
-                      0,
-                      0,
-                      {{"insert", std::string(access_profile<Table>::write), {}},
-                       {"find_hit", std::string(access_profile<Table>::find), {}},
-                       {"find_miss", std::string(access_profile<Table>::find), {}},
-                       {"erase", std::string(access_profile<Table>::write), {}}}};
+  point_report report = report_for<Table>(point, {{"insert", profile::write},
+                                                  {"find_hit", profile::find},
+                                                  {"find_miss", profile::find},
+                                                  {"erase", profile::write}});
   step_timer<backend> timer;
   for (int repetition = -point.warmups; repetition < point.repetitions; ++repetition) {
-    key_spec spec = point.keys;
-    spec.seed = murmur3_fmix64(point.keys.seed + static_cast<std::uint64_t>(repetition + 1000));
+    const key_spec spec = repetition_keys(point, repetition);
     generate_keys<key_type, value_type>(backend{}, spec, 0, n, keys.data(), values.data(), stream);
     generate_keys<key_type, value_type>(backend{}, spec, n, n, absent.data(), absent_values.data(),
                                         stream);
@@ -112,8 +151,7 @@ point_report run_basic_ops(const sweep_point& point) {
     require_all(count_unexpected<key_type, value_type>(
                     backend{}, keys.data(), nullptr, statuses.data(), n, status::inserted, stream),
                 n, "insert");
-    if (table.capacity() != initial_capacity)
-      throw std::runtime_error("the table grew while being timed: the benchmark sized it wrong");
+    require_no_growth(table, initial_capacity);
     report.memory_bytes = table.memory_bytes();
 
     const double hit_ms = timer.time(

@@ -34,14 +34,15 @@ std::vector<std::string> context::backends() const {
   return chosen;
 }
 
-bool context::selected_design(std::string_view design) const {
-  const auto chosen = arguments_.list("design", {"all"});
+bool context::selected_design(std::string_view design,
+                              const std::vector<std::string>& fallback) const {
+  const auto chosen = arguments_.list("design", fallback);
   return std::find(chosen.begin(), chosen.end(), "all") != chosen.end() ||
          std::find(chosen.begin(), chosen.end(), std::string(design)) != chosen.end();
 }
 
-bool context::selected_width(int key_bits) const {
-  const auto widths = arguments_.list("key-bits", {"32"});
+bool context::selected_width(int key_bits, const std::vector<std::string>& fallback) const {
+  const auto widths = arguments_.list("key-bits", fallback);
   return std::find(widths.begin(), widths.end(), std::to_string(key_bits)) != widths.end();
 }
 

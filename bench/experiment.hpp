@@ -27,10 +27,11 @@ class context {
 
   /// Backends chosen with --backend (default: every one available here).
   std::vector<std::string> backends() const;
-  /// Whether --design selects this design (default: all).
-  bool selected_design(std::string_view design) const;
-  /// Whether --key-bits selects this width (default: 32 only).
-  bool selected_width(int key_bits) const;
+  /// Whether --design selects this design (default: the experiment's `fallback`).
+  bool selected_design(std::string_view design,
+                       const std::vector<std::string>& fallback = {"all"}) const;
+  /// Whether --key-bits selects this width (default: the experiment's `fallback`).
+  bool selected_width(int key_bits, const std::vector<std::string>& fallback = {"32"}) const;
 
   /// The GPU's access limits over a buffer of about `bytes` (a table's size:
   /// the limits fall as the footprint grows), measured on first use for each

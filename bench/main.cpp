@@ -26,7 +26,7 @@ void print_usage() {
       "  --backend=cpu,cuda   backends to run (default: every one available)\n"
       "  --design=NAME,...    designs to run (default: all)\n"
       "  --key-bits=32,64     key and value width (default: 32)\n"
-      "  --n=2^26             keys per batch (experiments have defaults per backend)\n"
+      "  --n=2^26             keys per batch, or a list, or 2^a..2^b (defaults per backend)\n"
       "  --load=0.5,0.9       load factors\n"
       "  --dist=uniform       key distribution: uniform, zipf, dense\n"
       "  --reps=5 --warmup=1  timed repetitions (median reported) and warm-ups\n"
@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
   }
   if (std::string(argv[1]) == "--list") {
     for (const auto& e : all_experiments())
-      std::printf("%-12s %s\n", std::string(e.name).c_str(), std::string(e.description).c_str());
+      std::printf("%-20s %s\n", std::string(e.name).c_str(), std::string(e.description).c_str());
     return 0;
   }
   try {

@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include <bit>
+#include <cstdint>
 #include <cstdio>
 
 #include "gpuhash/cpu/backend.hpp"
@@ -22,6 +24,10 @@ namespace {
 double rate_gops(std::uint64_t n, double ms) {
   return static_cast<double>(n) / (ms * 1e6);
 }
+std::string size_text(std::uint64_t n) {
+  if (std::has_single_bit(n)) return "2^" + std::to_string(std::countr_zero(n));
+  return std::to_string(n);
+}
 }  // namespace
 
 void emit_basic_ops(context& ctx, const std::string& experiment, const point_report& report) {
@@ -38,8 +44,9 @@ void emit_basic_ops(context& ctx, const std::string& experiment, const point_rep
         .add("value_bits", report.value_bits)
         .add("n", report.point.n)
         .add("load_factor", report.point.load_factor)
-        .add("distribution", to_string(report.point.keys.kind))
-        .add("op", op.op)
+        .add("distribution", to_string(report.point.keys.kind));
+    for (const auto& parameter : report.parameters) line.add(parameter.name, parameter.value);
+    line.add("op", op.op)
         .add("repetitions", static_cast<int>(op.ms.size()))
         .add("median_ms", op.median_ms())
         .add("min_ms", op.min_ms())
@@ -62,28 +69,42 @@ void emit_basic_ops(context& ctx, const std::string& experiment, const point_rep
   }
 }
 
-void print_basic_ops_header(const std::string& title) {
-  std::printf("\n%s\n", title.c_str());
-  std::printf("%-26s %-7s %-5s %-5s %-14s %-14s %-14s %-14s\n", "design", "backend", "bits", "load",
-              "insert", "find-hit", "find-miss", "erase");
-}
+rate_table::rate_table(context& ctx, const std::string& experiment, const std::string& backend)
+    : ctx_(ctx),
+      title_(experiment + " on " + device_name(backend) + ", rates in " +
+             (backend == "cuda" ? "G ops/s (% of the measured access limit)" : "M ops/s")) {}
 
-void print_basic_ops_row(context& ctx, const point_report& report) {
-  std::printf("%-26s %-7s %-5s %-5.2f", report.design.c_str(), report.backend.c_str(),
+void rate_table::add(const point_report& report) {
+  if (!header_printed_) {
+    std::printf("\n%s\n%-26s %-7s %-5s %-5s %-5s", title_.c_str(), "design", "backend", "bits", "n",
+                "load");
+    for (const auto& parameter : report.parameters) std::printf(" %-13s", parameter.name.c_str());
+    for (const auto& op : report.ops) std::printf(" %-14s", op.op.c_str());
+    std::printf("\n");
+    header_printed_ = true;
+  }
+  std::printf("%-26s %-7s %-5s %-5s %-5.2f", report.design.c_str(), report.backend.c_str(),
               (std::to_string(report.key_bits) + "/" + std::to_string(report.value_bits)).c_str(),
-              report.point.load_factor);
+              size_text(report.point.n).c_str(), report.point.load_factor);
+  for (const auto& parameter : report.parameters) std::printf(" %-13g", parameter.value);
   for (const auto& op : report.ops) {
     const double rate = rate_gops(report.point.n, op.median_ms());
     char cell[32];
     if (report.backend == "cuda")
       std::snprintf(cell, sizeof cell, "%.3g (%.0f%%)", rate,
-                    100.0 * rate / ctx.measured_limits(report.memory_bytes).by_name(op.limit));
+                    100.0 * rate / ctx_.measured_limits(report.memory_bytes).by_name(op.limit));
     else
       std::snprintf(cell, sizeof cell, "%.3g", 1000 * rate);  // M ops/s: CPU rates are small
     std::printf(" %-14s", cell);
   }
   std::printf("\n");
   std::fflush(stdout);
+}
+
+void record(context& ctx, const std::string& experiment, rate_table& table,
+            const point_report& report) {
+  emit_basic_ops(ctx, experiment, report);
+  table.add(report);
 }
 
 }  // namespace gpuhash::bench

@@ -11,12 +11,27 @@ namespace gpuhash::bench {
 /// Device name of a backend ("NVIDIA H200", "<cpu model> (N threads)").
 std::string device_name(const std::string& backend);
 
-/// One JSON line per operation of the report, with rates and, on the GPU, the
-/// fraction of the measured (and of the reference) access limit.
+/// One JSON line per operation of the report, with rates, the report's
+/// parameters and, on the GPU, the fraction of the measured (and of the
+/// reference) access limit.
 void emit_basic_ops(context& ctx, const std::string& experiment, const point_report& report);
 
-/// Header and rows of the readable table of basic-operation rates.
-void print_basic_ops_header(const std::string& title);
-void print_basic_ops_row(context& ctx, const point_report& report);
+/// The readable table of an experiment on one backend: a row per report
+/// (design, backend, width, n, load, the report's parameters, then the rate of
+/// each operation). The title and the header come with the first row.
+class rate_table {
+ public:
+  rate_table(context& ctx, const std::string& experiment, const std::string& backend);
+  void add(const point_report& report);
+
+ private:
+  context& ctx_;
+  std::string title_;
+  bool header_printed_ = false;
+};
+
+/// Emits the report's JSON lines and adds its row to the table.
+void record(context& ctx, const std::string& experiment, rate_table& table,
+            const point_report& report);
 
 }  // namespace gpuhash::bench

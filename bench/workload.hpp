@@ -146,6 +146,54 @@ key_generator<Key, Value> make_generator(const key_spec& spec, std::uint64_t fir
   return {spec, first_index, zipf_sampler::make(spec.zipf_exponent, universe)};
 }
 
+/// A batch of searches of which a fraction `hit_ratio` look for present keys.
+/// Query i looks for key i of the inserted ones (generator indices [0,
+/// present), so at most `present` queries) when a hash of (seed, i) falls
+/// under hit_ratio, and for key present + i, never inserted, otherwise. Which
+/// queries hit is a pure function of i: results are checked without storing
+/// the expected statuses.
+struct query_mix {
+  key_spec keys;          ///< the inserted keys' spec (distinct: uniform or dense)
+  std::uint64_t present;  ///< how many keys were inserted
+  double hit_ratio;
+};
+
+template <class Key, class Value>
+struct query_mix_generator {
+  key_generator<Key, Value> keys;
+  std::uint64_t present;
+  double hit_ratio;
+
+  GPUHASH_HD bool hits(std::uint64_t i) const {
+    // A salted seed: which queries hit is independent of the keys' permutation.
+    return zipf_sampler::unit(keys.spec.seed ^ 0x68697472617469ULL, i) < hit_ratio;
+  }
+  GPUHASH_HD Key key(std::uint64_t i) const { return keys.key(hits(i) ? i : present + i); }
+};
+
+template <class Key, class Value>
+query_mix_generator<Key, Value> make_query_generator(const query_mix& mix) {
+  return {make_generator<Key, Value>(mix.keys, 0), mix.present, mix.hit_ratio};
+}
+
+/// Values that name their write (generate_tagged_values): write i of a batch
+/// of n stores value_for(key) ^ (i + 1).
+template <class Key, class Value>
+struct value_tags {
+  const Key* written;  ///< the batch's keys
+  std::uint64_t n;
+
+  GPUHASH_HD static Value tagged(Key key, std::uint64_t i) {
+    return key_generator<Key, Value>::value_for(key) ^ static_cast<Value>(i + 1);
+  }
+  /// Whether `value` was stored by a write of `key` in the batch.
+  GPUHASH_HD bool written_for(Key key, Value value) const {
+    const std::uint64_t tag = static_cast<std::uint64_t>(
+        static_cast<Value>(value ^ key_generator<Key, Value>::value_for(key)));
+    return tag >= 1 && tag <= n && written[tag - 1] == key;
+  }
+};
+
 /// Backend-specific work on benchmark data, overloaded on the backend tag
 /// (defined in workload_cpu.cpp and workload_cuda.cu for 32/32 and 64/64 bits):
 ///   generate_keys:    keys[i] and values[i] for generator indices
@@ -153,6 +201,16 @@ key_generator<Key, Value> make_generator(const key_spec& spec, std::uint64_t fir
 ///   count_unexpected: how many i have statuses[i] != expected or, when values
 ///                     is not null and expected == found, a value other than
 ///                     value_for(keys[i])
+///   generate_queries: keys[i] = query i of the mix, for i in [0, n), n <= mix.present
+///   count_wrong_answers: how many queries of the mix got another key, a
+///                     status other than found (hits) or not_found (misses),
+///                     or, when found, a value other than value_for(keys[i])
+///   generate_tagged_values: values[i] = value_for(keys[i]) ^ (i + 1), so that
+///                     each write of a batch with repeated keys stores a value
+///                     of its own that names the write
+///   count_untagged:   how many i have statuses[i] != found or a value that no
+///                     write of keys[i] in the tagged batch `written` (of n
+///                     keys) stored
 template <class Key, class Value>
 void generate_keys(cpu_backend, const key_spec& spec, std::uint64_t first_index, std::size_t n,
                    Key* keys, Value* values, cpu::stream stream);
@@ -160,6 +218,20 @@ template <class Key, class Value>
 std::size_t count_unexpected(cpu_backend, const Key* keys, const Value* values,
                              const status* statuses, std::size_t n, status expected,
                              cpu::stream stream);
+template <class Key, class Value>
+void generate_queries(cpu_backend, const query_mix& mix, std::size_t n, Key* keys,
+                      cpu::stream stream);
+template <class Key, class Value>
+std::size_t count_wrong_answers(cpu_backend, const query_mix& mix, const Key* keys,
+                                const Value* values, const status* statuses, std::size_t n,
+                                cpu::stream stream);
+template <class Key, class Value>
+void generate_tagged_values(cpu_backend, const Key* keys, std::size_t n, Value* values,
+                            cpu::stream stream);
+template <class Key, class Value>
+std::size_t count_untagged(cpu_backend, const Key* written, std::size_t n, const Key* keys,
+                           const Value* values, const status* statuses, std::size_t count,
+                           cpu::stream stream);
 #if defined(GPUHASH_HAS_CUDA)
 template <class Key, class Value>
 void generate_keys(cuda_backend, const key_spec& spec, std::uint64_t first_index, std::size_t n,
@@ -168,6 +240,20 @@ template <class Key, class Value>
 std::size_t count_unexpected(cuda_backend, const Key* keys, const Value* values,
                              const status* statuses, std::size_t n, status expected,
                              cudaStream_t stream);
+template <class Key, class Value>
+void generate_queries(cuda_backend, const query_mix& mix, std::size_t n, Key* keys,
+                      cudaStream_t stream);
+template <class Key, class Value>
+std::size_t count_wrong_answers(cuda_backend, const query_mix& mix, const Key* keys,
+                                const Value* values, const status* statuses, std::size_t n,
+                                cudaStream_t stream);
+template <class Key, class Value>
+void generate_tagged_values(cuda_backend, const Key* keys, std::size_t n, Value* values,
+                            cudaStream_t stream);
+template <class Key, class Value>
+std::size_t count_untagged(cuda_backend, const Key* written, std::size_t n, const Key* keys,
+                           const Value* values, const status* statuses, std::size_t count,
+                           cudaStream_t stream);
 #endif
 
 }  // namespace gpuhash::bench

@@ -34,6 +34,47 @@ struct unexpected_functor {
   }
 };
 
+template <class Key, class Value>
+struct query_functor {
+  query_mix_generator<Key, Value> generator;
+  Key* keys;
+  __device__ void operator()(std::uint64_t i) const { keys[i] = generator.key(i); }
+};
+
+template <class Key, class Value>
+struct wrong_answer_functor {
+  query_mix_generator<Key, Value> generator;
+  const Key* keys;
+  const Value* values;
+  const status* statuses;
+  __device__ bool operator()(std::uint64_t i) const {
+    const bool hit = generator.hits(i);
+    if (keys[i] != generator.key(i) || statuses[i] != (hit ? status::found : status::not_found))
+      return true;
+    return hit && values[i] != key_generator<Key, Value>::value_for(keys[i]);
+  }
+};
+
+template <class Key, class Value>
+struct tag_functor {
+  const Key* keys;
+  Value* values;
+  __device__ void operator()(std::uint64_t i) const {
+    values[i] = value_tags<Key, Value>::tagged(keys[i], i);
+  }
+};
+
+template <class Key, class Value>
+struct untagged_functor {
+  value_tags<Key, Value> tags;
+  const Key* keys;
+  const Value* values;
+  const status* statuses;
+  __device__ bool operator()(std::uint64_t i) const {
+    return statuses[i] != status::found || !tags.written_for(keys[i], values[i]);
+  }
+};
+
 }  // namespace
 
 template <class Key, class Value>
@@ -57,11 +98,63 @@ std::size_t count_unexpected(cuda_backend, const Key* keys, const Value* values,
   return static_cast<std::size_t>(count);
 }
 
+template <class Key, class Value>
+void generate_queries(cuda_backend, const query_mix& mix, std::size_t n, Key* keys,
+                      cudaStream_t stream) {
+  if (n == 0) return;
+  const query_functor<Key, Value> f{make_query_generator<Key, Value>(mix), keys};
+  const auto kernel = detail::cuda::for_each_kernel<query_functor<Key, Value>>;
+  kernel<<<detail::cuda::grid_size(kernel, n), detail::cuda::block_size, 0, stream>>>(n, f);
+  GPUHASH_CUDA_CHECK_LAUNCH(stream);
+}
+
+template <class Key, class Value>
+std::size_t count_wrong_answers(cuda_backend, const query_mix& mix, const Key* keys,
+                                const Value* values, const status* statuses, std::size_t n,
+                                cudaStream_t stream) {
+  const thrust::counting_iterator<std::uint64_t> first(0);
+  const auto count =
+      thrust::count_if(thrust::cuda::par.on(stream), first, first + n,
+                       wrong_answer_functor<Key, Value>{make_query_generator<Key, Value>(mix), keys,
+                                                        values, statuses});
+  return static_cast<std::size_t>(count);
+}
+
+template <class Key, class Value>
+void generate_tagged_values(cuda_backend, const Key* keys, std::size_t n, Value* values,
+                            cudaStream_t stream) {
+  if (n == 0) return;
+  const tag_functor<Key, Value> f{keys, values};
+  const auto kernel = detail::cuda::for_each_kernel<tag_functor<Key, Value>>;
+  kernel<<<detail::cuda::grid_size(kernel, n), detail::cuda::block_size, 0, stream>>>(n, f);
+  GPUHASH_CUDA_CHECK_LAUNCH(stream);
+}
+
+template <class Key, class Value>
+std::size_t count_untagged(cuda_backend, const Key* written, std::size_t n, const Key* keys,
+                           const Value* values, const status* statuses, std::size_t count,
+                           cudaStream_t stream) {
+  const thrust::counting_iterator<std::uint64_t> first(0);
+  const auto wrong =
+      thrust::count_if(thrust::cuda::par.on(stream), first, first + count,
+                       untagged_functor<Key, Value>{{written, n}, keys, values, statuses});
+  return static_cast<std::size_t>(wrong);
+}
+
 #define GPUHASH_BENCH_INSTANTIATE(K, V)                                                            \
   template void generate_keys<K, V>(cuda_backend, const key_spec&, std::uint64_t, std::size_t, K*, \
                                     V*, cudaStream_t);                                             \
   template std::size_t count_unexpected<K, V>(cuda_backend, const K*, const V*, const status*,     \
-                                              std::size_t, status, cudaStream_t);
+                                              std::size_t, status, cudaStream_t);                  \
+  template void generate_queries<K, V>(cuda_backend, const query_mix&, std::size_t, K*,            \
+                                       cudaStream_t);                                              \
+  template std::size_t count_wrong_answers<K, V>(cuda_backend, const query_mix&, const K*,         \
+                                                 const V*, const status*, std::size_t,             \
+                                                 cudaStream_t);                                    \
+  template void generate_tagged_values<K, V>(cuda_backend, const K*, std::size_t, V*,              \
+                                             cudaStream_t);                                        \
+  template std::size_t count_untagged<K, V>(cuda_backend, const K*, std::size_t, const K*,         \
+                                            const V*, const status*, std::size_t, cudaStream_t);
 GPUHASH_BENCH_INSTANTIATE(std::uint32_t, std::uint32_t)
 GPUHASH_BENCH_INSTANTIATE(std::uint64_t, std::uint64_t)
 #undef GPUHASH_BENCH_INSTANTIATE

@@ -1,13 +1,16 @@
 #include "experiments.hpp"
 
+#include <utility>
+
 namespace gpuhash::bench {
 
 const std::vector<experiment>& all_experiments() {
-  static const std::vector<experiment> experiments{
-      demo_experiment(),
-      lf_sweep_experiment(),
-      limits_experiment(),
-  };
+  static const std::vector<experiment> experiments = [] {
+    std::vector<experiment> list{demo_experiment(), lf_sweep_experiment(), limits_experiment()};
+    for (auto& e : cuckoo_experiments()) list.push_back(std::move(e));
+    list.push_back(cuckoo_index_experiment());
+    return list;
+  }();
   return experiments;
 }
 

@@ -1,5 +1,8 @@
 #pragma once
-// One function per experiment file; experiments.cpp lists them for --list.
+// One function per experiment file (cuckoo.cpp: the family of cuckoo.*
+// experiments); experiments.cpp lists them for --list.
+
+#include <vector>
 
 #include "../experiment.hpp"
 
@@ -8,5 +11,7 @@ namespace gpuhash::bench {
 experiment demo_experiment();
 experiment lf_sweep_experiment();
 experiment limits_experiment();
+std::vector<experiment> cuckoo_experiments();
+experiment cuckoo_index_experiment();
 
 }  // namespace gpuhash::bench

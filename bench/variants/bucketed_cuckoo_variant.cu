@@ -1,0 +1,13 @@
+// One bucketed cuckoo configuration of cuckoo.bucket_size on the CUDA backend
+// (bucketed_cuckoo_variants.hpp). bench/CMakeLists.txt compiles this file once
+// per configuration, defining GPUHASH_BENCH_BUCKET_BYTES and GPUHASH_BENCH_CHOICES.
+
+#include <cstdint>
+
+#include "gpuhash/cuda/backend.hpp"
+#include "gpuhash/detail/bucketed_cuckoo/engine_impl.hpp"
+
+namespace gpuhash::detail::bucketed_cuckoo {
+template class engine<std::uint32_t, std::uint32_t, cuda_backend, GPUHASH_BENCH_BUCKET_BYTES,
+                      GPUHASH_BENCH_CHOICES>;
+}  // namespace gpuhash::detail::bucketed_cuckoo
