@@ -185,7 +185,10 @@ class table_view {
             result = status::exists;
             return true;
           }
-          if (slot_ops::set_value(slot, copy, value)) {
+          // A lost CAS that still shows our key lost to another write of its
+          // value: ours counts as done, ordered just before the winner (see
+          // linear_probing/view.hpp; retrying serializes a hot key's writers).
+          if (slot_ops::set_value(slot, copy, value) || slot_ops::key_of(copy) == key) {
             result = status::updated;
             return true;
           }

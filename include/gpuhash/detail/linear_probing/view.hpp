@@ -161,11 +161,15 @@ class packed_view : public packed_pair<Key, Value> {
             return true;
           }
           const slot_type current = compare_exchange_relaxed(address, seen, desired);
-          if (current == seen) {
+          // Lost to another write of this key's value: ours counts as done,
+          // ordered just before the one that won (its value stays). Retrying
+          // instead serializes every writer of a hot key: Zipf upserts at
+          // exponent 0.99 ran at 0.007 G/s that way.
+          if (current == seen || key_of(current) == key) {
             result = status::updated;
             return true;
           }
-          seen = current;  // value changed (retry) or erased (tombstone: walk on)
+          seen = current;  // erased (tombstone): walk on
         } else if (key_of(seen) == empty_key) {
           if constexpr (Mode == write_mode::update_if_present) {
             result = status::not_found;
