@@ -1,11 +1,13 @@
 // Counts word lengths in a table: insert, upsert, find, erase and a mixed
-// batch, on the CPU and, when available, on the GPU. Exits non-zero if any
-// result is wrong, so it doubles as a test of the installed package.
+// batch, on the CPU and, when available, on the GPU; then indexes a few
+// string keys with the signature index. Exits non-zero if any result is
+// wrong, so it doubles as a test of the installed package.
 
 #include <gpuhash/gpuhash.hpp>
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 template <class Table>
@@ -36,12 +38,42 @@ int exercise(const char* where) {
   return errors;
 }
 
+/// String keys in the caller's own storage; the index maps their signatures
+/// to their positions, and every match is confirmed against the key.
+template <class Index>
+int index_keys(const char* where) {
+  const std::vector<std::string> items{"apple", "banana", "cherry", "damson"};
+  Index index;
+  std::vector<std::uint32_t> signatures, locations;
+  for (std::uint32_t i = 0; i < items.size(); ++i) {
+    signatures.push_back(index.signature(items[i]));
+    locations.push_back(i);
+  }
+  int errors = 0;
+  for (const auto s : index.insert(signatures, locations)) errors += s != gpuhash::status::inserted;
+  const auto hits = index.find(signatures);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    int confirmed = 0;
+    for (const std::uint32_t location : hits.matches_of(i))
+      confirmed += items[location] == items[i];
+    errors += confirmed != 1;
+  }
+  errors += index.erase(std::vector{signatures[1]}, std::vector{locations[1]})[0] !=
+            gpuhash::status::erased;
+  errors += index.size() != items.size() - 1;
+  std::printf("%s: signature index holds %zu items, %d errors\n", where, index.size(), errors);
+  return errors;
+}
+
 int main() {
   int errors = exercise<gpuhash::linear_probing_map<std::uint32_t, std::uint32_t>>("cpu");
+  errors += index_keys<gpuhash::signature_index<>>("cpu");
 #if defined(GPUHASH_HAS_CUDA)
   if (gpuhash::cuda_backend::available())
     errors +=
         exercise<gpuhash::linear_probing_map<std::uint32_t, std::uint32_t, gpuhash::cuda_backend>>(
+            gpuhash::cuda_backend::device_name().c_str()) +
+        index_keys<gpuhash::signature_index<gpuhash::cuda_backend>>(
             gpuhash::cuda_backend::device_name().c_str());
   else
     std::printf("cuda: built, but no GPU here\n");
