@@ -25,9 +25,10 @@ struct access_profile<linear_probing_map<Key, Value, Backend>> {
 };
 
 /// Bucketed cuckoo reads whole buckets: a hit usually one, a miss one or two.
-template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices>
-struct access_profile<
-    basic_map<detail::bucketed_cuckoo::engine<Key, Value, Backend, BucketBytes, Choices>>> {
+template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
+          detail::bucketed_cuckoo::eviction_policy Eviction>
+struct access_profile<basic_map<
+    detail::bucketed_cuckoo::engine<Key, Value, Backend, BucketBytes, Choices, Eviction>>> {
   static constexpr std::string_view find = BucketBytes == 32   ? "random_read_32"
                                            : BucketBytes == 64 ? "random_read_64"
                                                                : "random_read_128";

@@ -1,6 +1,7 @@
 // One bucketed cuckoo configuration of cuckoo.bucket_size on the CUDA backend
 // (bucketed_cuckoo_variants.hpp). bench/CMakeLists.txt compiles this file once
-// per configuration, defining GPUHASH_BENCH_BUCKET_BYTES and GPUHASH_BENCH_CHOICES.
+// per configuration, defining GPUHASH_BENCH_BUCKET_BYTES, GPUHASH_BENCH_CHOICES and
+// GPUHASH_BENCH_EVICTION.
 
 #include <cstdint>
 
@@ -9,5 +10,6 @@
 
 namespace gpuhash::detail::bucketed_cuckoo {
 template class engine<std::uint32_t, std::uint32_t, cuda_backend, GPUHASH_BENCH_BUCKET_BYTES,
-                      GPUHASH_BENCH_CHOICES>;
+                      GPUHASH_BENCH_CHOICES,
+                      eviction_policy::GPUHASH_BENCH_EVICTION>;
 }  // namespace gpuhash::detail::bucketed_cuckoo

@@ -16,18 +16,23 @@
 
 namespace gpuhash::bench {
 
-template <std::uint32_t BucketBytes, std::uint32_t Choices>
+template <std::uint32_t BucketBytes, std::uint32_t Choices,
+          detail::bucketed_cuckoo::eviction_policy Eviction =
+              detail::bucketed_cuckoo::eviction_policy::random_walk>
 struct cuckoo_configuration {
   static constexpr std::uint32_t bucket_bytes = BucketBytes;
   static constexpr std::uint32_t choices = Choices;
+  static constexpr auto eviction = Eviction;
 
   template <class Backend>
-  using on = basic_map<
-      detail::bucketed_cuckoo::engine<std::uint32_t, std::uint32_t, Backend, BucketBytes, Choices>>;
+  using on = basic_map<detail::bucketed_cuckoo::engine<std::uint32_t, std::uint32_t, Backend,
+                                                       BucketBytes, Choices, Eviction>>;
 
-  /// "b64c3": 64-byte buckets, three choices.
+  /// "b64c3": 64-byte buckets, three choices; "b32c2-lookahead": with
+  /// lookahead eviction instead of the random walk.
   static std::string label() {
-    return "b" + std::to_string(BucketBytes) + "c" + std::to_string(Choices);
+    return "b" + std::to_string(BucketBytes) + "c" + std::to_string(Choices) +
+           (Eviction == detail::bucketed_cuckoo::eviction_policy::lookahead ? "-lookahead" : "");
   }
 };
 
@@ -36,10 +41,11 @@ using default_cuckoo_configuration =
 
 #if defined(GPUHASH_BENCH_VARIANTS)
 inline constexpr bool cuckoo_variants_built = true;
-using bucket_size_configurations =
-    support::type_list<default_cuckoo_configuration, cuckoo_configuration<64, 2>,
-                       cuckoo_configuration<128, 2>, cuckoo_configuration<32, 3>,
-                       cuckoo_configuration<64, 3>, cuckoo_configuration<128, 3>>;
+using bucket_size_configurations = support::type_list<
+    default_cuckoo_configuration, cuckoo_configuration<64, 2>, cuckoo_configuration<128, 2>,
+    cuckoo_configuration<32, 3>, cuckoo_configuration<64, 3>, cuckoo_configuration<128, 3>,
+    cuckoo_configuration<32, 2, detail::bucketed_cuckoo::eviction_policy::lookahead>,
+    cuckoo_configuration<32, 3, detail::bucketed_cuckoo::eviction_policy::lookahead>>;
 #else
 inline constexpr bool cuckoo_variants_built = false;
 using bucket_size_configurations = support::type_list<default_cuckoo_configuration>;

@@ -23,7 +23,8 @@ template <class Key>
 inline constexpr std::uint32_t default_bucket_bytes = sizeof(Key) == 4 ? 32 : 64;
 
 template <class Key, class Value, class Backend,
-          std::uint32_t BucketBytes = default_bucket_bytes<Key>, std::uint32_t Choices = 2>
+          std::uint32_t BucketBytes = default_bucket_bytes<Key>, std::uint32_t Choices = 2,
+          eviction_policy Eviction = eviction_policy::random_walk>
 class engine {
   static_assert((sizeof(Key) == 4 && sizeof(Value) == 4) ||
                     (sizeof(Key) == 8 && sizeof(Value) == 8),
@@ -35,7 +36,7 @@ class engine {
   using mapped_type = Value;
   using backend_type = Backend;
   using stream_type = typename Backend::stream_type;
-  using view_type = table_view<Key, Value, BucketBytes, Choices>;
+  using view_type = table_view<Key, Value, BucketBytes, Choices, Eviction>;
   using slot_type = typename view_type::slot_type;
 
   static constexpr std::string_view name = "bucketed_cuckoo";
@@ -44,6 +45,7 @@ class engine {
   static constexpr bool erase_frees_slot = false;
   static constexpr std::uint32_t bucket_bytes = BucketBytes;
   static constexpr std::uint32_t choices = Choices;
+  static constexpr eviction_policy eviction = Eviction;
   /// Exchanges an eviction walk makes before its key counts as homeless.
   static constexpr std::uint32_t max_exchanges = 4096;
 

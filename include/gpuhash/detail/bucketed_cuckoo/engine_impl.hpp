@@ -83,9 +83,11 @@ struct walk_pending {
   }
 };
 
-template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices>
-engine<Key, Value, Backend, BucketBytes, Choices>::engine(std::size_t min_capacity,
-                                                          std::uint64_t seed, stream_type stream)
+template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
+          eviction_policy Eviction>
+engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::engine(std::size_t min_capacity,
+                                                                    std::uint64_t seed,
+                                                                    stream_type stream)
     : buckets_(std::max<std::uint64_t>(
           1, (min_capacity + view_type::slots_per_bucket - 1) / view_type::slots_per_bucket)),
       seed_(seed) {
@@ -93,21 +95,23 @@ engine<Key, Value, Backend, BucketBytes, Choices>::engine(std::size_t min_capaci
   clear(stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices>
-auto engine<Key, Value, Backend, BucketBytes, Choices>::view() const -> view_type {
+template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
+          eviction_policy Eviction>
+auto engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::view() const -> view_type {
   return view_type(const_cast<slot_type*>(slots_.data()), buckets_, seed_);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices>
-void engine<Key, Value, Backend, BucketBytes, Choices>::clear(stream_type stream) {
+template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
+          eviction_policy Eviction>
+void engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::clear(stream_type stream) {
   // Both layouts' empty slot is all one bits (empty key ~0), so one byte fill.
   Backend::fill_bytes(slots_.data(), capacity() * sizeof(slot_type), 0xff, stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices>
-void engine<Key, Value, Backend, BucketBytes, Choices>::execute_async(const batch<Key, Value>& args,
-                                                                      table_counters* counters,
-                                                                      stream_type stream) {
+template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
+          eviction_policy Eviction>
+void engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::execute_async(
+    const batch<Key, Value>& args, table_counters* counters, stream_type stream) {
   if (!args.may_insert()) {
     run_batch<Backend>(view(), args, counters, stream);
     return;
@@ -122,10 +126,10 @@ void engine<Key, Value, Backend, BucketBytes, Choices>::execute_async(const batc
 
 /// Runs the batch's one concurrent pass; pending inserts are left with
 /// status `full`. Waits for the totals (phase 2 needs the pending count).
-template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices>
-auto engine<Key, Value, Backend, BucketBytes, Choices>::run_phase_one(const batch<Key, Value>& args,
-                                                                      stream_type stream)
-    -> phase_one_totals {
+template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
+          eviction_policy Eviction>
+auto engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::run_phase_one(
+    const batch<Key, Value>& args, stream_type stream) -> phase_one_totals {
   auto scratch = Backend::template allocate<table_counters>(1, stream);
   Backend::fill_bytes(scratch.data(), sizeof(table_counters), 0, stream);
   run_batch<Backend>(view(), args, scratch.data(), stream);
@@ -137,8 +141,9 @@ auto engine<Key, Value, Backend, BucketBytes, Choices>::run_phase_one(const batc
 /// Phase 2: collects the pending inserts, reduces them to one leader per key,
 /// places the leaders by eviction walks, and grows the table if a walk ends
 /// with a homeless key. Returns the number of keys it inserted.
-template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices>
-std::uint64_t engine<Key, Value, Backend, BucketBytes, Choices>::place_pending(
+template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
+          eviction_policy Eviction>
+std::uint64_t engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::place_pending(
     const batch<Key, Value>& args, std::uint64_t pending, stream_type stream) {
   using exec_type = exec<Backend>;
   auto positions = Backend::template allocate<std::size_t>(pending, stream);
@@ -201,11 +206,10 @@ std::uint64_t engine<Key, Value, Backend, BucketBytes, Choices>::place_pending(
   return outcome.inserted;
 }
 
-template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices>
-void engine<Key, Value, Backend, BucketBytes, Choices>::insert_unique(const Key* keys,
-                                                                      const Value* values,
-                                                                      std::size_t n,
-                                                                      stream_type stream) {
+template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
+          eviction_policy Eviction>
+void engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::insert_unique(
+    const Key* keys, const Value* values, std::size_t n, stream_type stream) {
   if (n == 0) return;
   auto statuses = Backend::template allocate<status>(n, stream);
   const batch<Key, Value> args{
@@ -214,9 +218,10 @@ void engine<Key, Value, Backend, BucketBytes, Choices>::insert_unique(const Key*
   if (totals.pending != 0) place_pending(args, totals.pending, stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices>
-void engine<Key, Value, Backend, BucketBytes, Choices>::rehash(std::size_t min_capacity,
-                                                               stream_type stream) {
+template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
+          eviction_policy Eviction>
+void engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::rehash(std::size_t min_capacity,
+                                                                         stream_type stream) {
   using exec_type = exec<Backend>;
   const std::uint64_t live =
       exec_type::count_if(slots_.data(), capacity(), is_live_slot<view_type>{}, stream);
@@ -233,10 +238,10 @@ void engine<Key, Value, Backend, BucketBytes, Choices>::rehash(std::size_t min_c
   *this = std::move(grown);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices>
-void engine<Key, Value, Backend, BucketBytes, Choices>::retrieve_all(Key* keys, Value* values,
-                                                                     std::size_t count,
-                                                                     stream_type stream) const {
+template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
+          eviction_policy Eviction>
+void engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::retrieve_all(
+    Key* keys, Value* values, std::size_t count, stream_type stream) const {
   retrieve_live<Backend, view_type>(slots_.data(), capacity(), keys, values, count, stream, name);
 }
 

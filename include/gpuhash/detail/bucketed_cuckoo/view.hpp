@@ -15,6 +15,16 @@
 
 namespace gpuhash::detail::bucketed_cuckoo {
 
+/// How an eviction walk picks the key it evicts from a full bucket.
+enum class eviction_policy : std::uint8_t {
+  /// A random slot (the classic random walk).
+  random_walk,
+  /// A breadth-first look one level deep: read the other bucket of every key
+  /// in the target bucket (independent reads, issued together) and evict one
+  /// whose other bucket has a free slot; a random slot when none has.
+  lookahead,
+};
+
 /// What the eviction walk ends with: placed, or the key left in hand.
 template <class Key, class Value>
 struct walk_result {
@@ -23,7 +33,8 @@ struct walk_result {
   Value value;
 };
 
-template <class Key, class Value, std::uint32_t BucketBytes, std::uint32_t Choices>
+template <class Key, class Value, std::uint32_t BucketBytes, std::uint32_t Choices,
+          eviction_policy Eviction = eviction_policy::random_walk>
 class table_view {
  public:
   using key_type = Key;
@@ -122,7 +133,9 @@ class table_view {
       const auto choice = static_cast<std::uint32_t>(random % Choices);
       std::uint64_t target = bucket_index(key, choice);
       if (target == from_bucket) target = bucket_index(key, (choice + 1) % Choices);
-      const auto position = static_cast<std::uint32_t>((random >> 32) % slots_per_bucket);
+      auto position = static_cast<std::uint32_t>((random >> 32) % slots_per_bucket);
+      if constexpr (Eviction == eviction_policy::lookahead)
+        position = slot_with_room_behind(target, position);
       const slot_type evicted = slot_ops::exchange(bucket(target) + position, key, value);
       const Key evicted_key = slot_ops::key_of(evicted);
       if (evicted_key == slot_ops::empty_key || evicted_key == slot_ops::tombstone_key)
@@ -139,6 +152,45 @@ class table_view {
   }
   GPUHASH_HD slot_type* bucket(std::uint64_t index) const {
     return slots_ + index * slots_per_bucket;
+  }
+
+  GPUHASH_HD static bool is_free_key(Key key) {
+    return key == slot_ops::empty_key || key == slot_ops::tombstone_key;
+  }
+
+  /// Lookahead eviction: the first slot of bucket `target`, from `start` on,
+  /// that is free or holds a key with a free slot in another of its buckets;
+  /// `start` if there is none. Only a hint: the walk's exchange and the
+  /// evicted key's claim are atomic and re-check everything.
+  GPUHASH_HD std::uint32_t slot_with_room_behind(std::uint64_t target, std::uint32_t start) const {
+    slot_type copy[slots_per_bucket];
+    slot_ops::template load<slots_per_bucket>(bucket(target), copy);
+    bool room[slots_per_bucket];
+    GPUHASH_UNROLL
+    for (std::uint32_t j = 0; j < slots_per_bucket; ++j) {
+      const Key victim = slot_ops::key_of(copy[j]);
+      room[j] = is_free_key(victim);
+      if (room[j] || slot_ops::is_reserved(victim)) continue;  // free, or a pair mid-publication
+      // The victim's first bucket other than the target.
+      std::uint64_t other = target;
+      GPUHASH_UNROLL
+      for (std::uint32_t choice = 0; choice < Choices; ++choice) {
+        const std::uint64_t candidate = bucket_index(victim, choice);
+        if (other == target) other = candidate;
+      }
+      if (other == target) continue;
+      slot_type behind[slots_per_bucket];
+      slot_ops::template load<slots_per_bucket>(bucket(other), behind);
+      GPUHASH_UNROLL
+      for (std::uint32_t k = 0; k < slots_per_bucket; ++k)
+        room[j] |= is_free_key(slot_ops::key_of(behind[k]));
+    }
+    GPUHASH_UNROLL
+    for (std::uint32_t offset = 0; offset < slots_per_bucket; ++offset) {
+      const std::uint32_t j = (start + offset) % slots_per_bucket;
+      if (room[j]) return j;
+    }
+    return start;
   }
 
   /// Calls visit(slot address, copy of the slot) along the key's probe order
