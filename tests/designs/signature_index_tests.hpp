@@ -230,6 +230,40 @@ TYPED_TEST_P(signature_index_test, a_seventeenth_entry_under_one_signature_is_re
             status::inserted);
 }
 
+// Seventeen entries whose signatures all map to the same two buckets (found
+// by hashing with the index's own bucket functions) cannot all fit: a walk
+// runs out of exchanges, and the entry in its hand must end up in the grown
+// index. Run as an insert batch (walks inline) and as an apply batch (walks
+// in phase 2).
+TYPED_TEST_P(signature_index_test, homeless_entries_make_the_index_grow) {
+  seeded_random random;
+  for (const bool as_apply : {false, true}) {
+    const std::uint64_t seed = random.next();
+    TypeParam index(index_options{32, 1.0f, seed});
+    ASSERT_EQ(index.capacity(), 32u);
+    const detail::signature_index::index_view buckets(nullptr, 4, seed);
+    std::vector<signature> sigs;
+    while (sigs.size() < 17) {
+      const signature sig = small_signature(random, 0xfffffffeu);
+      const std::uint64_t first = buckets.first_bucket(sig);
+      const std::uint64_t second = buckets.other_bucket(first, sig);
+      if (std::min(first, second) == 0 && std::max(first, second) == 1) sigs.push_back(sig);
+    }
+    std::vector<location> locs(sigs.size());
+    for (std::size_t i = 0; i < locs.size(); ++i) locs[i] = static_cast<location>(i);
+    const auto statuses =
+        as_apply
+            ? index.apply(std::vector<operation>(sigs.size(), operation::insert), sigs, locs, {})
+                  .statuses
+            : index.insert(sigs, locs);
+    for (const status s : statuses) ASSERT_EQ(s, status::inserted) << "apply: " << as_apply;
+    EXPECT_GT(index.capacity(), 32u);
+    index_model expected;
+    for (std::size_t i = 0; i < sigs.size(); ++i) expected.insert({sigs[i], locs[i]});
+    EXPECT_EQ(contents(index), expected) << "apply: " << as_apply;
+  }
+}
+
 TYPED_TEST_P(signature_index_test, signature_zero_is_reserved) {
   TypeParam index(index_options{64, 0.0f, 1});
   EXPECT_EQ(index.insert(std::vector<signature>{0}, std::vector<location>{1})[0],
@@ -391,7 +425,8 @@ TYPED_TEST_P(signature_index_test, rejects_malformed_batches) {
 REGISTER_TYPED_TEST_SUITE_P(signature_index_test, agrees_with_a_multimap_on_random_mixed_batches,
                             sixteen_entries_share_a_signature_and_stay_apart,
                             a_seventeenth_entry_under_one_signature_is_refused,
-                            signature_zero_is_reserved, grows_far_past_its_initial_size,
+                            homeless_entries_make_the_index_grow, signature_zero_is_reserved,
+                            grows_far_past_its_initial_size,
                             loses_no_insert_in_the_thesis_batch_setting,
                             searches_never_miss_stored_entries_while_inserts_evict,
                             erase_then_reinsert_stores_one_entry,

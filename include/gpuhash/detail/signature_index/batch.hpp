@@ -80,6 +80,57 @@ struct phase_one {
   }
 };
 
+/// An insert batch in one pass. It holds no search that a moving entry could
+/// hide from, nor an erase or replace that could miss an entry in a walker's
+/// hand, so an insert that finds both buckets full walks at once instead of
+/// waiting for phase 2 (which costs small batches several host round trips).
+/// Reports `full` in two cases, told apart by held[i]: empty, a 17th entry
+/// under its signature, refused; otherwise the entry a walk that ran out of
+/// exchanges holds (maybe another one: element i's own entry is stored).
+struct insert_and_place {
+  index_view view;
+  index_batch args;
+  slot_type* held;
+  std::uint64_t random;
+  std::uint32_t max_exchanges;
+
+  GPUHASH_HD status operator()(std::uint64_t i) const {
+    const signature_type signature = args.signatures[i];
+    status result = status::invalid_key;
+    if (!index_view::is_reserved(signature)) {
+      result = view.insert(signature, args.locations[i]);
+      if (result == status::full) {
+        if (view.count(signature) == max_matches) {
+          held[i] = empty_slot;
+        } else {
+          const walk_result walk = view.place(pack(signature, args.locations[i]),
+                                              murmur3_fmix64(random ^ i), max_exchanges);
+          if (walk.placed)
+            result = status::inserted;
+          else
+            held[i] = walk.entry;
+        }
+      }
+    }
+    args.statuses[i] = result;
+    return result;
+  }
+};
+
+/// After insert_and_place: an element whose walk left an entry in hand
+/// (held, gathered by position) is reported inserted; the host places the
+/// held entries in the grown index.
+struct release_held {
+  const std::size_t* positions;
+  const slot_type* held;  // by index among the positions
+  status* statuses;
+
+  GPUHASH_HD status operator()(std::uint64_t t) const {
+    if (held[t] == empty_slot) return status::full;  // refused: stays full
+    return statuses[positions[t]] = status::inserted;
+  }
+};
+
 /// Phase 1 of the index's own inserts (entries already packed, no caller
 /// statuses): rebuilds and homeless entries.
 struct insert_packed {

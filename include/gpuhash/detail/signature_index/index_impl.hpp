@@ -200,10 +200,7 @@ void signature_index<Backend>::run(const batch_args& args, stream_type stream) {
       totals = si::run_tallied<Backend>(args.n, si::phase_one<kind::apply>{view(), args},
                                         tally_.data(), stream);
       break;
-    case kind::insert:
-      totals = si::run_tallied<Backend>(args.n, si::phase_one<kind::insert>{view(), args},
-                                        tally_.data(), stream);
-      break;
+    case kind::insert: insert_in_one_pass(args, stream); return;
     case kind::find:
       exec_type::for_each(args.n, si::phase_one<kind::find>{view(), args}, stream);
       Backend::synchronize(stream);
@@ -232,6 +229,41 @@ void signature_index<Backend>::run(const batch_args& args, stream_type stream) {
         stream);
     size_ += taken.inserted;
     settle(entries.data(), found, 0, stream);
+  }
+  Backend::synchronize(stream);
+}
+
+/// An insert batch: phase 1 and the walks in one pass (insert_and_place),
+/// then, only if a walk ran out of exchanges, growth for the held entries.
+template <class Backend>
+void signature_index<Backend>::insert_in_one_pass(const batch_args& args, stream_type stream) {
+  namespace si = detail::signature_index;
+  auto held = Backend::template allocate<slot_type>(args.n, stream);
+  const detail::table_counters totals = si::run_tallied<Backend>(
+      args.n,
+      si::insert_and_place{view(), args, held.data(), murmur3_fmix64(seed_ ^ ++walks_),
+                           max_exchanges},
+      tally_.data(), stream);
+  size_ += totals.inserted;
+  if (totals.full != 0) {
+    auto positions = Backend::template allocate<std::size_t>(totals.full, stream);
+    const std::size_t full =
+        Backend::select_positions(args.statuses, args.n, status::full, positions.data(), stream);
+    auto gathered = Backend::template allocate<slot_type>(full, stream);
+    Backend::gather(static_cast<const slot_type*>(held.data()), positions.data(), full,
+                    gathered.data(), stream);
+    const detail::table_counters released = si::run_tallied<Backend>(
+        full, si::release_held{positions.data(), gathered.data(), args.statuses}, tally_.data(),
+        stream);
+    if (released.inserted != 0) {
+      size_ += released.inserted;
+      auto homeless = Backend::template allocate<slot_type>(released.inserted, stream);
+      detail::exec<Backend>::select_if(gathered.data(), full, homeless.data(), si::is_entry{},
+                                       stream);
+      require_room_for(homeless.data(), released.inserted, stream);
+      rebuild(2 * buckets_, 1, stream);
+      add_entries(homeless.data(), released.inserted, 1, stream);
+    }
   }
   Backend::synchronize(stream);
 }
