@@ -184,7 +184,7 @@ class signature_index {
   siphash_key key_;
   std::uint64_t buckets_ = 0;
   buffer<slot_type> slots_;
-  buffer<detail::table_counters> tally_;
+  detail::signature_index::tally_buffers<Backend> tally_;
   std::size_t size_ = 0;
   std::size_t rebuilds_ = 0;
   std::uint64_t walks_ = 0;  // phase-2 runs so far: varies the walks' randomness

@@ -40,6 +40,13 @@ struct cpu_backend {
   static buffer<T> allocate(std::size_t n, stream_type = {}) {
     return buffer<T>(n);
   }
+  /// Host memory for results read back after a batch (any host memory here).
+  template <class T>
+  using host_buffer = cpu::host_buffer<T>;
+  template <class T>
+  static host_buffer<T> allocate_host(std::size_t n) {
+    return host_buffer<T>(n);
+  }
   template <class T>
   static void copy(T* destination, const T* source, std::size_t n, stream_type = {}) {
     if (n != 0) std::memcpy(destination, source, n * sizeof(T));

@@ -12,6 +12,7 @@
 
 #include "gpuhash/cuda/device_buffer.hpp"
 #include "gpuhash/cuda/error.hpp"
+#include "gpuhash/cuda/pinned_buffer.hpp"
 #include "gpuhash/status.hpp"
 
 namespace gpuhash {
@@ -31,6 +32,14 @@ struct cuda_backend {
   template <class T>
   static buffer<T> allocate(std::size_t n, stream_type stream = nullptr) {
     return buffer<T>(n, stream);
+  }
+  /// Host memory that device-to-host copies reach directly (page-locked), for
+  /// small results read back after every batch.
+  template <class T>
+  using host_buffer = cuda::pinned_buffer<T>;
+  template <class T>
+  static host_buffer<T> allocate_host(std::size_t n) {
+    return host_buffer<T>(n);
   }
   template <class T>
   static void copy(T* destination, const T* source, std::size_t n, stream_type stream = nullptr) {

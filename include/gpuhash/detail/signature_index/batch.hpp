@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gpuhash/detail/counters.hpp"
 #include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/detail/signature_index/view.hpp"
 #include "gpuhash/operation.hpp"
@@ -14,6 +15,14 @@
 namespace gpuhash::detail::signature_index {
 
 enum class batch_kind : std::uint8_t { apply, insert, find, erase, replace };
+
+/// Where a batch's tally is counted (backend memory) and read back (host
+/// memory that the copy reaches directly: pinned on the GPU).
+template <class Backend>
+struct tally_buffers {
+  typename Backend::template buffer<table_counters> counted;
+  typename Backend::template host_buffer<table_counters> read;
+};
 
 /// One batch's arguments in backend memory; which are used depends on kind
 /// (see signature_index.hpp for each operation's).

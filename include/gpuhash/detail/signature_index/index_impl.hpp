@@ -25,13 +25,12 @@ inline constexpr int max_growth_rounds = 8;
 
 /// Runs f over [0, n) and returns its tally (waits for it).
 template <class Backend, class F>
-table_counters run_tallied(std::uint64_t n, const F& f, table_counters* scratch,
+table_counters run_tallied(std::uint64_t n, const F& f, tally_buffers<Backend>& tally,
                            typename Backend::stream_type stream) {
-  Backend::fill_bytes(scratch, sizeof(table_counters), 0, stream);
-  exec<Backend>::for_each_tally(n, f, scratch, stream);
-  table_counters totals;
-  Backend::copy_to_host(&totals, scratch, 1, stream);
-  return totals;
+  Backend::fill_bytes(tally.counted.data(), sizeof(table_counters), 0, stream);
+  exec<Backend>::for_each_tally(n, f, tally.counted.data(), stream);
+  Backend::copy_to_host(tally.read.data(), tally.counted.data(), 1, stream);
+  return *tally.read.data();
 }
 
 inline void require(bool condition, const char* message) {
@@ -60,7 +59,8 @@ signature_index<Backend>::signature_index(index_options options, stream_type str
   buckets_ = buckets_for(options.capacity);
   slots_ = Backend::template allocate<slot_type>(capacity(), stream);
   Backend::fill_bytes(slots_.data(), memory_bytes(), 0, stream);
-  tally_ = Backend::template allocate<detail::table_counters>(1, stream);
+  tally_.counted = Backend::template allocate<detail::table_counters>(1, stream);
+  tally_.read = Backend::template allocate_host<detail::table_counters>(1);
 }
 
 template <class Backend>
@@ -197,8 +197,8 @@ void signature_index<Backend>::run(const batch_args& args, stream_type stream) {
   detail::table_counters totals{};
   switch (args.kind) {
     case kind::apply:
-      totals = si::run_tallied<Backend>(args.n, si::phase_one<kind::apply>{view(), args},
-                                        tally_.data(), stream);
+      totals = si::run_tallied<Backend>(args.n, si::phase_one<kind::apply>{view(), args}, tally_,
+                                        stream);
       break;
     case kind::insert: insert_in_one_pass(args, stream); return;
     case kind::find:
@@ -206,12 +206,12 @@ void signature_index<Backend>::run(const batch_args& args, stream_type stream) {
       Backend::synchronize(stream);
       return;
     case kind::erase:
-      totals = si::run_tallied<Backend>(args.n, si::phase_one<kind::erase>{view(), args},
-                                        tally_.data(), stream);
+      totals = si::run_tallied<Backend>(args.n, si::phase_one<kind::erase>{view(), args}, tally_,
+                                        stream);
       break;
     case kind::replace:
-      totals = si::run_tallied<Backend>(args.n, si::phase_one<kind::replace>{view(), args},
-                                        tally_.data(), stream);
+      totals = si::run_tallied<Backend>(args.n, si::phase_one<kind::replace>{view(), args}, tally_,
+                                        stream);
       break;
   }
   size_ += totals.inserted;
@@ -225,8 +225,7 @@ void signature_index<Backend>::run(const batch_args& args, stream_type stream) {
                   " pending inserts but found " + std::to_string(found));
     auto entries = Backend::template allocate<slot_type>(found, stream);
     const detail::table_counters taken = si::run_tallied<Backend>(
-        found, si::take_pending{view(), args, positions.data(), entries.data()}, tally_.data(),
-        stream);
+        found, si::take_pending{view(), args, positions.data(), entries.data()}, tally_, stream);
     size_ += taken.inserted;
     settle(entries.data(), found, 0, stream);
   }
@@ -243,7 +242,7 @@ void signature_index<Backend>::insert_in_one_pass(const batch_args& args, stream
       args.n,
       si::insert_and_place{view(), args, held.data(), murmur3_fmix64(seed_ ^ ++walks_),
                            max_exchanges},
-      tally_.data(), stream);
+      tally_, stream);
   size_ += totals.inserted;
   if (totals.full != 0) {
     auto positions = Backend::template allocate<std::size_t>(totals.full, stream);
@@ -253,8 +252,7 @@ void signature_index<Backend>::insert_in_one_pass(const batch_args& args, stream
     Backend::gather(static_cast<const slot_type*>(held.data()), positions.data(), full,
                     gathered.data(), stream);
     const detail::table_counters released = si::run_tallied<Backend>(
-        full, si::release_held{positions.data(), gathered.data(), args.statuses}, tally_.data(),
-        stream);
+        full, si::release_held{positions.data(), gathered.data(), args.statuses}, tally_, stream);
     if (released.inserted != 0) {
       size_ += released.inserted;
       auto homeless = Backend::template allocate<slot_type>(released.inserted, stream);
@@ -279,7 +277,7 @@ void signature_index<Backend>::settle(slot_type* entries, std::size_t n, int dep
       si::run_tallied<Backend>(n,
                                si::walk_pending{view(), entries, walk_statuses.data(),
                                                 murmur3_fmix64(seed_ ^ ++walks_), max_exchanges},
-                               tally_.data(), stream);
+                               tally_, stream);
   if (totals.full == 0) return;
   auto positions = Backend::template allocate<std::size_t>(totals.full, stream);
   const std::size_t homeless =
@@ -341,7 +339,7 @@ void signature_index<Backend>::add_entries(const slot_type* entries, std::size_t
                 " slots (they are not in the index)");
   auto statuses = Backend::template allocate<status>(n, stream);
   const detail::table_counters totals = si::run_tallied<Backend>(
-      n, si::insert_packed{view(), entries, statuses.data()}, tally_.data(), stream);
+      n, si::insert_packed{view(), entries, statuses.data()}, tally_, stream);
   if (totals.full == 0) return;
   auto positions = Backend::template allocate<std::size_t>(totals.full, stream);
   const std::size_t pending =
