@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "gpuhash/cuda/backend.hpp"
@@ -50,6 +51,21 @@ TEST_F(cuda_backend_test, select_gather_scatter) {
                         count, d_source.data());
   cuda_backend::copy_to_host(source.data(), d_source.data(), n);
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(source[i], i % 7 == 0 ? i + 1 : 0) << i;
+}
+
+TEST_F(cuda_backend_test, pinned_host_buffers_receive_device_copies) {
+  const std::size_t n = 4096;
+  std::vector<std::uint64_t> source(n);
+  std::iota(source.begin(), source.end(), 7);
+  auto device = cuda_backend::allocate<std::uint64_t>(n);
+  cuda_backend::copy_from_host(device.data(), source.data(), n);
+  auto pinned = cuda_backend::allocate_host<std::uint64_t>(n);
+  ASSERT_EQ(pinned.size(), n);
+  cuda_backend::copy_to_host(pinned.data(), device.data(), n);
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(pinned.data()[i], source[i]) << i;
+  auto moved = std::move(pinned);
+  EXPECT_EQ(moved.data()[n - 1], source[n - 1]);
+  EXPECT_EQ(pinned.data(), nullptr);  // NOLINT(bugprone-use-after-move): moved-from is empty
 }
 
 TEST_F(cuda_backend_test, out_of_memory_is_reported_and_recoverable) {
