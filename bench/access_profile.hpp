@@ -24,11 +24,13 @@ struct access_profile<linear_probing_map<Key, Value, Backend>> {
   static constexpr std::string_view write = "read_then_cas_write";
 };
 
-/// Bucketed cuckoo reads whole buckets: a hit usually one, a miss one or two.
+/// Bucketed cuckoo reads whole buckets: a hit usually one, a miss one or two;
+/// the same bytes whether one thread or one tile per key reads them.
 template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          detail::bucketed_cuckoo::eviction_policy Eviction>
-struct access_profile<basic_map<
-    detail::bucketed_cuckoo::engine<Key, Value, Backend, BucketBytes, Choices, Eviction>>> {
+          detail::bucketed_cuckoo::eviction_policy Eviction,
+          detail::bucketed_cuckoo::find_path FindPath>
+struct access_profile<basic_map<detail::bucketed_cuckoo::engine<Key, Value, Backend, BucketBytes,
+                                                                Choices, Eviction, FindPath>>> {
   static constexpr std::string_view find = BucketBytes == 32   ? "random_read_32"
                                            : BucketBytes == 64 ? "random_read_64"
                                                                : "random_read_128";

@@ -93,7 +93,7 @@ void sweep_bucket_size(context& ctx) {
     std::printf(
         "note: this gpuhash-bench was built with GPUHASH_BENCH_VARIANTS=OFF, so only the "
         "library's configuration (%s) runs; configure with -DGPUHASH_BENCH_VARIANTS=ON for "
-        "64/128-byte buckets and three choices\n",
+        "64/128-byte buckets, three choices and tile finds\n",
         default_cuckoo_configuration::label().c_str());
   std::vector<std::string> built;
   support::for_each_type(bucket_size_configurations{},
@@ -112,15 +112,18 @@ void sweep_bucket_size(context& ctx) {
   for_each_backend(ctx, [&]<class Backend>() {
     rate_table table(ctx, settings.experiment, std::string(Backend::name));
     support::for_each_type(bucket_size_configurations{}, [&]<class Configuration>() {
-      if (!chosen(Configuration::label())) return;
-      using Table = typename Configuration::template on<Backend>;
-      for_each_point<Table>(ctx, settings, base, [&](const sweep_point& point) {
-        point_report report = run_basic_ops<Table>(point);
-        report.design += "/" + Configuration::label();
-        report.parameters = {{"bucket_bytes", static_cast<double>(Configuration::bucket_bytes)},
-                             {"choices", static_cast<double>(Configuration::choices)}};
-        record(ctx, settings.experiment, table, report);
-      });
+      if constexpr (Configuration::template runs_on<Backend>) {
+        if (!chosen(Configuration::label())) return;
+        using Table = typename Configuration::template on<Backend>;
+        for_each_point<Table>(ctx, settings, base, [&](const sweep_point& point) {
+          point_report report = run_basic_ops<Table>(point);
+          report.design += "/" + Configuration::label();
+          report.parameters = {{"bucket_bytes", static_cast<double>(Configuration::bucket_bytes)},
+                               {"choices", static_cast<double>(Configuration::choices)},
+                               {"find_lanes", static_cast<double>(Configuration::find_lanes)}};
+          record(ctx, settings.experiment, table, report);
+        });
+      }
     });
   });
 }
@@ -168,10 +171,12 @@ std::vector<experiment> cuckoo_experiments() {
          run_basic_sweep(ctx, settings);
        }},
       {"cuckoo.bucket_size",
-       "bucketed cuckoo, 32/32: 32/64/128-byte buckets, two and three choices, at loads 0.5, "
+       "bucketed cuckoo, 32/32: 32/64/128-byte buckets, two and three choices, lookahead "
+       "eviction, finds by one thread or one tile of threads per key (GPU only), at loads 0.5, "
        "0.9, 0.95 (needs -DGPUHASH_BENCH_VARIANTS=ON, else the default b32c2 only; "
-       "--variant=b32c2,b64c2,b128c2,b32c3,b64c3,b128c3; --n: 2^26 GPU, 2^22 CPU; --load, "
-       "--dist, --backend, --reps)",
+       "--variant=b32c2,b64c2,b128c2,b32c3,b64c3,b128c3,b32c2-lookahead,b32c3-lookahead,"
+       "b32c2-tile,b64c2-tile,b128c2-tile; --n: 2^26 GPU, 2^22 CPU; --load, --dist, --backend, "
+       "--reps)",
        sweep_bucket_size},
   };
 }

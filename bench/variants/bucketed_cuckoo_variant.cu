@@ -1,7 +1,7 @@
 // One bucketed cuckoo configuration of cuckoo.bucket_size on the CUDA backend
 // (bucketed_cuckoo_variants.hpp). bench/CMakeLists.txt compiles this file once
-// per configuration, defining GPUHASH_BENCH_BUCKET_BYTES, GPUHASH_BENCH_CHOICES and
-// GPUHASH_BENCH_EVICTION.
+// per configuration, defining GPUHASH_BENCH_BUCKET_BYTES, GPUHASH_BENCH_CHOICES,
+// GPUHASH_BENCH_EVICTION and GPUHASH_BENCH_FIND_PATH.
 
 #include <cstdint>
 
@@ -10,6 +10,6 @@
 
 namespace gpuhash::detail::bucketed_cuckoo {
 template class engine<std::uint32_t, std::uint32_t, cuda_backend, GPUHASH_BENCH_BUCKET_BYTES,
-                      GPUHASH_BENCH_CHOICES,
-                      eviction_policy::GPUHASH_BENCH_EVICTION>;
+                      GPUHASH_BENCH_CHOICES, eviction_policy::GPUHASH_BENCH_EVICTION,
+                      find_path::GPUHASH_BENCH_FIND_PATH>;
 }  // namespace gpuhash::detail::bucketed_cuckoo

@@ -1,15 +1,18 @@
 #pragma once
 // The bucketed cuckoo configurations that cuckoo.bucket_size compares, for
 // 32/32-bit pairs. The library compiles only its default (32-byte buckets,
-// two choices); the others are instantiated by bucketed_cuckoo_variant.cpp
-// (CPU) and .cu (CUDA), which bench/CMakeLists.txt compiles once per
-// configuration when GPUHASH_BENCH_VARIANTS is ON (off by default: each
-// costs a CUDA engine build). Its list of configurations must match this one
-// (a configuration missing there fails to link).
+// two choices, one thread per find); the others are instantiated by
+// bucketed_cuckoo_variant.cpp (CPU; not for tile finds) and .cu (CUDA), which
+// bench/CMakeLists.txt compiles once per configuration when
+// GPUHASH_BENCH_VARIANTS is ON (off by default: each costs a CUDA engine
+// build). Its list of configurations must match this one (a configuration
+// missing there fails to link).
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
+#include "gpuhash/cpu/backend.hpp"
 #include "gpuhash/detail/bucketed_cuckoo/engine.hpp"
 #include "gpuhash/map.hpp"
 #include "support/designs.hpp"
@@ -18,21 +21,34 @@ namespace gpuhash::bench {
 
 template <std::uint32_t BucketBytes, std::uint32_t Choices,
           detail::bucketed_cuckoo::eviction_policy Eviction =
-              detail::bucketed_cuckoo::eviction_policy::random_walk>
+              detail::bucketed_cuckoo::eviction_policy::random_walk,
+          detail::bucketed_cuckoo::find_path FindPath =
+              detail::bucketed_cuckoo::find_path::per_thread>
 struct cuckoo_configuration {
   static constexpr std::uint32_t bucket_bytes = BucketBytes;
   static constexpr std::uint32_t choices = Choices;
   static constexpr auto eviction = Eviction;
+  static constexpr auto finds = FindPath;
+  /// Threads that search one key on the GPU.
+  static constexpr std::uint32_t find_lanes =
+      FindPath == detail::bucketed_cuckoo::find_path::tile ? BucketBytes / 16 : 1;
+  /// The CPU has no tiles: there a tile configuration would repeat the
+  /// per-thread one, so it is neither built nor run.
+  template <class Backend>
+  static constexpr bool runs_on =
+      FindPath != detail::bucketed_cuckoo::find_path::tile || !std::is_same_v<Backend, cpu_backend>;
 
   template <class Backend>
   using on = basic_map<detail::bucketed_cuckoo::engine<std::uint32_t, std::uint32_t, Backend,
-                                                       BucketBytes, Choices, Eviction>>;
+                                                       BucketBytes, Choices, Eviction, FindPath>>;
 
   /// "b64c3": 64-byte buckets, three choices; "b32c2-lookahead": with
-  /// lookahead eviction instead of the random walk.
+  /// lookahead eviction instead of the random walk; "b64c2-tile": finds by
+  /// one tile of 64 / 16 = 4 threads per key on the GPU.
   static std::string label() {
     return "b" + std::to_string(BucketBytes) + "c" + std::to_string(Choices) +
-           (Eviction == detail::bucketed_cuckoo::eviction_policy::lookahead ? "-lookahead" : "");
+           (Eviction == detail::bucketed_cuckoo::eviction_policy::lookahead ? "-lookahead" : "") +
+           (FindPath == detail::bucketed_cuckoo::find_path::tile ? "-tile" : "");
   }
 };
 
@@ -45,7 +61,13 @@ using bucket_size_configurations = support::type_list<
     default_cuckoo_configuration, cuckoo_configuration<64, 2>, cuckoo_configuration<128, 2>,
     cuckoo_configuration<32, 3>, cuckoo_configuration<64, 3>, cuckoo_configuration<128, 3>,
     cuckoo_configuration<32, 2, detail::bucketed_cuckoo::eviction_policy::lookahead>,
-    cuckoo_configuration<32, 3, detail::bucketed_cuckoo::eviction_policy::lookahead>>;
+    cuckoo_configuration<32, 3, detail::bucketed_cuckoo::eviction_policy::lookahead>,
+    cuckoo_configuration<32, 2, detail::bucketed_cuckoo::eviction_policy::random_walk,
+                         detail::bucketed_cuckoo::find_path::tile>,
+    cuckoo_configuration<64, 2, detail::bucketed_cuckoo::eviction_policy::random_walk,
+                         detail::bucketed_cuckoo::find_path::tile>,
+    cuckoo_configuration<128, 2, detail::bucketed_cuckoo::eviction_policy::random_walk,
+                         detail::bucketed_cuckoo::find_path::tile>>;
 #else
 inline constexpr bool cuckoo_variants_built = false;
 using bucket_size_configurations = support::type_list<default_cuckoo_configuration>;

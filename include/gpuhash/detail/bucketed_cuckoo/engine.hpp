@@ -3,8 +3,9 @@
 // design (docs/designs/bucketed_cuckoo.md). The public face is
 // gpuhash::bucketed_cuckoo_map. Members are defined in engine_impl.hpp and
 // compiled into the library for 32/32 and 64/64-bit pairs with the default
-// bucket size and two choices; other configurations instantiate
-// engine_impl.hpp in the user's own .cpp (CPU) or .cu (CUDA) file.
+// bucket size, two choices, the random walk and one thread per find; other
+// configurations instantiate engine_impl.hpp in the user's own .cpp (CPU) or
+// .cu (CUDA) file.
 
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <string_view>
 
 #include "gpuhash/detail/batch.hpp"
+#include "gpuhash/detail/bucketed_cuckoo/find_path.hpp"
 #include "gpuhash/detail/bucketed_cuckoo/view.hpp"
 #include "gpuhash/detail/counters.hpp"
 
@@ -24,12 +26,17 @@ inline constexpr std::uint32_t default_bucket_bytes = sizeof(Key) == 4 ? 32 : 64
 
 template <class Key, class Value, class Backend,
           std::uint32_t BucketBytes = default_bucket_bytes<Key>, std::uint32_t Choices = 2,
-          eviction_policy Eviction = eviction_policy::random_walk>
+          eviction_policy Eviction = eviction_policy::random_walk,
+          find_path FindPath = find_path::per_thread>
 class engine {
   static_assert((sizeof(Key) == 4 && sizeof(Value) == 4) ||
                     (sizeof(Key) == 8 && sizeof(Value) == 8),
                 "gpuhash::bucketed_cuckoo_map stores 32/32 or 64/64-bit key/value pairs: use "
                 "std::uint32_t or std::uint64_t for both");
+  static_assert(FindPath != find_path::tile ||
+                    ((BucketBytes & (BucketBytes - 1)) == 0 && BucketBytes <= 512),
+                "gpuhash::bucketed_cuckoo_map: find_path::tile gives each key BucketBytes / 16 "
+                "lanes of a warp, so it needs a power-of-two bucket of at most 512 bytes");
 
  public:
   using key_type = Key;
@@ -46,6 +53,8 @@ class engine {
   static constexpr std::uint32_t bucket_bytes = BucketBytes;
   static constexpr std::uint32_t choices = Choices;
   static constexpr eviction_policy eviction = Eviction;
+  /// How find and contains batches run (the tile only on the GPU).
+  static constexpr find_path finds = FindPath;
   /// Exchanges an eviction walk makes before its key counts as homeless.
   static constexpr std::uint32_t max_exchanges = 4096;
 

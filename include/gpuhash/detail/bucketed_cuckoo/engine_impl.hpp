@@ -11,6 +11,10 @@
 #include "gpuhash/detail/live_slots.hpp"
 #include "gpuhash/errors.hpp"
 
+#if defined(__CUDACC__)
+#include "gpuhash/detail/bucketed_cuckoo/cooperative_find.cuh"
+#endif
+
 namespace gpuhash::detail::bucketed_cuckoo {
 
 /// Adds phase totals to the table's counters (one thread).
@@ -84,10 +88,9 @@ struct walk_pending {
 };
 
 template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction>
-engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::engine(std::size_t min_capacity,
-                                                                    std::uint64_t seed,
-                                                                    stream_type stream)
+          eviction_policy Eviction, find_path FindPath>
+engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::engine(
+    std::size_t min_capacity, std::uint64_t seed, stream_type stream)
     : buckets_(std::max<std::uint64_t>(
           1, (min_capacity + view_type::slots_per_bucket - 1) / view_type::slots_per_bucket)),
       seed_(seed) {
@@ -96,23 +99,31 @@ engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::engine(std::size_t 
 }
 
 template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction>
-auto engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::view() const -> view_type {
+          eviction_policy Eviction, find_path FindPath>
+auto engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::view() const
+    -> view_type {
   return view_type(const_cast<slot_type*>(slots_.data()), buckets_, seed_);
 }
 
 template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction>
-void engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::clear(stream_type stream) {
+          eviction_policy Eviction, find_path FindPath>
+void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::clear(
+    stream_type stream) {
   // Both layouts' empty slot is all one bits (empty key ~0), so one byte fill.
   Backend::fill_bytes(slots_.data(), capacity() * sizeof(slot_type), 0xff, stream);
 }
 
 template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction>
-void engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::execute_async(
+          eviction_policy Eviction, find_path FindPath>
+void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::execute_async(
     const batch<Key, Value>& args, table_counters* counters, stream_type stream) {
   if (!args.may_insert()) {
+    if constexpr (FindPath == find_path::tile && cooperative_finds<Backend>::available) {
+      if (args.kind == batch_kind::find || args.kind == batch_kind::contains) {
+        cooperative_finds<Backend>::run(view(), args, stream);
+        return;
+      }
+    }
     run_batch<Backend>(view(), args, counters, stream);
     return;
   }
@@ -127,8 +138,8 @@ void engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::execute_async(
 /// Runs the batch's one concurrent pass; pending inserts are left with
 /// status `full`. Waits for the totals (phase 2 needs the pending count).
 template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction>
-auto engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::run_phase_one(
+          eviction_policy Eviction, find_path FindPath>
+auto engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::run_phase_one(
     const batch<Key, Value>& args, stream_type stream) -> phase_one_totals {
   auto scratch = Backend::template allocate<table_counters>(1, stream);
   Backend::fill_bytes(scratch.data(), sizeof(table_counters), 0, stream);
@@ -142,8 +153,8 @@ auto engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::run_phase_one(
 /// places the leaders by eviction walks, and grows the table if a walk ends
 /// with a homeless key. Returns the number of keys it inserted.
 template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction>
-std::uint64_t engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::place_pending(
+          eviction_policy Eviction, find_path FindPath>
+std::uint64_t engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::place_pending(
     const batch<Key, Value>& args, std::uint64_t pending, stream_type stream) {
   using exec_type = exec<Backend>;
   auto positions = Backend::template allocate<std::size_t>(pending, stream);
@@ -207,8 +218,8 @@ std::uint64_t engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::place
 }
 
 template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction>
-void engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::insert_unique(
+          eviction_policy Eviction, find_path FindPath>
+void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::insert_unique(
     const Key* keys, const Value* values, std::size_t n, stream_type stream) {
   if (n == 0) return;
   auto statuses = Backend::template allocate<status>(n, stream);
@@ -219,9 +230,9 @@ void engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::insert_unique(
 }
 
 template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction>
-void engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::rehash(std::size_t min_capacity,
-                                                                         stream_type stream) {
+          eviction_policy Eviction, find_path FindPath>
+void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::rehash(
+    std::size_t min_capacity, stream_type stream) {
   using exec_type = exec<Backend>;
   const std::uint64_t live =
       exec_type::count_if(slots_.data(), capacity(), is_live_slot<view_type>{}, stream);
@@ -239,8 +250,8 @@ void engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::rehash(std::si
 }
 
 template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction>
-void engine<Key, Value, Backend, BucketBytes, Choices, Eviction>::retrieve_all(
+          eviction_policy Eviction, find_path FindPath>
+void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::retrieve_all(
     Key* keys, Value* values, std::size_t count, stream_type stream) const {
   retrieve_live<Backend, view_type>(slots_.data(), capacity(), keys, values, count, stream, name);
 }

@@ -44,6 +44,7 @@ class table_view {
   using slot_type = typename slot_ops::slot_type;
 
   static constexpr std::uint32_t slots_per_bucket = BucketBytes / sizeof(slot_type);
+  static constexpr std::uint32_t choices = Choices;
   static_assert(BucketBytes % 16 == 0 && slots_per_bucket >= 2,
                 "gpuhash::bucketed_cuckoo_map: a bucket holds at least two slots and a whole "
                 "number of 16-byte words (32, 64 or 128 bytes)");
@@ -64,6 +65,17 @@ class table_view {
   GPUHASH_HD static bool is_live(const slot_type& slot) { return slot_ops::is_live(slot); }
   GPUHASH_HD static Key key_of(const slot_type& slot) { return slot_ops::key_of(slot); }
   GPUHASH_HD static Value value_of(const slot_type& slot) { return slot_ops::value_of(slot); }
+
+  /// The key's bucket for `choice` (0 to Choices - 1; the probe order visits
+  /// them in this order). Public for searches that split a bucket among
+  /// threads (cooperative_find.cuh).
+  GPUHASH_HD std::uint64_t bucket_index(Key key, std::uint32_t choice) const {
+    return reduce_range(hashes_[choice](key), buckets_);
+  }
+  /// The first slot of bucket `index`.
+  GPUHASH_HD slot_type* bucket(std::uint64_t index) const {
+    return slots_ + index * slots_per_bucket;
+  }
 
   GPUHASH_HD status find(Key key, Value* value_out) const {
     status result = status::not_found;
@@ -147,13 +159,6 @@ class table_view {
   }
 
  private:
-  GPUHASH_HD std::uint64_t bucket_index(Key key, std::uint32_t choice) const {
-    return reduce_range(hashes_[choice](key), buckets_);
-  }
-  GPUHASH_HD slot_type* bucket(std::uint64_t index) const {
-    return slots_ + index * slots_per_bucket;
-  }
-
   GPUHASH_HD static bool is_free_key(Key key) {
     return key == slot_ops::empty_key || key == slot_ops::tombstone_key;
   }
