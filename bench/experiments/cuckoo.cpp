@@ -171,10 +171,11 @@ std::vector<experiment> cuckoo_experiments() {
          run_basic_sweep(ctx, settings);
        }},
       {"cuckoo.bucket_size",
-       "bucketed cuckoo, 32/32: 32/64/128-byte buckets, two and three choices, lookahead "
-       "eviction, finds by one thread or one tile of threads per key (GPU only), at loads 0.5, "
+       "bucketed cuckoo, 32/32: 32/64/128-byte buckets, two and three choices, lookahead or "
+       "random-walk eviction, finds by one thread or one tile of threads per key (GPU only), at "
+       "loads 0.5, "
        "0.9, 0.95 (needs -DGPUHASH_BENCH_VARIANTS=ON, else the default b32c2 only; "
-       "--variant=b32c2,b64c2,b128c2,b32c3,b64c3,b128c3,b32c2-lookahead,b32c3-lookahead,"
+       "--variant=b32c2,b64c2,b128c2,b32c3,b64c3,b128c3,b32c2-walk,b32c3-walk,"
        "b32c2-tile,b64c2-tile,b128c2-tile; --n: 2^26 GPU, 2^22 CPU; --load, --dist, --backend, "
        "--reps)",
        sweep_bucket_size},

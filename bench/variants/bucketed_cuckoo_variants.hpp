@@ -21,7 +21,7 @@ namespace gpuhash::bench {
 
 template <std::uint32_t BucketBytes, std::uint32_t Choices,
           detail::bucketed_cuckoo::eviction_policy Eviction =
-              detail::bucketed_cuckoo::eviction_policy::random_walk,
+              detail::bucketed_cuckoo::eviction_policy::lookahead,
           detail::bucketed_cuckoo::find_path FindPath =
               detail::bucketed_cuckoo::find_path::per_thread>
 struct cuckoo_configuration {
@@ -42,12 +42,12 @@ struct cuckoo_configuration {
   using on = basic_map<detail::bucketed_cuckoo::engine<std::uint32_t, std::uint32_t, Backend,
                                                        BucketBytes, Choices, Eviction, FindPath>>;
 
-  /// "b64c3": 64-byte buckets, three choices; "b32c2-lookahead": with
-  /// lookahead eviction instead of the random walk; "b64c2-tile": finds by
-  /// one tile of 64 / 16 = 4 threads per key on the GPU.
+  /// "b64c3": 64-byte buckets, three choices; "b32c2-walk": with
+  /// random-walk eviction instead of the default lookahead; "b64c2-tile":
+  /// finds by one tile of 64 / 16 = 4 threads per key on the GPU.
   static std::string label() {
     return "b" + std::to_string(BucketBytes) + "c" + std::to_string(Choices) +
-           (Eviction == detail::bucketed_cuckoo::eviction_policy::lookahead ? "-lookahead" : "") +
+           (Eviction == detail::bucketed_cuckoo::eviction_policy::random_walk ? "-walk" : "") +
            (FindPath == detail::bucketed_cuckoo::find_path::tile ? "-tile" : "");
   }
 };
@@ -60,13 +60,13 @@ inline constexpr bool cuckoo_variants_built = true;
 using bucket_size_configurations = support::type_list<
     default_cuckoo_configuration, cuckoo_configuration<64, 2>, cuckoo_configuration<128, 2>,
     cuckoo_configuration<32, 3>, cuckoo_configuration<64, 3>, cuckoo_configuration<128, 3>,
-    cuckoo_configuration<32, 2, detail::bucketed_cuckoo::eviction_policy::lookahead>,
-    cuckoo_configuration<32, 3, detail::bucketed_cuckoo::eviction_policy::lookahead>,
-    cuckoo_configuration<32, 2, detail::bucketed_cuckoo::eviction_policy::random_walk,
+    cuckoo_configuration<32, 2, detail::bucketed_cuckoo::eviction_policy::random_walk>,
+    cuckoo_configuration<32, 3, detail::bucketed_cuckoo::eviction_policy::random_walk>,
+    cuckoo_configuration<32, 2, detail::bucketed_cuckoo::eviction_policy::lookahead,
                          detail::bucketed_cuckoo::find_path::tile>,
-    cuckoo_configuration<64, 2, detail::bucketed_cuckoo::eviction_policy::random_walk,
+    cuckoo_configuration<64, 2, detail::bucketed_cuckoo::eviction_policy::lookahead,
                          detail::bucketed_cuckoo::find_path::tile>,
-    cuckoo_configuration<128, 2, detail::bucketed_cuckoo::eviction_policy::random_walk,
+    cuckoo_configuration<128, 2, detail::bucketed_cuckoo::eviction_policy::lookahead,
                          detail::bucketed_cuckoo::find_path::tile>>;
 #else
 inline constexpr bool cuckoo_variants_built = false;

@@ -5,17 +5,17 @@
 
 namespace gpuhash::testing {
 namespace cuckoo = detail::bucketed_cuckoo;
-// The lookahead eviction policy and the tile find path are instantiated for
-// these tests in bucketed_cuckoo_lookahead.cu and bucketed_cuckoo_tile.cu
-// (the library compiles only the random walk and one thread per find).
+// The random-walk eviction policy and the tile find path are instantiated for
+// these tests in bucketed_cuckoo_random_walk.cu and bucketed_cuckoo_tile.cu
+// (the library compiles only lookahead eviction and one thread per find).
 using cuda_cuckoo_tables = ::testing::Types<
     bucketed_cuckoo_map<std::uint32_t, std::uint32_t, cuda_backend>,
     bucketed_cuckoo_map<std::uint64_t, std::uint64_t, cuda_backend>,
     basic_map<cuckoo::engine<std::uint32_t, std::uint32_t, cuda_backend, 32, 2,
-                             cuckoo::eviction_policy::lookahead>>,
+                             cuckoo::eviction_policy::random_walk>>,
     basic_map<cuckoo::engine<std::uint32_t, std::uint32_t, cuda_backend, 32, 2,
-                             cuckoo::eviction_policy::random_walk, cuckoo::find_path::tile>>,
+                             cuckoo::eviction_policy::lookahead, cuckoo::find_path::tile>>,
     basic_map<cuckoo::engine<std::uint64_t, std::uint64_t, cuda_backend, 64, 2,
-                             cuckoo::eviction_policy::random_walk, cuckoo::find_path::tile>>>;
+                             cuckoo::eviction_policy::lookahead, cuckoo::find_path::tile>>>;
 INSTANTIATE_TYPED_TEST_SUITE_P(bucketed_cuckoo, bucketed_cuckoo, cuda_cuckoo_tables);
 }  // namespace gpuhash::testing

@@ -39,9 +39,9 @@ struct per_thread_finds<basic_map<
 /// default configurations); both are instantiated in bucketed_cuckoo_tile.cu.
 using tile_tables = ::testing::Types<
     basic_map<cuckoo::engine<std::uint32_t, std::uint32_t, cuda_backend, 32, 2,
-                             cuckoo::eviction_policy::random_walk, cuckoo::find_path::tile>>,
+                             cuckoo::eviction_policy::lookahead, cuckoo::find_path::tile>>,
     basic_map<cuckoo::engine<std::uint64_t, std::uint64_t, cuda_backend, 64, 2,
-                             cuckoo::eviction_policy::random_walk, cuckoo::find_path::tile>>>;
+                             cuckoo::eviction_policy::lookahead, cuckoo::find_path::tile>>>;
 
 template <class Table>
 class bucketed_cuckoo_find_paths : public ::testing::Test {

@@ -9,8 +9,8 @@
 #include "gpuhash/detail/bucketed_cuckoo/engine_impl.hpp"
 
 namespace gpuhash::detail::bucketed_cuckoo {
-template class engine<std::uint32_t, std::uint32_t, cuda_backend, 32, 2,
-                      eviction_policy::random_walk, find_path::tile>;
-template class engine<std::uint64_t, std::uint64_t, cuda_backend, 64, 2,
-                      eviction_policy::random_walk, find_path::tile>;
+template class engine<std::uint32_t, std::uint32_t, cuda_backend, 32, 2, eviction_policy::lookahead,
+                      find_path::tile>;
+template class engine<std::uint64_t, std::uint64_t, cuda_backend, 64, 2, eviction_policy::lookahead,
+                      find_path::tile>;
 }  // namespace gpuhash::detail::bucketed_cuckoo

@@ -26,7 +26,7 @@ inline constexpr std::uint32_t default_bucket_bytes = sizeof(Key) == 4 ? 32 : 64
 
 template <class Key, class Value, class Backend,
           std::uint32_t BucketBytes = default_bucket_bytes<Key>, std::uint32_t Choices = 2,
-          eviction_policy Eviction = eviction_policy::random_walk,
+          eviction_policy Eviction = eviction_policy::lookahead,
           find_path FindPath = find_path::per_thread>
 class engine {
   static_assert((sizeof(Key) == 4 && sizeof(Value) == 4) ||

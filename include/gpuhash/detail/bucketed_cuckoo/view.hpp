@@ -34,7 +34,7 @@ struct walk_result {
 };
 
 template <class Key, class Value, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction = eviction_policy::random_walk>
+          eviction_policy Eviction = eviction_policy::lookahead>
 class table_view {
  public:
   using key_type = Key;
@@ -118,7 +118,8 @@ class table_view {
   }
 
   /// Phase 2: places a key that phase 1 found no free slot for, evicting
-  /// keys along a random walk of at most `max_exchanges` exchanges. Runs
+  /// keys along a walk of at most `max_exchanges` exchanges (random, or
+  /// guided by the lookahead policy). Runs
   /// only with other walks, each for a different key.
   GPUHASH_HD walk_result<Key, Value> place(Key key, Value value, std::uint64_t random,
                                            std::uint32_t max_exchanges) const {

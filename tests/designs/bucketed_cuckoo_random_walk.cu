@@ -1,5 +1,6 @@
-// The bucketed cuckoo engine with lookahead eviction on the CUDA backend, for
-// bucketed_cuckoo_cuda's tests (the library compiles only the random walk).
+// The bucketed cuckoo engine with random-walk eviction on the CUDA backend,
+// for bucketed_cuckoo_cuda's tests (the library compiles only the default,
+// lookahead eviction).
 
 #include <cstdint>
 
@@ -8,5 +9,5 @@
 
 namespace gpuhash::detail::bucketed_cuckoo {
 template class engine<std::uint32_t, std::uint32_t, cuda_backend, 32, 2,
-                      eviction_policy::lookahead>;
+                      eviction_policy::random_walk>;
 }  // namespace gpuhash::detail::bucketed_cuckoo
