@@ -176,7 +176,8 @@ std::vector<experiment> cuckoo_experiments() {
        "loads 0.5, "
        "0.9, 0.95 (needs -DGPUHASH_BENCH_VARIANTS=ON, else the default b32c2 only; "
        "--variant=b32c2,b64c2,b128c2,b32c3,b64c3,b128c3,b32c2-walk,b32c3-walk,"
-       "b32c2-tile,b64c2-tile,b128c2-tile; --n: 2^26 GPU, 2^22 CPU; --load, --dist, --backend, "
+       "b32c2-tile,b64c2-tile,b128c2-tile,b32c3-tile; --n: 2^26 GPU, 2^22 CPU; --load, --dist, "
+       "--backend, "
        "--reps)",
        sweep_bucket_size},
   };

@@ -67,6 +67,8 @@ using bucket_size_configurations = support::type_list<
     cuckoo_configuration<64, 2, detail::bucketed_cuckoo::eviction_policy::lookahead,
                          detail::bucketed_cuckoo::find_path::tile>,
     cuckoo_configuration<128, 2, detail::bucketed_cuckoo::eviction_policy::lookahead,
+                         detail::bucketed_cuckoo::find_path::tile>,
+    cuckoo_configuration<32, 3, detail::bucketed_cuckoo::eviction_policy::lookahead,
                          detail::bucketed_cuckoo::find_path::tile>>;
 #else
 inline constexpr bool cuckoo_variants_built = false;
