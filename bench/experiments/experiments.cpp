@@ -9,6 +9,7 @@ const std::vector<experiment>& all_experiments() {
     std::vector<experiment> list{demo_experiment(), lf_sweep_experiment(), limits_experiment()};
     for (auto& e : cuckoo_experiments()) list.push_back(std::move(e));
     list.push_back(cuckoo_index_experiment());
+    list.push_back(cuckoo_growth_experiment());
     return list;
   }();
   return experiments;

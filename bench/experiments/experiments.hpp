@@ -13,5 +13,6 @@ experiment lf_sweep_experiment();
 experiment limits_experiment();
 std::vector<experiment> cuckoo_experiments();
 experiment cuckoo_index_experiment();
+experiment cuckoo_growth_experiment();
 
 }  // namespace gpuhash::bench
