@@ -171,6 +171,7 @@ class signature_index {
   detail::signature_index::index_view view() const;
   void run(const batch_args& args, stream_type stream);
   void insert_in_one_pass(const batch_args& args, stream_type stream);
+  void apply_in_two_passes(const batch_args& args, stream_type stream);
   std::size_t insert_bound(const batch_args& args, stream_type stream);
   void settle(slot_type* entries, std::size_t n, int depth, stream_type stream);
   void require_room_for(const slot_type* homeless, std::size_t n, stream_type stream);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/counters.hpp"
 #include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/detail/signature_index/view.hpp"
@@ -36,6 +37,11 @@ struct index_batch {
   location_type* matches = nullptr;  // max_matches per element
   std::uint32_t* match_counts = nullptr;
   status* statuses = nullptr;  // null for find
+  /// apply: where phase 1 records the positions of pending inserts (the
+  /// first pending_capacity of them), counting them in *pending_count.
+  std::size_t* pending = nullptr;
+  std::uint64_t* pending_count = nullptr;
+  std::uint64_t pending_capacity = 0;
 
   bool may_insert() const { return kind == batch_kind::apply || kind == batch_kind::insert; }
 };
@@ -59,6 +65,10 @@ struct phase_one {
       return status::not_found;  // nothing to tally
     } else if constexpr (Kind == batch_kind::apply) {
       if (!index_view::is_reserved(signature)) result = run_operation(args.ops[i], i, signature);
+      if (result == status::full) {
+        const std::uint64_t slot = fetch_add_relaxed<std::uint64_t>(args.pending_count, 1);
+        if (slot < args.pending_capacity) args.pending[slot] = i;
+      }
     } else if constexpr (Kind == batch_kind::insert) {
       if (!index_view::is_reserved(signature)) result = view.insert(signature, args.locations[i]);
     } else if constexpr (Kind == batch_kind::erase) {
@@ -153,25 +163,31 @@ struct insert_packed {
   }
 };
 
-/// Between the phases: packs the pending entries of the caller's batch (at
-/// `positions`) and reports them inserted, which phase 2 makes true, except
-/// where max_matches entries already hold the signature: no slot could ever
-/// take a 17th, so that insert stays `full` and entries[t] empty.
-struct take_pending {
+/// Phase 2 of an apply batch, in one kernel: takes each pending element (at
+/// `positions`) and walks its entry into place. Returns inserted (placed);
+/// full when the walk ran out of exchanges (the entry in its hand is left in
+/// held[t]; element i's own entry is stored, so it is reported inserted); or
+/// not_found for a 17th entry under its signature: no move could ever free a
+/// slot for it, so it is refused and its status stays `full`.
+struct place_pending_entries {
   index_view view;
   index_batch args;
   const std::size_t* positions;
-  slot_type* entries;
+  slot_type* held;
+  std::uint64_t random;
+  std::uint32_t max_exchanges;
 
   GPUHASH_HD status operator()(std::uint64_t t) const {
     const std::size_t i = positions[t];
     const signature_type signature = args.signatures[i];
-    if (view.count(signature) == max_matches) {
-      entries[t] = empty_slot;
-      return status::full;
-    }
-    entries[t] = pack(signature, args.locations[i]);
-    return args.statuses[i] = status::inserted;
+    held[t] = empty_slot;
+    if (view.count(signature) == max_matches) return status::not_found;
+    args.statuses[i] = status::inserted;
+    const walk_result walk =
+        view.place(pack(signature, args.locations[i]), murmur3_fmix64(random ^ t), max_exchanges);
+    if (walk.placed) return status::inserted;
+    held[t] = walk.entry;
+    return status::full;
   }
 };
 

@@ -196,10 +196,7 @@ void signature_index<Backend>::run(const batch_args& args, stream_type stream) {
 
   detail::table_counters totals{};
   switch (args.kind) {
-    case kind::apply:
-      totals = si::run_tallied<Backend>(args.n, si::phase_one<kind::apply>{view(), args}, tally_,
-                                        stream);
-      break;
+    case kind::apply: apply_in_two_passes(args, stream); return;
     case kind::insert: insert_in_one_pass(args, stream); return;
     case kind::find:
       exec_type::for_each(args.n, si::phase_one<kind::find>{view(), args}, stream);
@@ -216,18 +213,54 @@ void signature_index<Backend>::run(const batch_args& args, stream_type stream) {
   }
   size_ += totals.inserted;
   size_ -= totals.erased;
-  if (totals.full != 0) {
-    auto positions = Backend::template allocate<std::size_t>(totals.full, stream);
-    const std::size_t found =
-        Backend::select_positions(args.statuses, args.n, status::full, positions.data(), stream);
-    if (found != totals.full)
-      throw error("gpuhash::signature_index counted " + std::to_string(totals.full) +
-                  " pending inserts but found " + std::to_string(found));
-    auto entries = Backend::template allocate<slot_type>(found, stream);
-    const detail::table_counters taken = si::run_tallied<Backend>(
-        found, si::take_pending{view(), args, positions.data(), entries.data()}, tally_, stream);
-    size_ += taken.inserted;
-    settle(entries.data(), found, 0, stream);
+  Backend::synchronize(stream);
+}
+
+/// A mixed batch: phase 1 records its pending inserts as it goes; phase 2
+/// places them in one kernel once every search of the batch has finished.
+template <class Backend>
+void signature_index<Backend>::apply_in_two_passes(const batch_args& args, stream_type stream) {
+  namespace si = detail::signature_index;
+  // Room to record a sixteenth of the batch as pending (inserts rarely find
+  // both buckets full below the load limit); past that, they are found by a
+  // search of the statuses instead (homeless_entries_make_the_index_grow
+  // takes that path).
+  batch_args recorded = args;
+  recorded.pending_capacity = args.n / 16;
+  auto pending = Backend::template allocate<std::size_t>(recorded.pending_capacity, stream);
+  auto pending_count = Backend::template allocate<std::uint64_t>(1, stream);
+  Backend::fill_bytes(pending_count.data(), sizeof(std::uint64_t), 0, stream);
+  recorded.pending = pending.data();
+  recorded.pending_count = pending_count.data();
+  const detail::table_counters totals = si::run_tallied<Backend>(
+      args.n, si::phase_one<si::batch_kind::apply>{view(), recorded}, tally_, stream);
+  size_ += totals.inserted;
+  size_ -= totals.erased;
+  const std::uint64_t count = totals.full;
+  if (count != 0) {
+    if (count > recorded.pending_capacity) {
+      pending = Backend::template allocate<std::size_t>(count, stream);
+      const std::size_t found =
+          Backend::select_positions(args.statuses, args.n, status::full, pending.data(), stream);
+      if (found != count)
+        throw error("gpuhash::signature_index counted " + std::to_string(count) +
+                    " pending inserts but found " + std::to_string(found));
+    }
+    auto held = Backend::template allocate<slot_type>(count, stream);
+    const detail::table_counters placed = si::run_tallied<Backend>(
+        count,
+        si::place_pending_entries{view(), args, pending.data(), held.data(),
+                                  murmur3_fmix64(seed_ ^ ++walks_), max_exchanges},
+        tally_, stream);
+    // Placed entries and homeless ones (stored again below) are all in.
+    size_ += placed.inserted + placed.full;
+    if (placed.full != 0) {
+      auto homeless = Backend::template allocate<slot_type>(placed.full, stream);
+      detail::exec<Backend>::select_if(held.data(), count, homeless.data(), si::is_entry{}, stream);
+      require_room_for(homeless.data(), placed.full, stream);
+      rebuild(2 * buckets_, 1, stream);
+      add_entries(homeless.data(), placed.full, 1, stream);
+    }
   }
   Backend::synchronize(stream);
 }
