@@ -2,7 +2,8 @@
 // the GPU memcached thesis' batch setting (section 6.2: batches of 512
 // inserts and 32,768 searches over an index of about 260,000 items), then in
 // larger batches. Per batch: insert of fresh entries, search of stored
-// signatures, erase of the inserted entries; latency per batch and rate.
+// signatures, erase of the inserted entries, and both in one mixed batch
+// (apply: the server's case); latency per batch and rate.
 // Each call is synchronous (it returns with its results written), so the
 // time includes the index's own host round trips.
 
@@ -34,7 +35,7 @@ struct index_row {
 };
 
 struct index_timings {
-  std::vector<double> insert_ms, find_ms, erase_ms;
+  std::vector<double> insert_ms, find_ms, erase_ms, apply_ms;
   std::size_t capacity = 0;
   std::size_t memory_bytes = 0;
 };
@@ -134,12 +135,62 @@ index_timings time_row(const index_row& row, std::uint64_t prefill, std::uint64_
         row.inserts - static_cast<std::size_t>(std::count(got.begin(), got.end(), status::erased)),
         row.inserts, "erase");
 
+    // The server's case: one mixed batch, the erased entries inserted again
+    // while the searches run. A search of an entry the batch inserts may see
+    // it or not; searches of prefilled entries must find them.
+    const std::uint64_t mixed = row.inserts + row.searches;
+    std::vector<operation> ops(mixed, operation::search);
+    std::fill(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(row.inserts),
+              operation::insert);
+    std::vector<signature> mixed_sigs(sigs.begin() + static_cast<std::ptrdiff_t>(prefill),
+                                      sigs.end());
+    mixed_sigs.insert(mixed_sigs.end(), queries.begin(), queries.end());
+    std::vector<location> mixed_locs(locs.begin() + static_cast<std::ptrdiff_t>(prefill),
+                                     locs.end());
+    mixed_locs.resize(mixed, 0);
+    auto d_ops = Backend::template allocate<operation>(mixed);
+    auto d_sigs = Backend::template allocate<signature>(mixed);
+    auto d_locs = Backend::template allocate<location>(mixed);
+    auto d_statuses = Backend::template allocate<status>(mixed);
+    auto d_matches = Backend::template allocate<location>(mixed * index_type::max_matches);
+    auto d_counts = Backend::template allocate<std::uint32_t>(mixed);
+    Backend::copy_from_host(d_ops.data(), ops.data(), mixed);
+    Backend::copy_from_host(d_sigs.data(), mixed_sigs.data(), mixed);
+    Backend::copy_from_host(d_locs.data(), mixed_locs.data(), mixed);
+    Backend::synchronize(stream);
+    const double apply_ms = timer.time(
+        [&] {
+          index.apply(d_ops.data(), d_sigs.data(), d_locs.data(), nullptr, mixed, d_matches.data(),
+                      d_counts.data(), d_statuses.data(), stream);
+        },
+        stream);
+    std::vector<status> mixed_statuses(mixed);
+    std::vector<std::uint32_t> mixed_counts(mixed);
+    std::vector<location> mixed_found(mixed * index_type::max_matches);
+    Backend::copy_to_host(mixed_statuses.data(), d_statuses.data(), mixed);
+    Backend::copy_to_host(mixed_counts.data(), d_counts.data(), mixed);
+    Backend::copy_to_host(mixed_found.data(), d_matches.data(), mixed_found.size());
+    std::size_t wrong = 0;
+    for (std::uint64_t i = 0; i < mixed; ++i) {
+      if (i < row.inserts) {
+        wrong += mixed_statuses[i] != status::inserted;
+        continue;
+      }
+      const std::uint64_t q = i - row.inserts;
+      if (expected[q] >= prefill) continue;  // an entry this batch inserts
+      const location* first = mixed_found.data() + i * index_type::max_matches;
+      wrong += mixed_statuses[i] != status::found ||
+               std::find(first, first + mixed_counts[i], expected[q]) == first + mixed_counts[i];
+    }
+    require_none(wrong, mixed, "apply (inserts and searches)");
+
     out.capacity = index.capacity();
     out.memory_bytes = index.memory_bytes();
     if (rep < 0) continue;
     out.insert_ms.push_back(insert_ms);
     out.find_ms.push_back(find_ms);
     out.erase_ms.push_back(erase_ms);
+    out.apply_ms.push_back(apply_ms);
   }
   return out;
 }
@@ -153,8 +204,8 @@ void run_backend(context& ctx, const std::vector<index_row>& rows) {
   if (reps < 5) throw std::invalid_argument("--reps must be at least 5 (median of >= 5 runs)");
   const std::string device = device_name(std::string(Backend::name));
   std::printf("\ncuckoo.index on %s: latency per batch (us) and rate (M ops/s)\n", device.c_str());
-  std::printf("%-10s %-10s %-10s %-22s %-22s %-22s\n", "inserts", "searches", "stored", "insert",
-              "find", "erase");
+  std::printf("%-10s %-10s %-10s %-22s %-22s %-22s %-22s\n", "inserts", "searches", "stored",
+              "insert", "find", "erase", "apply (both)");
   for (const auto& row : rows) {
     const std::uint64_t prefill = std::max(prefill_default, row.inserts);
     const auto t = time_row<Backend>(row, prefill, a.size("seed", 42), reps, warmups);
@@ -165,11 +216,12 @@ void run_backend(context& ctx, const std::vector<index_row>& rows) {
       return std::string(text);
     };
     std::printf(
-        "%-10llu %-10llu %-10llu %-22s %-22s %-22s\n", static_cast<unsigned long long>(row.inserts),
-        static_cast<unsigned long long>(row.searches), static_cast<unsigned long long>(prefill),
-        cell(row.inserts, median(t.insert_ms)).c_str(),
+        "%-10llu %-10llu %-10llu %-22s %-22s %-22s %-22s\n",
+        static_cast<unsigned long long>(row.inserts), static_cast<unsigned long long>(row.searches),
+        static_cast<unsigned long long>(prefill), cell(row.inserts, median(t.insert_ms)).c_str(),
         cell(row.searches, median(t.find_ms)).c_str(),
-        cell(row.inserts, median(t.erase_ms)).c_str());
+        cell(row.inserts, median(t.erase_ms)).c_str(),
+        cell(row.inserts + row.searches, median(t.apply_ms)).c_str());
     const auto emit = [&](const char* op, std::uint64_t n, const std::vector<double>& ms) {
       json_line line;
       line.add("experiment", "cuckoo.index")
@@ -194,6 +246,7 @@ void run_backend(context& ctx, const std::vector<index_row>& rows) {
     emit("insert", row.inserts, t.insert_ms);
     emit("find", row.searches, t.find_ms);
     emit("erase", row.inserts, t.erase_ms);
+    emit("apply", row.inserts + row.searches, t.apply_ms);
   }
 }
 
