@@ -71,33 +71,14 @@ class index_view {
   /// max_matches) to matches and returns how many.
   GPUHASH_HD std::uint32_t find(signature_type signature, location_type* matches) const {
     std::uint32_t count = 0;
-    std::uint64_t bucket = first_bucket(signature);
-    GPUHASH_UNROLL
-    for (int choice = 0; choice < 2; ++choice) {
-      slot_type copy[slots_per_bucket];
-      load_bucket(bucket, copy);
-      GPUHASH_UNROLL
-      for (std::uint32_t j = 0; j < slots_per_bucket; ++j)
-        if (copy[j] != empty_slot && signature_of(copy[j]) == signature)
-          matches[count++] = location_of(copy[j]);
-      bucket = other_bucket(bucket, signature);
-    }
+    for_each_match(signature, [&](slot_type entry) { matches[count++] = location_of(entry); });
     return count;
   }
 
   /// How many entries are stored under `signature` (at most max_matches).
   GPUHASH_HD std::uint32_t count(signature_type signature) const {
     std::uint32_t count = 0;
-    std::uint64_t bucket = first_bucket(signature);
-    GPUHASH_UNROLL
-    for (int choice = 0; choice < 2; ++choice) {
-      slot_type copy[slots_per_bucket];
-      load_bucket(bucket, copy);
-      GPUHASH_UNROLL
-      for (std::uint32_t j = 0; j < slots_per_bucket; ++j)
-        count += copy[j] != empty_slot && signature_of(copy[j]) == signature;
-      bucket = other_bucket(bucket, signature);
-    }
+    for_each_match(signature, [&](slot_type) { ++count; });
     return count;
   }
 
@@ -160,28 +141,36 @@ class index_view {
     }
   }
 
-  /// CASes `entry` into the first empty slot of its two buckets.
-  GPUHASH_HD bool claim_empty(slot_type entry) const {
-    std::uint64_t bucket = first_bucket(signature_of(entry));
+  /// Calls f(entry) for every entry stored under `signature`, both buckets.
+  template <class F>
+  GPUHASH_HD void for_each_match(signature_type signature, F&& f) const {
+    std::uint64_t bucket = first_bucket(signature);
+    GPUHASH_UNROLL
     for (int choice = 0; choice < 2; ++choice) {
       slot_type copy[slots_per_bucket];
       load_bucket(bucket, copy);
-      slot_type* first = slots_ + bucket * slots_per_bucket;
-      for (std::uint32_t j = 0; j < slots_per_bucket; ++j) {
-        // A failed CAS means another entry took the slot: look further on.
-        if (copy[j] == empty_slot &&
-            compare_exchange_relaxed(first + j, empty_slot, entry) == empty_slot)
-          return true;
-      }
-      bucket = other_bucket(bucket, signature_of(entry));
+      GPUHASH_UNROLL
+      for (std::uint32_t j = 0; j < slots_per_bucket; ++j)
+        if (copy[j] != empty_slot && signature_of(copy[j]) == signature) f(copy[j]);
+      bucket = other_bucket(bucket, signature);
     }
-    return false;
   }
 
-  /// CASes one slot holding `expected` to `desired`. A failed CAS means the
-  /// slot changed under us (another erase or replace of that entry): look on.
+  /// CASes `entry` into the first empty slot of its two buckets.
+  GPUHASH_HD bool claim_empty(slot_type entry) const {
+    return swap_first(signature_of(entry), empty_slot, entry);
+  }
+  /// CASes one slot holding `expected` to `desired`.
   GPUHASH_HD bool swap_entry(slot_type expected, slot_type desired) const {
-    std::uint64_t bucket = first_bucket(signature_of(expected));
+    return swap_first(signature_of(expected), expected, desired);
+  }
+
+  /// CASes the first slot of `signature`'s buckets that holds `expected` to
+  /// `desired`. A failed CAS means the slot changed under us (another insert
+  /// took it, or another erase or replace of that entry won): look further on.
+  GPUHASH_HD bool swap_first(signature_type signature, slot_type expected,
+                             slot_type desired) const {
+    std::uint64_t bucket = first_bucket(signature);
     for (int choice = 0; choice < 2; ++choice) {
       slot_type copy[slots_per_bucket];
       load_bucket(bucket, copy);
@@ -191,7 +180,7 @@ class index_view {
             compare_exchange_relaxed(first + j, expected, desired) == expected)
           return true;
       }
-      bucket = other_bucket(bucket, signature_of(expected));
+      bucket = other_bucket(bucket, signature);
     }
     return false;
   }
