@@ -1,0 +1,117 @@
+#pragma once
+// The server's items (key, value and metadata) in host memory: memcached's
+// slab allocator (size classes of chunks carved from 1 MB pages, a memory
+// limit) and an LRU list per class, with eviction of the least recently used
+// item when memory runs out.
+//
+// Threading: an item_store is used by one thread only (the engine's batch
+// thread); it takes no locks. Items are named by a 32-bit location, which is
+// what the signature index stores.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace gpuhash::server::store {
+
+/// An item's name: page number and chunk number within the page.
+using location = std::uint32_t;
+inline constexpr location no_location = 0xFFFFFFFFu;
+
+/// An item's metadata; the key and value follow it in the same chunk.
+struct item {
+  location lru_prev = no_location;
+  location lru_next = no_location;
+  std::uint32_t value_bytes = 0;  ///< value length, its trailing "\r\n" excluded
+  std::uint32_t client_flags = 0;
+  std::int64_t expires_at = 0;  ///< absolute Unix seconds; 0: never
+  std::int64_t stored_at = 0;   ///< Unix seconds of the last store (flush_all compares it)
+  std::int64_t accessed_at = 0; ///< Unix seconds of the last access (metadump's "la")
+  std::uint64_t cas = 0;
+  std::uint8_t key_bytes = 0;
+  std::uint8_t size_class = 0;
+  bool linked = false;  ///< in the LRU (and, for the engine, in the index)
+  bool fetched = false; ///< read since it was stored (metadump's "fetch")
+
+  std::string_view key() const noexcept;
+  /// The value's bytes, followed in memory by "\r\n" (written by
+  /// item_store::allocate), so a reply can send value and terminator at once.
+  std::span<char> value() noexcept;
+  std::span<const char> value() const noexcept;
+};
+
+struct store_config {
+  std::size_t memory_limit = 64u << 20;  ///< bytes for pages (memcached's -m)
+  std::size_t item_size_max = 1u << 20;  ///< largest value (memcached's -I)
+  double growth_factor = 1.25;           ///< chunk size ratio of neighbouring classes (-f)
+  std::size_t chunk_size_min = 48;       ///< smallest chunk's room for key and value (-n)
+  bool evict = true;                     ///< false: -M, allocation fails when full
+};
+
+enum class allocation_error : std::uint8_t {
+  none,
+  too_large,      ///< key + value exceed item_size_max: no class can hold it
+  out_of_memory,  ///< no free chunk, no page left, nothing evictable (or -M)
+};
+
+struct class_stats {
+  std::size_t chunk_size = 0;
+  std::size_t chunks_per_page = 0;
+  std::size_t pages = 0;
+  std::size_t used_chunks = 0;
+  std::size_t free_chunks = 0;
+  std::size_t linked_items = 0;
+  std::uint64_t evictions = 0;
+  std::int64_t oldest_access = 0;  ///< accessed_at of the LRU tail (0 when empty)
+};
+
+class item_store {
+ public:
+  explicit item_store(store_config config);
+  ~item_store();
+  item_store(const item_store&) = delete;
+  item_store& operator=(const item_store&) = delete;
+
+  /// Called with each item evicted to make room, after it is unlinked and
+  /// before its chunk is reused, so the owner can drop its index entry.
+  using eviction_handler = std::function<void(location, const item&)>;
+  void on_eviction(eviction_handler handler);
+
+  /// An unlinked item with room for the key and `value_bytes` of value; the
+  /// key is copied in, the value is left for the caller to fill, "\r\n" is
+  /// written after it, metadata is zeroed. May evict the least recently used
+  /// items of the same class, never `keep` (the item an append or an incr
+  /// is copying from).
+  location allocate(std::string_view key, std::size_t value_bytes, allocation_error& error,
+                    location keep = no_location);
+  /// Gives back an item that was allocated and never linked, or was unlinked.
+  void release(location where);
+
+  item& at(location where) noexcept;
+  const item& at(location where) const noexcept;
+
+  /// Puts an item at the head of its class's LRU.
+  void link(location where);
+  /// Takes an item out of the LRU and frees its chunk.
+  void unlink(location where);
+  /// Moves a linked item to the head of its LRU (a read or touch).
+  void bump(location where);
+
+  /// Calls fn(location, const item&) for every linked item.
+  void for_each_linked(const std::function<void(location, const item&)>& fn) const;
+
+  std::size_t linked_items() const noexcept;
+  std::size_t bytes_used() const noexcept;       ///< key + value + header of linked items
+  std::size_t pages_allocated() const noexcept;
+  std::size_t page_size() const noexcept;
+  std::uint64_t evictions() const noexcept;
+  std::size_t item_size_max() const noexcept;
+  std::size_t memory_limit() const noexcept;
+  /// Per size class, for `stats slabs` and `stats items`; classes numbered from 1.
+  std::vector<class_stats> classes() const;
+};
+
+}  // namespace gpuhash::server::store
