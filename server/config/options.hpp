@@ -13,22 +13,24 @@ enum class index_kind : std::uint8_t { automatic, gpu, cpu };
 
 struct server_options {
   // memcached's flags that gpuhash-server honours
-  std::uint16_t tcp_port = 11211;          ///< -p
-  std::uint16_t udp_port = 0;              ///< -U (0: off; UDP is not served)
-  std::string listen_address = "127.0.0.1";///< -l (may list several, comma separated)
-  std::string unix_socket;                 ///< -s (empty: none)
-  std::uint32_t unix_socket_mode = 0700;   ///< -a (octal)
-  std::size_t memory_limit_mb = 64;        ///< -m
-  std::size_t max_connections = 1024;      ///< -c
-  std::size_t threads = 4;                 ///< -t
-  std::size_t item_size_max = 1u << 20;    ///< -I (k/m suffixes accepted; 1 KB to 1 GB)
-  int verbosity = 0;                       ///< -v, -vv, -vvv
-  bool evict = true;                       ///< false with -M
-  bool shutdown_command = false;           ///< -A: the `shutdown` command is allowed
-  bool cas_enabled = true;                 ///< false with -C
-  double growth_factor = 1.25;             ///< -f
-  std::size_t chunk_size_min = 48;         ///< -n
-  std::string run_as_user;                 ///< -u
+  std::uint16_t tcp_port = 11211;            ///< -p
+  std::uint16_t udp_port = 0;                ///< -U (0: off; UDP is not served)
+  std::string listen_address = "127.0.0.1";  ///< -l (may list several, comma separated)
+  std::string unix_socket;                   ///< -s (empty: none)
+  std::uint32_t unix_socket_mode = 0700;     ///< -a (octal)
+  std::size_t memory_limit_mb = 64;          ///< -m
+  std::size_t max_connections = 1024;        ///< -c
+  std::size_t threads = 4;                   ///< -t
+  std::size_t item_size_max = 1u << 20;      ///< -I (k/m/g suffixes; 1 KB to 1 GB, at most -m / 2)
+  int verbosity = 0;                         ///< -v, -vv, -vvv
+  bool evict = true;                         ///< false with -M
+  bool shutdown_command = false;             ///< -A: the `shutdown` command is allowed
+  bool cas_enabled = true;                   ///< false with -C
+  bool flush_enabled = true;                 ///< false with -F: `flush_all` is refused
+  bool dumping_enabled = true;               ///< false with -X: `lru_crawler metadump` is refused
+  double growth_factor = 1.25;               ///< -f
+  std::size_t chunk_size_min = 48;           ///< -n
+  std::string run_as_user;                   ///< -u
   // gpuhash-server's own
   index_kind index = index_kind::automatic;  ///< --index=auto|gpu|cpu
   std::size_t batch_max = 32768;             ///< --batch-max: requests per index batch

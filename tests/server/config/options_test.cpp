@@ -1,0 +1,627 @@
+// gpuhash-server's command line: every memcached 1.6.18 flag in its short and long forms, the
+// getopt_long forms (glued, clustered, abbreviated), -I's suffixes, -o lists, the flags that are
+// accepted without effect, and each way a command line can be wrong.
+
+#include "config/options.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using gpuhash::server::config::help_text;
+using gpuhash::server::config::index_kind;
+using gpuhash::server::config::parse_command_line;
+using gpuhash::server::config::parse_outcome;
+using gpuhash::server::config::server_options;
+using action = parse_outcome::action;
+
+parse_outcome parse(const std::vector<std::string>& words) {
+  std::vector<const char*> argv{"gpuhash-server"};
+  for (const std::string& word : words) argv.push_back(word.c_str());
+  return parse_command_line(static_cast<int>(argv.size()), argv.data());
+}
+
+server_options parse_ok(const std::vector<std::string>& words) {
+  const parse_outcome outcome = parse(words);
+  EXPECT_EQ(outcome.what, action::run) << outcome.message;
+  return outcome.options;
+}
+
+std::string parse_error(const std::vector<std::string>& words) {
+  const parse_outcome outcome = parse(words);
+  EXPECT_EQ(outcome.what, action::error);
+  EXPECT_FALSE(outcome.message.empty());
+  return outcome.message;
+}
+
+/// The ignored line starting with `prefix`, or "" when there is none.
+std::string ignored_line(const server_options& options, const std::string& prefix) {
+  for (const std::string& line : options.ignored) {
+    if (line.starts_with(prefix)) return line;
+  }
+  return "";
+}
+
+TEST(ServerOptions, DefaultsMatchMemcachedExceptTheListenAddress) {
+  const server_options options = parse_ok({});
+  EXPECT_EQ(options.tcp_port, 11211);
+  EXPECT_EQ(options.udp_port, 0);
+  EXPECT_EQ(options.listen_address, "127.0.0.1");
+  EXPECT_EQ(options.unix_socket, "");
+  EXPECT_EQ(options.unix_socket_mode, 0700u);
+  EXPECT_EQ(options.memory_limit_mb, 64u);
+  EXPECT_EQ(options.max_connections, 1024u);
+  EXPECT_EQ(options.threads, 4u);
+  EXPECT_EQ(options.item_size_max, 1u << 20);
+  EXPECT_EQ(options.verbosity, 0);
+  EXPECT_TRUE(options.evict);
+  EXPECT_FALSE(options.shutdown_command);
+  EXPECT_TRUE(options.cas_enabled);
+  EXPECT_TRUE(options.flush_enabled);
+  EXPECT_TRUE(options.dumping_enabled);
+  EXPECT_DOUBLE_EQ(options.growth_factor, 1.25);
+  EXPECT_EQ(options.chunk_size_min, 48u);
+  EXPECT_EQ(options.run_as_user, "");
+  EXPECT_EQ(options.index, index_kind::automatic);
+  EXPECT_EQ(options.batch_max, 32768u);
+  EXPECT_EQ(options.batch_wait_us, 20u);
+  EXPECT_TRUE(options.ignored.empty());
+}
+
+struct valued_flag {
+  std::string short_flag;  ///< "" for gpuhash's long-only flags
+  std::string long_flag;
+  std::string value;
+  std::function<void(const server_options&)> check;
+};
+
+std::vector<valued_flag> honoured_valued_flags() {
+  return {
+      {"-p", "--port", "11311", [](auto& o) { EXPECT_EQ(o.tcp_port, 11311); }},
+      {"-U", "--udp-port", "0", [](auto& o) { EXPECT_EQ(o.udp_port, 0); }},
+      {"-s", "--unix-socket", "/tmp/mc.sock",
+       [](auto& o) { EXPECT_EQ(o.unix_socket, "/tmp/mc.sock"); }},
+      {"-a", "--unix-mask", "0660", [](auto& o) { EXPECT_EQ(o.unix_socket_mode, 0660u); }},
+      {"-l", "--listen", "10.0.0.1", [](auto& o) { EXPECT_EQ(o.listen_address, "10.0.0.1"); }},
+      {"-u", "--user", "memcache", [](auto& o) { EXPECT_EQ(o.run_as_user, "memcache"); }},
+      {"-m", "--memory-limit", "1024", [](auto& o) { EXPECT_EQ(o.memory_limit_mb, 1024u); }},
+      {"-c", "--conn-limit", "4096", [](auto& o) { EXPECT_EQ(o.max_connections, 4096u); }},
+      {"-f", "--slab-growth-factor", "1.07",
+       [](auto& o) { EXPECT_DOUBLE_EQ(o.growth_factor, 1.07); }},
+      {"-n", "--slab-min-size", "96", [](auto& o) { EXPECT_EQ(o.chunk_size_min, 96u); }},
+      {"-t", "--threads", "16", [](auto& o) { EXPECT_EQ(o.threads, 16u); }},
+      {"-I", "--max-item-size", "2m", [](auto& o) { EXPECT_EQ(o.item_size_max, 2u << 20); }},
+      {"", "--index", "gpu", [](auto& o) { EXPECT_EQ(o.index, index_kind::gpu); }},
+      {"", "--batch-max", "1024", [](auto& o) { EXPECT_EQ(o.batch_max, 1024u); }},
+      {"", "--batch-wait-us", "0", [](auto& o) { EXPECT_EQ(o.batch_wait_us, 0u); }},
+  };
+}
+
+TEST(ServerOptions, ValuedFlagsInEveryForm) {
+  for (const valued_flag& flag : honoured_valued_flags()) {
+    SCOPED_TRACE(flag.long_flag);
+    std::vector<std::vector<std::string>> forms = {{flag.long_flag + "=" + flag.value},
+                                                   {flag.long_flag, flag.value}};
+    if (!flag.short_flag.empty()) {
+      forms.push_back({flag.short_flag, flag.value});
+      forms.push_back({flag.short_flag + flag.value});
+    }
+    for (const auto& form : forms) {
+      const server_options options = parse_ok(form);
+      flag.check(options);
+      EXPECT_TRUE(options.ignored.empty()) << options.ignored.front();
+    }
+  }
+}
+
+TEST(ServerOptions, SwitchesInShortAndLongForm) {
+  const std::vector<std::pair<std::vector<std::string>, std::function<void(const server_options&)>>>
+      switches = {
+          {{"-A", "--enable-shutdown"}, [](auto& o) { EXPECT_TRUE(o.shutdown_command); }},
+          {{"-M", "--disable-evictions"}, [](auto& o) { EXPECT_FALSE(o.evict); }},
+          {{"-C", "--disable-cas"}, [](auto& o) { EXPECT_FALSE(o.cas_enabled); }},
+          {{"-F", "--disable-flush-all"}, [](auto& o) { EXPECT_FALSE(o.flush_enabled); }},
+          {{"-X", "--disable-dumping"}, [](auto& o) { EXPECT_FALSE(o.dumping_enabled); }},
+          {{"-v", "--verbose"}, [](auto& o) { EXPECT_EQ(o.verbosity, 1); }},
+      };
+  for (const auto& [forms, check] : switches) {
+    for (const std::string& form : forms) {
+      SCOPED_TRACE(form);
+      const server_options options = parse_ok({form});
+      check(options);
+      EXPECT_TRUE(options.ignored.empty());
+    }
+  }
+}
+
+TEST(ServerOptions, VerbosityCounts) {
+  EXPECT_EQ(parse_ok({"-v", "-v"}).verbosity, 2);
+  EXPECT_EQ(parse_ok({"-vv"}).verbosity, 2);
+  EXPECT_EQ(parse_ok({"-vvv"}).verbosity, 3);
+  EXPECT_EQ(parse_ok({"--verbose", "--verbose", "-v"}).verbosity, 3);
+  // memcached's --verbose takes an optional value and ignores it: one level per use.
+  EXPECT_EQ(parse_ok({"--verbose=3"}).verbosity, 1);
+  // The value is optional, so it must be glued with '='; a separate word is not a flag.
+  const server_options separate = parse_ok({"--verbose", "3"});
+  EXPECT_EQ(separate.verbosity, 1);
+  EXPECT_NE(ignored_line(separate, "\"3\""), "");
+  EXPECT_EQ(parse_error({"-v3"}), "invalid option -- '3'");
+}
+
+TEST(ServerOptions, ClusteredShortFlags) {
+  const server_options options = parse_ok({"-dM"});
+  EXPECT_FALSE(options.evict);
+  EXPECT_EQ(ignored_line(options, "-d:"),
+            "-d: daemon mode is not supported; gpuhash-server runs in the foreground");
+
+  // A flag that takes a value ends the cluster: the rest of the word, or the next word.
+  const server_options glued = parse_ok({"-vMCp11311"});
+  EXPECT_EQ(glued.verbosity, 1);
+  EXPECT_FALSE(glued.evict);
+  EXPECT_FALSE(glued.cas_enabled);
+  EXPECT_EQ(glued.tcp_port, 11311);
+  EXPECT_EQ(parse_ok({"-Mp", "11311"}).tcp_port, 11311);
+  EXPECT_EQ(parse_ok({"-vm64"}).memory_limit_mb, 64u);
+
+  EXPECT_EQ(parse_error({"-vd2"}), "invalid option -- '2'");
+}
+
+TEST(ServerOptions, AValueMayStartWithADash) {
+  // getopt gives a flag that needs a value the next word, whatever it is.
+  EXPECT_EQ(parse_error({"-p", "-v"}), "-p/--port: \"-v\" is not a number");
+  EXPECT_EQ(parse_ok({"-u", "-v"}).run_as_user, "-v");
+}
+
+TEST(ServerOptions, LongNamesMayBeAbbreviated) {
+  EXPECT_EQ(parse_ok({"--memory-l=128"}).memory_limit_mb, 128u);
+  EXPECT_EQ(parse_ok({"--thr", "8"}).threads, 8u);
+  EXPECT_EQ(parse_ok({"--index=cpu"}).index, index_kind::cpu);
+  EXPECT_EQ(parse(std::vector<std::string>{"--he"}).what, action::print_help);
+  EXPECT_EQ(parse_error({"--mem=32"}),
+            "option '--mem=32' is ambiguous; possibilities: '--memory-limit' '--memory-file'");
+  EXPECT_NE(parse_error({"--batch=5"}).find("is ambiguous"), std::string::npos);
+}
+
+TEST(ServerOptions, NapiIdsUnderBothSpellings) {
+  // memcached's help spells it --napi_ids; its getopt knows --napi-ids. Both work here.
+  for (const std::string form : {"--napi-ids=2", "--napi_ids=2", "--napi=2", "-N2"}) {
+    SCOPED_TRACE(form);
+    EXPECT_EQ(ignored_line(parse_ok({form}), "-N 2:"),
+              "-N 2: NAPI ID thread selection is not supported");
+  }
+}
+
+TEST(ServerOptions, ItemSizeSuffixes) {
+  const std::vector<std::pair<std::string, std::size_t>> sizes = {
+      {"1024", 1024},   {"1k", 1024},     {"1K", 1024},       {"512k", 512 << 10},
+      {"2m", 2u << 20}, {"2M", 2u << 20}, {"32m", 32u << 20}, {"2097152", 2u << 20},
+  };
+  for (const auto& [text, bytes] : sizes) {
+    SCOPED_TRACE(text);
+    EXPECT_EQ(parse_ok({"-I", text}).item_size_max, bytes);
+  }
+  EXPECT_EQ(parse_ok({"-m", "2048", "-I", "1g"}).item_size_max, std::size_t{1} << 30);
+  EXPECT_EQ(parse_ok({"-m", "2048", "-I", "1024m"}).item_size_max, std::size_t{1} << 30);
+  EXPECT_EQ(parse_ok({"-m", "4096", "-I", "1G"}).item_size_max, std::size_t{1} << 30);
+}
+
+TEST(ServerOptions, ItemSizeLimits) {
+  EXPECT_EQ(parse_error({"-I", "1000"}), "-I/--max-item-size: 1000 is less than 1k");
+  EXPECT_EQ(parse_error({"-I", "0k"}), "-I/--max-item-size: 0k is less than 1k");
+  EXPECT_EQ(parse_error({"-m", "4096", "-I", "1025m"}),
+            "-I/--max-item-size: 1025m is more than 1g");
+  EXPECT_EQ(parse_error({"-m", "8192", "-I", "2g"}), "-I/--max-item-size: 2g is more than 1g");
+  EXPECT_EQ(parse_error({"-I", "99999999999999999999"}),
+            "-I/--max-item-size: 99999999999999999999 is more than 1g");
+  EXPECT_EQ(parse_error({"-I", "9007199254740993k"}),
+            "-I/--max-item-size: 9007199254740993k is more than 1g");
+  EXPECT_EQ(parse_error({"-I", "-1k"}), "-I/--max-item-size: -1k is less than 1k");
+  EXPECT_EQ(parse_error({"-I", "-99999999999999999999"}),
+            "-I/--max-item-size: -99999999999999999999 is less than 1k");
+  for (const std::string bad : {"abc", "5x", "m", "", "k1", "1.5m", " 2m", "+2m", "2mb"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_NE(parse_error({"-I", bad}).find("is not a number"), std::string::npos);
+  }
+}
+
+TEST(ServerOptions, ItemSizeAtMostHalfTheMemoryInEitherOrder) {
+  EXPECT_EQ(parse_ok({"-m", "64", "-I", "32m"}).item_size_max, 32u << 20);
+  EXPECT_EQ(parse_ok({"-I", "32m", "-m", "64"}).item_size_max, 32u << 20);
+  EXPECT_EQ(parse_error({"-I", "64m", "-m", "64"}),
+            "-I/--max-item-size: 67108864 bytes is more than half of -m (64 megabytes)");
+  // The default -I of 1m needs -m 2 or more, as in memcached.
+  EXPECT_NE(parse_error({"-m", "1"}).find("more than half of -m"), std::string::npos);
+  EXPECT_EQ(parse_ok({"-m", "2"}).memory_limit_mb, 2u);
+}
+
+TEST(ServerOptions, ListenAddressesAddUp) {
+  EXPECT_EQ(parse_ok({"-l", "0.0.0.0"}).listen_address, "0.0.0.0");
+  EXPECT_EQ(parse_ok({"-l", "10.0.0.1", "-l", "10.0.0.2", "-l", "10.0.0.1"}).listen_address,
+            "10.0.0.1,10.0.0.2");
+  // memcached skips an address that is a substring of one already listed; here only repeats.
+  EXPECT_EQ(parse_ok({"-l", "10.0.0.1", "-l", "0.0.1"}).listen_address, "10.0.0.1,0.0.1");
+  EXPECT_EQ(parse_ok({"-l", "127.0.0.1,::1"}).listen_address, "127.0.0.1,::1");
+}
+
+TEST(ServerOptions, UdpIsRecordedAsIgnoredAndLendsItsPortToTcp) {
+  EXPECT_TRUE(parse_ok({"-U", "0"}).ignored.empty());
+  // memcached listens for TCP on -U's port when -p is not given.
+  const server_options udp_only = parse_ok({"-U", "11311"});
+  EXPECT_EQ(udp_only.udp_port, 11311);
+  EXPECT_EQ(udp_only.tcp_port, 11311);
+  EXPECT_EQ(ignored_line(udp_only, "-U"),
+            "-U 11311: UDP is not served; only TCP and the UNIX socket are");
+  const server_options both = parse_ok({"-p", "1234", "-U", "11311"});
+  EXPECT_EQ(both.tcp_port, 1234);
+  EXPECT_EQ(both.udp_port, 11311);
+}
+
+TEST(ServerOptions, IgnoredFlagsAreRecordedOneLineEach) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"-d"}, "-d:"},
+      {{"--daemon"}, "-d:"},
+      {{"-r"}, "-r:"},
+      {{"--enable-coredumps"}, "-r:"},
+      {{"-k"}, "-k:"},
+      {{"--lock-memory"}, "-k:"},
+      {{"-P", "/run/memcached.pid"}, "-P /run/memcached.pid:"},
+      {{"--pidfile=/run/memcached.pid"}, "-P /run/memcached.pid:"},
+      {{"-L"}, "-L:"},
+      {{"--enable-largepages"}, "-L:"},
+      {{"-D", ":"}, "-D ::"},
+      {{"-D#"}, "-D #:"},
+      {{"-R", "20"}, "-R 20:"},
+      {{"--max-reqs-per-event=20"}, "-R 20:"},
+      {{"-b", "2048"}, "-b 2048:"},
+      {{"--listen-backlog", "2048"}, "-b 2048:"},
+      {{"-B", "binary"}, "-B binary:"},
+      {{"--protocol=ascii"}, "-B ascii:"},
+      {{"-Bauto"}, "-B auto:"},
+      {{"-S"}, "-S:"},
+      {{"--enable-sasl"}, "-S:"},
+      {{"-W"}, "-W:"},
+      {{"--disable-watch"}, "-W:"},
+      {{"-Y", "/etc/memcached.auth"}, "-Y /etc/memcached.auth:"},
+      {{"--auth-file=/etc/memcached.auth"}, "-Y /etc/memcached.auth:"},
+      {{"-e", "/dev/shm/memory"}, "-e /dev/shm/memory:"},
+      {{"--memory-file", "/dev/shm/memory"}, "-e /dev/shm/memory:"},
+      {{"-Z"}, "-Z:"},
+      {{"--enable-ssl"}, "-Z:"},
+      {{"-N", "4"}, "-N 4:"},
+      {{"--napi-ids=4"}, "-N 4:"},
+  };
+  for (const auto& [words, prefix] : cases) {
+    SCOPED_TRACE(words.front());
+    const server_options options = parse_ok(words);
+    ASSERT_EQ(options.ignored.size(), 1u);
+    EXPECT_TRUE(options.ignored.front().starts_with(prefix)) << options.ignored.front();
+    EXPECT_GT(options.ignored.front().size(), prefix.size() + 10) << "the line says why";
+  }
+  EXPECT_EQ(parse_ok({"-d", "-d", "--daemon"}).ignored.size(), 1u);
+  EXPECT_EQ(parse_ok({"-d", "-k", "-r"}).ignored.size(), 3u);
+}
+
+TEST(ServerOptions, WordsThatAreNotFlagsAreSkippedAsMemcachedSkipsThem) {
+  const server_options options = parse_ok({"stray", "-p", "1234", "-"});
+  EXPECT_EQ(options.tcp_port, 1234);
+  EXPECT_NE(ignored_line(options, "\"stray\""), "");
+  EXPECT_NE(ignored_line(options, "\"-\""), "");
+  // "--" ends the flags.
+  const server_options ended = parse_ok({"-v", "--", "-p", "1234"});
+  EXPECT_EQ(ended.verbosity, 1);
+  EXPECT_EQ(ended.tcp_port, 11211);
+  EXPECT_NE(ignored_line(ended, "\"-p\""), "");
+}
+
+TEST(ServerOptions, ExtendedOptionLists) {
+  const server_options options =
+      parse_ok({"-o", "slab_reassign,slab_automove=1,hashpower=20", "--extended=modern"});
+  EXPECT_EQ(options.ignored.size(), 4u);
+  EXPECT_EQ(ignored_line(options, "-o hashpower=20"),
+            "-o hashpower=20: gpuhash-server's index sizes and hashes itself");
+  EXPECT_NE(ignored_line(options, "-o slab_automove=1:"), "");
+  EXPECT_NE(ignored_line(options, "-o modern:"), "");
+  EXPECT_EQ(parse_ok({"-oslab_chunk_max=16384"}).ignored.size(), 1u);
+  // getsubopt's splitting: an empty list and a trailing comma are fine, an empty entry is not.
+  EXPECT_TRUE(parse_ok({"-o", ""}).ignored.empty());
+  EXPECT_EQ(parse_ok({"-o", "hashpower=16,"}).ignored.size(), 1u);
+  EXPECT_EQ(parse_error({"-o", ","}), "-o/--extended: illegal suboption \"\"");
+  EXPECT_EQ(parse_error({"-o", "modern,,track_sizes"}), "-o/--extended: illegal suboption \"\"");
+  // Switches take no value, and memcached ignores one given anyway.
+  EXPECT_EQ(parse_ok({"-o", "no_lru_crawler=5"}).ignored.size(), 1u);
+  EXPECT_EQ(ignored_line(parse_ok({"-o", "ext_path=/mnt/extstore:64G"}), "-o ext_path"),
+            "-o ext_path=/mnt/extstore:64G: external storage (extstore) is not supported");
+}
+
+TEST(ServerOptions, EveryExtendedOptionOfMemcachedIsAccepted) {
+  const std::vector<std::string> entries = {
+      "maxconns_fast",
+      "no_maxconns_fast",
+      "hashpower=16",
+      "no_hashexpand",
+      "hash_algorithm=jenkins",
+      "hash_algorithm=murmur3",
+      "hash_algorithm=xxh3",
+      "slab_reassign",
+      "no_slab_reassign",
+      "slab_automove",
+      "slab_automove=2",
+      "no_slab_automove",
+      "slab_automove_ratio=0.8",
+      "slab_automove_window=30",
+      "slab_sizes=96-192-384",
+      "slab_chunk_max=524288",
+      "no_chunked_items",
+      "tail_repair_time=60",
+      "lru_crawler",
+      "no_lru_crawler",
+      "lru_crawler_sleep=100",
+      "lru_crawler_tocrawl=0",
+      "lru_maintainer",
+      "no_lru_maintainer",
+      "hot_lru_pct=20",
+      "warm_lru_pct=40",
+      "hot_max_factor=0.2",
+      "warm_max_factor=2.0",
+      "temporary_ttl=61",
+      "track_sizes",
+      "modern",
+      "no_modern",
+      "idle_timeout=600",
+      "read_buf_mem_limit=0",
+      "resp_obj_mem_limit",
+      "inline_ascii_resp",
+      "no_inline_ascii_resp",
+      "sock_cookie_id=7",
+      "watcher_logbuf_size=256",
+      "worker_logbuf_size=64",
+      "drop_privileges",
+      "no_drop_privileges",
+      "ssl_chain_cert=/etc/chain.pem",
+      "ssl_key=/etc/key.pem",
+      "ssl_verify_mode=3",
+      "ssl_keyformat=1",
+      "ssl_ciphers=HIGH",
+      "ssl_ca_cert=/etc/ca.pem",
+      "ssl_wbuf_size=16",
+      "ssl_session_cache",
+      "ssl_kernel_tls",
+      "ssl_min_version=2",
+      "ext_path=/mnt/ext:1G",
+      "ext_page_size=64",
+      "ext_wbuf_size=4",
+      "ext_threads=1",
+      "ext_io_depth=1",
+      "ext_item_size=512",
+      "ext_item_age=3600",
+      "ext_low_ttl=0",
+      "ext_recache_rate=2000",
+      "ext_compact_under=8",
+      "ext_drop_under=4",
+      "ext_max_sleep=1000000",
+      "ext_max_frag=0.8",
+      "ext_drop_unread",
+      "slab_automove_freeratio=0.01",
+  };
+  for (const std::string& entry : entries) {
+    SCOPED_TRACE(entry);
+    const server_options options = parse_ok({"-o", entry});
+    ASSERT_EQ(options.ignored.size(), 1u);
+    EXPECT_TRUE(options.ignored.front().starts_with("-o " + entry + ": "));
+  }
+}
+
+TEST(ServerOptions, ExtendedOptionErrors) {
+  EXPECT_EQ(parse_error({"-o", "bogus"}), "-o/--extended: illegal suboption \"bogus\"");
+  EXPECT_EQ(parse_error({"-o", "modern,bogus=1"}), "-o/--extended: illegal suboption \"bogus=1\"");
+  EXPECT_EQ(parse_error({"-o", "hashpower"}), "-o/--extended hashpower: a value is required");
+  EXPECT_EQ(parse_error({"-o", "hashpower="}), "-o/--extended hashpower: a value is required");
+  EXPECT_EQ(parse_error({"-o", "hashpower=5"}),
+            "-o/--extended hashpower: 5 is out of range (12..32)");
+  EXPECT_EQ(parse_error({"-o", "hashpower=x"}), "-o/--extended hashpower: \"x\" is not a number");
+  EXPECT_EQ(parse_error({"-o", "slab_automove=3"}),
+            "-o/--extended slab_automove: 3 is out of range (0..2)");
+  EXPECT_EQ(parse_error({"-o", "slab_automove_ratio=0"}),
+            "-o/--extended slab_automove_ratio: 0 is out of range (more than 0, at most 1)");
+  EXPECT_EQ(parse_error({"-o", "slab_automove_ratio=1.5"}),
+            "-o/--extended slab_automove_ratio: 1.5 is out of range (more than 0, at most 1)");
+  EXPECT_EQ(parse_error({"-o", "hot_max_factor=-1"}),
+            "-o/--extended hot_max_factor: -1 is out of range (more than 0, at most inf)");
+  EXPECT_EQ(parse_error({"-o", "ext_max_frag=nan"}),
+            "-o/--extended ext_max_frag: \"nan\" is not a number");
+  EXPECT_EQ(parse_error({"-o", "hash_algorithm=md5"}),
+            "-o/--extended hash_algorithm: \"md5\" is not one of jenkins, murmur3, xxh3");
+  EXPECT_NE(parse_error({"-o", "tail_repair_time=5"}).find("out of range"), std::string::npos);
+  EXPECT_NE(parse_error({"-o", "lru_crawler_sleep=1000001"}).find("out of range"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"-o", "lru_crawler_tocrawl=abc"}).find("not a number"), std::string::npos);
+  EXPECT_NE(parse_error({"-o", "ssl_verify_mode=4"}).find("out of range"), std::string::npos);
+  EXPECT_NE(parse_error({"-o", "ext_path"}).find("a value is required"), std::string::npos);
+  EXPECT_NE(parse_error({"-o", "hot_lru_pct=80"}).find("out of range"), std::string::npos);
+}
+
+TEST(ServerOptions, ExtendedOptionsCheckedTogetherAsMemcachedDoes) {
+  EXPECT_EQ(parse_error({"-o", "hot_lru_pct=50,warm_lru_pct=40"}),
+            "-o/--extended: hot_lru_pct + warm_lru_pct cannot be more than 80");
+  EXPECT_EQ(parse_error({"-o", "hot_lru_pct=50"}),
+            "-o/--extended: hot_lru_pct + warm_lru_pct cannot be more than 80");
+  EXPECT_EQ(parse_ok({"-o", "hot_lru_pct=40,warm_lru_pct=40"}).ignored.size(), 2u);
+  EXPECT_EQ(parse_error({"-o", "temporary_ttl=5,no_lru_maintainer"}),
+            "-o/--extended: temporary_ttl requires lru_maintainer");
+  EXPECT_NE(parse_error({"-o", "no_modern", "-o", "temporary_ttl=5"}).find("lru_maintainer"),
+            std::string::npos);
+  EXPECT_EQ(parse_ok({"-o", "no_modern,lru_maintainer,temporary_ttl=5"}).ignored.size(), 3u);
+}
+
+TEST(ServerOptions, GpuhashFlags) {
+  EXPECT_EQ(parse_ok({"--index=auto"}).index, index_kind::automatic);
+  EXPECT_EQ(parse_ok({"--index=gpu"}).index, index_kind::gpu);
+  EXPECT_EQ(parse_ok({"--index", "cpu"}).index, index_kind::cpu);
+  EXPECT_EQ(parse_ok({"--batch-max=1"}).batch_max, 1u);
+  EXPECT_EQ(parse_ok({"--batch-max=1048576"}).batch_max, 1048576u);
+  EXPECT_EQ(parse_ok({"--batch-wait-us=1000000"}).batch_wait_us, 1000000u);
+  EXPECT_EQ(parse_error({"--index=tpu"}), "--index: \"tpu\" is not one of auto, gpu, cpu");
+  EXPECT_EQ(parse_error({"--batch-max=0"}), "--batch-max: 0 is out of range (1..1048576)");
+  EXPECT_EQ(parse_error({"--batch-max=1048577"}),
+            "--batch-max: 1048577 is out of range (1..1048576)");
+  EXPECT_EQ(parse_error({"--batch-wait-us=1000001"}),
+            "--batch-wait-us: 1000001 is out of range (0..1000000)");
+  EXPECT_EQ(parse_error({"--batch-wait-us=-1"}),
+            "--batch-wait-us: -1 is out of range (0..1000000)");
+  EXPECT_EQ(parse_error({"--batch-wait-us=soon"}), "--batch-wait-us: \"soon\" is not a number");
+}
+
+TEST(ServerOptions, GetoptErrors) {
+  EXPECT_EQ(parse_error({"-x"}), "invalid option -- 'x'");
+  EXPECT_EQ(parse_error({"-vx"}), "invalid option -- 'x'");
+  EXPECT_EQ(parse_error({"--bogus"}), "unrecognized option '--bogus'");
+  EXPECT_EQ(parse_error({"--daemonx"}), "unrecognized option '--daemonx'");
+  EXPECT_EQ(parse_error({"--daemon=1"}), "option '--daemon' doesn't allow an argument");
+  EXPECT_EQ(parse_error({"-p"}), "option requires an argument -- 'p'");
+  EXPECT_EQ(parse_error({"-vp"}), "option requires an argument -- 'p'");
+  EXPECT_EQ(parse_error({"--port"}), "option '--port' requires an argument");
+  EXPECT_EQ(parse_error({"--po"}), "option '--port' requires an argument");
+}
+
+TEST(ServerOptions, BadValuesNameTheFlag) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"-p", "abc"}, "-p/--port: \"abc\" is not a number"},
+      {{"-p", ""}, "-p/--port: \"\" is not a number"},
+      {{"--port=65536"}, "-p/--port: 65536 is out of range (0..65535)"},
+      {{"-p", "-1"}, "-p/--port: -1 is out of range (0..65535)"},
+      {{"-p", "11211x"}, "-p/--port: \"11211x\" is not a number"},
+      {{"-U", "70000"}, "-U/--udp-port: 70000 is out of range (0..65535)"},
+      {{"-a", "8"}, "-a/--unix-mask: \"8\" is not an octal number"},
+      {{"-a", "1000"}, "-a/--unix-mask: 1000 is out of range (0..511)"},
+      {{"-s", ""}, "-s/--unix-socket: the value is empty"},
+      {{"-l", ""}, "-l/--listen: the value is empty"},
+      {{"-u", ""}, "-u/--user: the value is empty"},
+      {{"-m", "0"}, "-m/--memory-limit: 0 is out of range (1..2147483647)"},
+      {{"-m", "64MB"}, "-m/--memory-limit: \"64MB\" is not a number"},
+      {{"-c", "0"}, "-c/--conn-limit: 0 is out of range (1..2147483647)"},
+      {{"-c", "-5"}, "-c/--conn-limit: -5 is out of range (1..2147483647)"},
+      {{"-t", "0"}, "-t/--threads: 0 is out of range (1..2147483647)"},
+      {{"-t", "99999999999"}, "-t/--threads: 99999999999 is out of range (1..2147483647)"},
+      {{"-f", "1"}, "-f/--slab-growth-factor: must be more than 1"},
+      {{"-f", "0.5"}, "-f/--slab-growth-factor: must be more than 1"},
+      {{"-f", "1.5x"}, "-f/--slab-growth-factor: \"1.5x\" is not a number"},
+      {{"-f", "inf"}, "-f/--slab-growth-factor: \"inf\" is not a number"},
+      {{"-n", "0"}, "-n/--slab-min-size: 0 is out of range (1..2147483647)"},
+      {{"-R", "0"}, "-R/--max-reqs-per-event: 0 is out of range (1..2147483647)"},
+      {{"-b", "many"}, "-b/--listen-backlog: \"many\" is not a number"},
+      {{"-B", "udp"}, "-B/--protocol: \"udp\" is not one of auto, binary, ascii"},
+      {{"-D", ""}, "-D: the value is empty"},
+      {{"-N", "0"}, "-N/--napi-ids: 0 is out of range (1..2147483647)"},
+      {{"-N", "5"}, "-N/--napi-ids: 5 NAPI IDs are more than the 4 threads of -t"},
+  };
+  for (const auto& [words, message] : cases) {
+    SCOPED_TRACE(words.front());
+    EXPECT_EQ(parse_error(words), message);
+  }
+  EXPECT_EQ(parse_ok({"-N", "5", "-t", "8"}).threads, 8u);
+}
+
+TEST(ServerOptions, HelpVersionAndLicenseStopParsing) {
+  EXPECT_EQ(parse(std::vector<std::string>{"-h"}).what, action::print_help);
+  EXPECT_EQ(parse(std::vector<std::string>{"--help"}).what, action::print_help);
+  EXPECT_EQ(parse(std::vector<std::string>{"-V"}).what, action::print_version);
+  EXPECT_EQ(parse(std::vector<std::string>{"--version"}).what, action::print_version);
+  EXPECT_EQ(parse(std::vector<std::string>{"-i"}).what, action::print_version);
+  EXPECT_EQ(parse(std::vector<std::string>{"--license"}).what, action::print_version);
+  // As in memcached, flags after -h are not read, and mistakes before it are reported.
+  EXPECT_EQ(parse(std::vector<std::string>{"-vh", "--bogus", "-m", "1"}).what, action::print_help);
+  EXPECT_EQ(parse(std::vector<std::string>{"--bogus", "-h"}).what, action::error);
+}
+
+TEST(ServerOptions, HelpListsEveryFlagWithItsDefault) {
+  const std::string text = help_text();
+  for (const std::string name : {"-p, --port=<num>",
+                                 "-U, --udp-port=<num>",
+                                 "-s, --unix-socket=<file>",
+                                 "-a, --unix-mask=<mask>",
+                                 "-A, --enable-shutdown",
+                                 "-l, --listen=<addr>",
+                                 "-d, --daemon",
+                                 "-r, --enable-coredumps",
+                                 "-u, --user=<user>",
+                                 "-m, --memory-limit=<num>",
+                                 "-M, --disable-evictions",
+                                 "-c, --conn-limit=<num>",
+                                 "-k, --lock-memory",
+                                 "-v, --verbose",
+                                 "-h, --help",
+                                 "-i, --license",
+                                 "-V, --version",
+                                 "-P, --pidfile=<file>",
+                                 "-f, --slab-growth-factor=<num>",
+                                 "-n, --slab-min-size=<bytes>",
+                                 "-L, --enable-largepages",
+                                 "-D <char>",
+                                 "-t, --threads=<num>",
+                                 "-R, --max-reqs-per-event=<num>",
+                                 "-C, --disable-cas",
+                                 "-b, --listen-backlog=<num>",
+                                 "-B, --protocol=<name>",
+                                 "-I, --max-item-size=<num>",
+                                 "-S, --enable-sasl",
+                                 "-F, --disable-flush-all",
+                                 "-X, --disable-dumping",
+                                 "-W, --disable-watch",
+                                 "-Y, --auth-file=<file>",
+                                 "-e, --memory-file=<file>",
+                                 "-Z, --enable-ssl",
+                                 "-o, --extended=<opts>",
+                                 "-N, --napi-ids=<num>",
+                                 "--index=auto|gpu|cpu",
+                                 "--batch-max=<num>",
+                                 "--batch-wait-us=<num>"}) {
+    EXPECT_NE(text.find(name), std::string::npos) << name;
+  }
+  for (const std::string fragment :
+       {"(default: 11211)", "(default: 127.0.0.1)", "(default: 700)", "(default: 64)",
+        "(default: 1024)", "(default: 1.25)", "(default: 48)", "(default: 4)", "(default: 1m)",
+        "(default: 32768; 1..1048576)", "(default: 20; 0..1000000)", "hashpower", "slab_chunk_max",
+        "ext_path", "ssl_min_version", "slab_automove_freeratio"}) {
+    EXPECT_NE(text.find(fragment), std::string::npos) << fragment;
+  }
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_LE(line.size(), 100u) << line;
+    const bool no_effect = line.starts_with("-d,") || line.starts_with("-S,") ||
+                           line.starts_with("-D ") || line.starts_with("-N,");
+    if (no_effect) {
+      EXPECT_TRUE(line.ends_with("[ignored]")) << line;
+    }
+    if (line.starts_with("-p,") || line.starts_with("-F,")) {
+      EXPECT_FALSE(line.ends_with("[ignored]")) << line;
+    }
+  }
+  EXPECT_EQ(text.find("napi_ids"), std::string::npos) << "the alias is not advertised";
+}
+
+TEST(ServerOptions, ParsesAreIndependent) {
+  // No state is kept between calls (getopt_long's optind would be).
+  EXPECT_EQ(parse_ok({"-p", "1"}).tcp_port, 1);
+  EXPECT_EQ(parse_ok({"-p", "2"}).tcp_port, 2);
+  EXPECT_EQ(parse_ok({}).tcp_port, 11211);
+}
+
+TEST(ServerOptions, DebianDefaultCommandLine) {
+  // What Debian's start-memcached builds from /etc/memcached.conf.
+  const server_options options =
+      parse_ok({"-d", "-m", "64", "-p", "11211", "-u", "memcache", "-l", "127.0.0.1", "-P",
+                "/var/run/memcached/memcached.pid", "-c", "1024", "-v", "-o",
+                "slab_reassign,slab_automove"});
+  EXPECT_EQ(options.memory_limit_mb, 64u);
+  EXPECT_EQ(options.run_as_user, "memcache");
+  EXPECT_EQ(options.verbosity, 1);
+  EXPECT_EQ(options.ignored.size(), 4u);
+}
+
+}  // namespace
