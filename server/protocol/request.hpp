@@ -18,8 +18,8 @@ enum class command : std::uint8_t {
   // retrieval: keys in request::keys
   get,
   gets,
-  gat,   // exptime, keys
-  gats,  // exptime, keys
+  gat,   // exptime, keys (none is valid: memcached answers "END")
+  gats,  // exptime, keys (none is valid: memcached answers "END")
   // storage: key, flags, exptime, data (cas_unique for cas), noreply
   set,
   add,
@@ -33,13 +33,14 @@ enum class command : std::uint8_t {
   decr,     // key, delta, noreply
   touch,    // key, exptime, noreply
   // other
-  flush_all,     // delay (0 when absent), noreply
+  flush_all,  // delay (0 when absent), noreply
   version,
-  verbosity,     // level, noreply
-  stats,         // argument: "" or the sub-statistic ("settings", "items", "slabs", "conns", "reset", ...)
+  verbosity,  // level, noreply
+  stats,      // argument: "" or the sub-statistic: "settings", "items", "reset", ...
   quit,
-  shutdown,      // argument: "" or "graceful"
+  shutdown,              // argument: the rest of the line ("" and "graceful" are valid)
   lru_crawler_metadump,  // argument: "all", or the keys to dump separated by spaces
+  cache_memlimit,        // delta: megabytes, noreply
   // meta commands: key (as sent; base64 when the b flag is present), meta_flags
   meta_get,         // mg
   meta_set,         // ms: data too
@@ -51,6 +52,10 @@ enum class command : std::uint8_t {
 
 /// One flag of a meta command: its letter and the token glued to it (empty
 /// when the flag takes none), e.g. "T30" -> {'T', "30"}, "v" -> {'v', ""}.
+/// parse_request has checked them as memcached 1.6.18 does: known letters,
+/// no duplicates, a number where N T R F C J D need one, one character after
+/// M, at most 31 bytes after O, a b key that decodes. Read the numbers with
+/// parse_signed_number (N T R) and parse_unsigned_number (F C J D).
 struct meta_flag {
   char letter;
   std::string_view token;
@@ -92,24 +97,41 @@ struct parse_result {
   parse_outcome outcome = parse_outcome::need_more;
   /// Bytes of the input used by the request or by the erroneous line. For a
   /// storage command refused before its data (a value over item_size_max, a
-  /// negative length) this counts the data block too, so it can exceed the
-  /// input's size: the connection then swallows bytes until that many have
-  /// gone by, as memcached does, and stays in step with the client.
+  /// bad meta flag, a key with control characters) this counts the data block
+  /// too, so it can exceed the input's size: the connection then swallows
+  /// bytes until that many have gone by, as memcached does, and stays in step
+  /// with the client. Where memcached cannot know the block's length (a
+  /// length that is not a number, or negative) or does not swallow it (a key
+  /// over key_max), only the line is counted, as memcached does.
   std::size_t consumed = 0;
   /// The full reply for an error, "\r\n" included: "ERROR\r\n",
   /// "CLIENT_ERROR bad data chunk\r\n", "SERVER_ERROR object too large for
   /// cache\r\n", ... exactly memcached 1.6's strings.
   std::string_view error_reply;
   /// After answering the error, close the connection (binary protocol, a
-  /// line too long to be a command, ...), as memcached does.
+  /// line too long to be a command, ...), as memcached does. `consumed` is
+  /// then 0: nothing after the error is read.
   bool close_connection = false;
+  /// memcached sends nothing for this error: the classic command carried
+  /// "noreply", or memcached closes at once (an HTTP request, a line too
+  /// long). error_reply still names the error, for logs; do not send it.
+  bool silent = false;
 };
 
 /// Parses the first request in `input` into `out` (cleared first).
 parse_result parse_request(std::string_view input, const parser_limits& limits, request& out);
 
 /// Whether `key` may be stored: 1 to key_max bytes, no control characters
-/// and no spaces.
+/// (below 0x20, and 0x7F) and no spaces.
 bool valid_key(std::string_view key, const parser_limits& limits) noexcept;
+
+/// Reads a decimal number as memcached's safe_strtoull does: optional leading
+/// whitespace, an optional sign, digits, then the token's end or whitespace
+/// (whatever follows is ignored). A negative number wraps as in C's strtoull
+/// and is refused when the result is 2^63 or more ("-0" reads as 0, "-1" fails).
+bool parse_unsigned_number(std::string_view token, std::uint64_t& out) noexcept;
+
+/// Reads a decimal number as memcached's safe_strtoll does (64 bits).
+bool parse_signed_number(std::string_view token, std::int64_t& out) noexcept;
 
 }  // namespace gpuhash::server::protocol
