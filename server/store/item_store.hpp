@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -27,14 +28,16 @@ struct item {
   location lru_next = no_location;
   std::uint32_t value_bytes = 0;  ///< value length, its trailing "\r\n" excluded
   std::uint32_t client_flags = 0;
-  std::int64_t expires_at = 0;  ///< absolute Unix seconds; 0: never
-  std::int64_t stored_at = 0;   ///< Unix seconds of the last store (flush_all compares it)
-  std::int64_t accessed_at = 0; ///< Unix seconds of the last access (metadump's "la")
+  std::int64_t expires_at = 0;   ///< absolute Unix seconds; 0: never
+  std::int64_t stored_at = 0;    ///< Unix seconds of the last store (flush_all compares it)
+  std::int64_t accessed_at = 0;  ///< Unix seconds of the last access (metadump's "la")
   std::uint64_t cas = 0;
   std::uint8_t key_bytes = 0;
-  std::uint8_t size_class = 0;
-  bool linked = false;  ///< in the LRU (and, for the engine, in the index)
-  bool fetched = false; ///< read since it was stored (metadump's "fetch")
+  std::uint8_t size_class = 0;  ///< numbered from 1, as in item_store::classes(); 0: a free chunk
+  bool linked = false;          ///< in the LRU (and, for the engine, in the index)
+  bool fetched = false;         ///< read since it was stored (metadump's "fetch")
+  bool stale = false;           ///< invalidated by a meta delete with I (mg reports X)
+  bool win_sent = false;        ///< a client was told to recache it (mg's W; later ones get Z)
 
   std::string_view key() const noexcept;
   /// The value's bytes, followed in memory by "\r\n" (written by
@@ -53,7 +56,7 @@ struct store_config {
 
 enum class allocation_error : std::uint8_t {
   none,
-  too_large,      ///< key + value exceed item_size_max: no class can hold it
+  too_large,      ///< key + value exceed item_size_max, or the key 255 bytes: no class holds it
   out_of_memory,  ///< no free chunk, no page left, nothing evictable (or -M)
 };
 
@@ -76,9 +79,16 @@ class item_store {
   item_store& operator=(const item_store&) = delete;
 
   /// Called with each item evicted to make room, after it is unlinked and
-  /// before its chunk is reused, so the owner can drop its index entry.
+  /// before its chunk is reused, so the owner can drop its index entry. It
+  /// must not allocate or throw.
   using eviction_handler = std::function<void(location, const item&)>;
   void on_eviction(eviction_handler handler);
+  /// Tells whether an item is dead (expired or flushed: the store keeps no
+  /// clock). A dead item near its LRU tail is reused before anything is
+  /// evicted, and even with -M; the eviction handler is called for it too,
+  /// and it counts in reclaimed(), not evictions().
+  using dead_check = std::function<bool(const item&)>;
+  void on_dead_check(dead_check check);
 
   /// An unlinked item with room for the key and `value_bytes` of value; the
   /// key is copied in, the value is left for the caller to fill, "\r\n" is
@@ -87,7 +97,8 @@ class item_store {
   /// is copying from).
   location allocate(std::string_view key, std::size_t value_bytes, allocation_error& error,
                     location keep = no_location);
-  /// Gives back an item that was allocated and never linked, or was unlinked.
+  /// Gives back an item that was allocated and never linked (a store that
+  /// failed or was abandoned). A linked item is given back by unlink, not here.
   void release(location where);
 
   item& at(location where) noexcept;
@@ -100,18 +111,67 @@ class item_store {
   /// Moves a linked item to the head of its LRU (a read or touch).
   void bump(location where);
 
-  /// Calls fn(location, const item&) for every linked item.
+  /// Calls fn(location, const item&) for every linked item: class by class,
+  /// each from the most to the least recently used.
   void for_each_linked(const std::function<void(location, const item&)>& fn) const;
 
   std::size_t linked_items() const noexcept;
-  std::size_t bytes_used() const noexcept;       ///< key + value + header of linked items
+  std::size_t bytes_used() const noexcept;  ///< key + value + header of linked items
   std::size_t pages_allocated() const noexcept;
   std::size_t page_size() const noexcept;
   std::uint64_t evictions() const noexcept;
+  std::uint64_t reclaimed() const noexcept { return reclaimed_; }
   std::size_t item_size_max() const noexcept;
   std::size_t memory_limit() const noexcept;
+  /// Changes the limit for pages allocated from now on (memcached's
+  /// cache_memlimit); false, and nothing changes, below what is allocated.
+  bool set_memory_limit(std::size_t bytes);
   /// Per size class, for `stats slabs` and `stats items`; classes numbered from 1.
   std::vector<class_stats> classes() const;
+
+ private:
+  struct size_class_state {
+    std::size_t chunk_size = 0;
+    std::size_t chunks_per_page = 0;
+    std::size_t pages = 0;
+    std::size_t used_chunks = 0;  ///< allocated, linked or not
+    std::size_t free_chunks = 0;
+    std::size_t linked_items = 0;
+    std::uint64_t evictions = 0;
+    location free_head = no_location;  ///< free chunks, chained through item::lru_next
+    location lru_head = no_location;   ///< the most recently used
+    location lru_tail = no_location;   ///< the least recently used: evicted first
+  };
+  struct page {
+    std::unique_ptr<std::byte[]> memory;
+    std::size_t class_index = 0;
+  };
+
+  item* chunk(location where) const noexcept;
+  size_class_state& class_at(location where) noexcept;
+  location take_free_chunk(size_class_state& state) noexcept;
+  void free_chunk(location where, item& it) noexcept;
+  bool add_page(std::size_t class_index);
+  location evict_tail(size_class_state& state, location keep);
+  location reclaim_tail(size_class_state& state, location keep);
+  void lru_push_head(size_class_state& state, location where, item& it) noexcept;
+  void lru_detach(size_class_state& state, item& it) noexcept;
+  void count_unlinked(size_class_state& state, item& it) noexcept;
+
+  store_config config_;
+  std::size_t page_size_ = 0;
+  /// memory_limit / page_size, at least 1, at most what locations can name.
+  std::size_t max_pages_ = 0;
+  std::size_t nameable_pages_ = 0;
+  dead_check dead_check_;
+  std::uint64_t reclaimed_ = 0;
+  unsigned chunk_bits_ = 0;  ///< a location's low bits: the chunk within its page
+  std::vector<size_class_state> size_classes_;
+  std::vector<page> pages_;
+  eviction_handler eviction_handler_;
+  std::size_t linked_items_ = 0;
+  std::size_t bytes_used_ = 0;
+  std::uint64_t evictions_ = 0;
 };
 
 }  // namespace gpuhash::server::store
