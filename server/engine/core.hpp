@@ -1,0 +1,132 @@
+#pragma once
+// The batch thread's state and work: the store, the index, and the command
+// semantics (commands.cpp, meta_commands.cpp, reports.cpp). Only the batch
+// thread touches a core.
+//
+// A batch runs in three steps:
+//   1. collect: every key the batch's requests name becomes an index search,
+//      and the entries of items linked or unlinked by the previous batch
+//      become inserts and erases (their net effect: an insert and an erase of
+//      the same entry cancel);
+//   2. one signature_index::apply runs them all, concurrently;
+//   3. resolve: the requests run in order on the host. A key's item is the
+//      one linked item whose full key matches, among the search's locations
+//      and the items linked by the last two resolves (their inserts were in
+//      flight, or not yet sent: `fresh_` and `in_flight_`).
+// Invariants: at most one linked item per key; every linked item has an
+// index entry, or is in fresh_, in_flight_ or overflow_ (the rare entry the
+// index refused: a 17th under one signature). Entries of unlinked items are
+// erased by the next batch; until then they only ever point at an item whose
+// key or linked flag rejects them.
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "engine/stats.hpp"
+#include "index/index_service.hpp"
+#include "store/item_store.hpp"
+
+namespace gpuhash::server::engine {
+
+enum class store_mode : std::uint8_t { set, add, replace, append, prepend, cas };
+enum class store_result : std::uint8_t {
+  stored,
+  not_stored,
+  exists,
+  not_found,
+  too_large,
+  no_memory
+};
+
+class engine::core {
+ public:
+  core(const engine_config& config, server_stats& stats);
+
+  /// Runs one batch over the groups and writes their replies.
+  void run_batch(std::span<request_group* const> groups);
+  /// Inserts or erases from the last resolve are waiting for a batch.
+  bool has_pending_mutations() const noexcept { return !pending_.empty(); }
+  std::string index_description() const { return index_->description(); }
+  bool shutdown_accepted() const noexcept { return shutdown_accepted_; }
+
+ private:
+  using location = store::location;
+
+  // ---- the batch (core.cpp) ------------------------------------------------
+  void collect(const work_item& item);
+  void run_index();
+  void move_index_to_cpu(const char* why);
+  void resolve(request_group& group);
+
+  // ---- items (core.cpp) ----------------------------------------------------
+  /// The live item under the key of search `search`, or no_location. An
+  /// expired or flushed item found on the way is unlinked.
+  location lookup(std::size_t search);
+  bool is_live(const store::item& item) const noexcept;
+  void link_item(location where);
+  void unlink_item(location where);
+  void forget_entry(location where, const store::item& item);
+  void queue_entry(index::signature_type signature, location where, int change);
+  store_result store_value(std::size_t search, location existing, std::string_view data,
+                           std::uint32_t client_flags, std::int64_t expires_at, store_mode mode,
+                           std::uint64_t cas, location* stored);
+  /// memcached's exptime rule: 0 never; up to 30 days relative; above,
+  /// absolute Unix time; negative, already expired.
+  std::int64_t expiry_of(std::int64_t exptime) const noexcept;
+  std::uint64_t next_cas() noexcept { return ++cas_counter_; }
+
+  // ---- commands (commands.cpp, meta_commands.cpp, reports.cpp) -------------
+  void run_request(const protocol::request& request, std::size_t first_search,
+                   request_group& group);
+  void run_retrieval(const protocol::request& request, std::size_t first_search, std::string& out);
+  void run_storage(const protocol::request& request, std::size_t search, std::string& out);
+  void run_arithmetic(const protocol::request& request, std::size_t search, std::string& out);
+  void run_meta(const protocol::request& request, std::size_t search, std::string& out);
+  void run_meta_get(const protocol::request& request, std::size_t search, std::string& out);
+  void run_meta_set(const protocol::request& request, std::size_t search, std::string& out);
+  void run_meta_delete(const protocol::request& request, std::size_t search, std::string& out);
+  void run_meta_arithmetic(const protocol::request& request, std::size_t search, std::string& out);
+  void run_stats(std::string_view argument, std::string& out);
+  void run_metadump(const protocol::request& request, std::size_t first_search, std::string& out);
+  void append_item_line(location where, std::string& out) const;  // metadump/me format
+  /// The key a request's search uses (meta keys decoded from base64).
+  bool request_key(const protocol::request& request, std::string_view& key,
+                   std::string_view& error);
+
+  const engine_config& config_;
+  server_stats& stats_;
+  command_counters counters_;
+  store::item_store store_;
+  std::unique_ptr<index::index_service> index_;
+  std::uint64_t seed_;
+
+  // the batch being run
+  index::index_batch batch_;
+  index::index_results results_;
+  std::vector<std::string_view> search_keys_;  // key of each search
+  std::size_t searches_ = 0;                   // searches in batch_ (they come first)
+  std::vector<std::size_t> first_search_;      // per work item, in collect order
+  std::deque<std::string> decoded_keys_;       // base64 meta keys, decoded
+  std::int64_t now_ = 0;
+
+  // entries to change in the next batch: (signature << 32 | location) -> net change
+  std::unordered_map<std::uint64_t, int> pending_;
+  // linked items whose entries the index may not show yet (see the header comment)
+  std::unordered_map<std::string_view, location> fresh_;
+  std::unordered_map<std::string_view, location> in_flight_;
+  std::unordered_map<std::string_view, location> overflow_;
+
+  std::uint64_t cas_counter_ = 0;
+  std::int64_t flush_time_ = 0;  // items stored at or before it are gone once now >= it
+  std::uint64_t flush_cas_ = 0;  // items with a cas at or below it are gone
+  bool shutdown_accepted_ = false;
+};
+
+}  // namespace gpuhash::server::engine

@@ -1,0 +1,97 @@
+// The batch thread: gathers request groups into batches and runs them
+// (core.cpp). Batching policy (issue #7, the thesis' further work): a batch
+// goes as soon as the thread is free when the server is otherwise idle; under
+// load (the last batch carried several groups) it waits up to batch_wait_us
+// for the batch to fill to batch_max operations.
+
+#include "engine/engine.hpp"
+
+#include <chrono>
+
+#include "engine/core.hpp"
+
+namespace gpuhash::server::engine {
+
+namespace {
+
+/// Index operations a group adds to a batch (an estimate: its keys).
+std::size_t operations_of(const request_group& group) {
+  std::size_t operations = 0;
+  for (std::size_t i = 0; i < group.used; ++i)
+    operations += std::max<std::size_t>(1, group.items[i].request.keys.size());
+  return operations;
+}
+
+}  // namespace
+
+engine::engine(engine_config config, server_stats& stats, completion_handler on_complete)
+    : config_(std::move(config)), stats_(stats), on_complete_(std::move(on_complete)) {
+  core_ = std::make_unique<core>(config_, stats_);
+  thread_ = std::thread([this] { run(); });
+}
+
+engine::~engine() {
+  stop();
+}
+
+void engine::submit(request_group* group) {
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(group);
+  }
+  wake_.notify_one();
+}
+
+std::string engine::index_description() const {
+  return core_->index_description();
+}
+
+void engine::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_ && !thread_.joinable()) return;
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+void engine::run() {
+  std::vector<request_group*> batch;
+  bool busy = false;  // the last batch carried several groups
+  for (;;) {
+    batch.clear();
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock,
+                 [&] { return stopping_ || !queue_.empty() || core_->has_pending_mutations(); });
+      if (stopping_ && queue_.empty()) break;
+      std::size_t operations = 0;
+      const auto take = [&] {
+        while (!queue_.empty() && operations < config_.batch_max) {
+          operations += operations_of(*queue_.front());
+          batch.push_back(queue_.front());
+          queue_.pop_front();
+        }
+      };
+      take();
+      if (busy && config_.batch_wait_us != 0 && operations < config_.batch_max) {
+        const auto deadline =
+            std::chrono::steady_clock::now() + std::chrono::microseconds(config_.batch_wait_us);
+        while (operations < config_.batch_max && !stopping_) {
+          if (!wake_.wait_until(lock, deadline, [&] { return !queue_.empty() || stopping_; }))
+            break;
+          take();
+        }
+      }
+    }
+    busy = batch.size() > 1;
+    core_->run_batch(batch);
+    if (core_->shutdown_accepted()) shutdown_requested_ = true;
+    for (request_group* group : batch) on_complete_(group);
+  }
+  // Inserts and erases left by the last batch are only index bookkeeping;
+  // the process is ending, so nothing is lost by not running them.
+}
+
+}  // namespace gpuhash::server::engine

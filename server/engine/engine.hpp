@@ -1,0 +1,126 @@
+#pragma once
+// The engine runs every command against the store and the index, in batches,
+// on one thread (the batch thread). Connections hand it request groups (the
+// complete requests one read brought); it gathers the groups of all
+// connections into one index batch, runs the batch, answers each request in
+// order, and hands the groups back with their replies. See
+// docs/designs/server.md for why one thread owns the items and how a batch
+// stays consistent while its index entries are still being written.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "engine/stats.hpp"
+#include "protocol/request.hpp"
+
+namespace gpuhash::server::engine {
+
+/// One request of a group, or the parser's error for it (answered in order).
+struct work_item {
+  protocol::request request;
+  std::string_view error_reply;  ///< non-empty: the parser refused the request
+  bool silent = false;           ///< the refusal is not answered (noreply)
+  bool drops_key = false;        ///< the refusal removes request.key's value
+
+  bool is_error() const noexcept { return !error_reply.empty(); }
+};
+
+/// The requests a connection sends to the engine at once, and their replies.
+/// The requests' views point into the connection's input, which stays put
+/// until the group comes back.
+struct request_group {
+  std::vector<work_item> items;
+  std::size_t used = 0;      ///< items[0, used) are this group's
+  std::string replies;       ///< written by the engine, in request order
+  bool close_after = false;  ///< a quit (or shutdown) was among the requests
+  void* owner = nullptr;     ///< the connection, for the completion handler
+
+  work_item& next_item() {
+    if (used == items.size()) items.emplace_back();
+    work_item& item = items[used++];
+    item.request.clear();
+    item.error_reply = {};
+    item.silent = false;
+    item.drops_key = false;
+    return item;
+  }
+  void reset() {
+    used = 0;
+    replies.clear();
+    close_after = false;
+  }
+};
+
+struct engine_config {
+  std::size_t memory_limit = 64u << 20;
+  std::size_t item_size_max = 1u << 20;
+  double growth_factor = 1.25;
+  std::size_t chunk_size_min = 48;
+  bool evict = true;
+  bool cas_enabled = true;
+  bool flush_enabled = true;
+  bool shutdown_enabled = false;
+  bool dumping_enabled = true;
+  enum class index_placement : std::uint8_t {
+    automatic,
+    gpu,
+    cpu
+  } index = index_placement::automatic;
+  std::size_t batch_max = 32768;     ///< index operations per batch (soft: a group is never split)
+  std::uint32_t batch_wait_us = 20;  ///< longest wait for a batch to fill while the server is busy
+  int verbosity = 0;
+  std::size_t threads = 4;             ///< for `stats`
+  std::size_t max_connections = 1024;  ///< for `stats`
+  /// `stats settings` lines, rendered by the caller from its options.
+  std::vector<std::pair<std::string, std::string>> settings;
+  /// `stats conns` lines ("STAT <fd>:addr ...\r\n"), from the network layer.
+  std::function<std::string()> describe_connections;
+};
+
+class engine {
+ public:
+  /// Called on the batch thread with each finished group.
+  using completion_handler = std::function<void(request_group*)>;
+
+  engine(engine_config config, server_stats& stats, completion_handler on_complete);
+  ~engine();
+  engine(const engine&) = delete;
+  engine& operator=(const engine&) = delete;
+
+  /// Queues a group; it comes back through the completion handler.
+  void submit(request_group* group);
+  /// Where the index lives now ("cpu", "gpu (NVIDIA H200)").
+  std::string index_description() const;
+  /// Set when a client's `shutdown` was accepted.
+  bool shutdown_requested() const noexcept { return shutdown_requested_.load(); }
+  /// Stops the batch thread after the groups already queued.
+  void stop();
+
+ private:
+  class core;
+  void run();
+
+  engine_config config_;
+  server_stats& stats_;
+  completion_handler on_complete_;
+  std::unique_ptr<core> core_;
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<request_group*> queue_;
+  bool stopping_ = false;
+  std::atomic<bool> shutdown_requested_{false};
+  std::thread thread_;
+};
+
+}  // namespace gpuhash::server::engine

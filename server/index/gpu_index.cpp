@@ -1,0 +1,135 @@
+// The server's index on the GPU: signature_index<cuda_backend> on its own
+// stream. A batch is one round trip: its arguments go to the device in one
+// copy from pinned memory, the batch runs, and its results come back in one
+// copy (gpu_results.cuh) that the engine reads in place.
+
+#include <memory>
+#include <stdexcept>
+
+#include "index/index_service.hpp"
+
+#if GPUHASH_HAS_CUDA
+#include <cstring>
+
+#include "gpuhash/cuda/backend.hpp"
+#include "gpuhash/cuda/error.hpp"
+#include "gpuhash/signature_index.hpp"
+#include "index/gpu_results.cuh"
+#endif
+
+namespace gpuhash::server::index {
+
+#if GPUHASH_HAS_CUDA
+namespace {
+
+class gpu_index final : public index_service {
+ public:
+  gpu_index(std::size_t capacity, std::uint64_t seed)
+      : stream_(make_stream()), index_(index_options{capacity, 0.0f, seed}, stream_) {
+    description_ = "gpu (" + cuda_backend::device_name() + ")";
+  }
+  ~gpu_index() override { cudaStreamDestroy(stream_); }
+
+  std::string description() const override { return description_; }
+  signature_type signature(std::string_view key) const noexcept override {
+    return index_.signature(key);
+  }
+
+  index_results apply(const index_batch& batch) override {
+    const std::size_t n = batch.size();
+    reserve(n);
+    // one block of arguments: signatures, locations, ops
+    auto* arguments = host_arguments_.data();
+    std::memcpy(arguments, batch.signatures.data(), n * sizeof(signature_type));
+    std::memcpy(arguments + n * 4, batch.locations.data(), n * sizeof(location_type));
+    std::memcpy(arguments + n * 8, batch.ops.data(), n * sizeof(operation));
+    GPUHASH_CUDA_TRY(cudaMemcpyAsync(device_arguments_.data(), arguments, argument_bytes(n),
+                                     cudaMemcpyHostToDevice, stream_));
+    const auto* signatures = reinterpret_cast<const signature_type*>(device_arguments_.data());
+    const auto* locations = signatures + n;
+    const auto* ops = reinterpret_cast<const operation*>(device_arguments_.data() + n * 8);
+    auto* results = device_results_.data();
+    auto* counts = results + 1;
+    auto* statuses = reinterpret_cast<status*>(results + 1 + n + n * packed_matches);
+    GPUHASH_CUDA_TRY(cudaMemsetAsync(results, 0, sizeof(std::uint32_t) * (1 + n), stream_));
+    index_.apply(ops, signatures, locations, locations, n, full_matches_.data(), counts, statuses,
+                 stream_);
+    pack_results(full_matches_.data(), n, results, stream_);
+    GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_results_.data(), results, result_bytes(n),
+                                     cudaMemcpyDeviceToHost, stream_));
+    GPUHASH_CUDA_TRY(cudaStreamSynchronize(stream_));
+
+    const std::uint32_t* host = host_results_.data();
+    index_results view{host + 1 + n, host + 1, reinterpret_cast<const status*>(host + 1 + 3 * n),
+                       packed_matches};
+    if (host[0] != 0) {  // some search found more than two: fetch the full rows
+      GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_full_matches_.data(), full_matches_.data(),
+                                       n * max_matches * sizeof(location_type),
+                                       cudaMemcpyDeviceToHost, stream_));
+      GPUHASH_CUDA_TRY(cudaStreamSynchronize(stream_));
+      view.matches = host_full_matches_.data();
+      view.match_stride = max_matches;
+    }
+    return view;
+  }
+  std::size_t entries() const noexcept override { return index_.size(); }
+  std::size_t capacity() const noexcept override { return index_.capacity(); }
+  std::size_t memory_bytes() const noexcept override { return index_.memory_bytes(); }
+  std::size_t rebuilds() const noexcept override { return index_.rebuilds(); }
+
+ private:
+  static cudaStream_t make_stream() {
+    cudaStream_t stream = nullptr;
+    GPUHASH_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    return stream;
+  }
+  void reserve(std::size_t n) {
+    if (n <= reserved_) return;
+    const std::size_t size = std::max<std::size_t>(n + n / 2, 4096);
+    host_arguments_ = cuda_backend::allocate_host<unsigned char>(argument_bytes(size));
+    device_arguments_ = cuda_backend::allocate<unsigned char>(argument_bytes(size), stream_);
+    // results: u32 words, the statuses' bytes rounded up to words
+    const std::size_t words = (result_bytes(size) + 3) / 4;
+    host_results_ = cuda_backend::allocate_host<std::uint32_t>(words);
+    device_results_ = cuda_backend::allocate<std::uint32_t>(words, stream_);
+    full_matches_ = cuda_backend::allocate<location_type>(size * max_matches, stream_);
+    host_full_matches_ = cuda_backend::allocate_host<location_type>(size * max_matches);
+    reserved_ = size;
+  }
+
+  cudaStream_t stream_;
+  signature_index<cuda_backend> index_;
+  std::string description_;
+  std::size_t reserved_ = 0;
+  cuda::pinned_buffer<unsigned char> host_arguments_;
+  cuda::device_buffer<unsigned char> device_arguments_;
+  cuda::pinned_buffer<std::uint32_t> host_results_;
+  cuda::device_buffer<std::uint32_t> device_results_;
+  cuda::device_buffer<location_type> full_matches_;
+  cuda::pinned_buffer<location_type> host_full_matches_;
+};
+
+}  // namespace
+
+bool gpu_available() noexcept {
+  return cuda_backend::available();
+}
+
+std::unique_ptr<index_service> make_gpu_index(std::size_t capacity, std::uint64_t seed) {
+  if (!gpu_available()) throw std::runtime_error("no GPU is available");
+  return std::make_unique<gpu_index>(capacity, seed);
+}
+
+#else
+
+bool gpu_available() noexcept {
+  return false;
+}
+
+std::unique_ptr<index_service> make_gpu_index(std::size_t, std::uint64_t) {
+  throw std::runtime_error("gpuhash-server was built without the CUDA backend");
+}
+
+#endif
+
+}  // namespace gpuhash::server::index

@@ -1,0 +1,82 @@
+#pragma once
+// The server's index: gpuhash::signature_index on the GPU or on the CPU,
+// behind one narrow interface (memcached's assoc.c is the model: the caller
+// hashes once and passes the signature). The engine's batch thread is the
+// only caller.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuhash/operation.hpp"
+#include "gpuhash/status.hpp"
+
+namespace gpuhash::server::index {
+
+using signature_type = std::uint32_t;
+using location_type = std::uint32_t;
+inline constexpr std::size_t max_matches = 16;
+
+/// One mixed batch: searches, inserts and erases of (signature, location)
+/// entries, run concurrently (signature_index::apply).
+struct index_batch {
+  std::vector<operation> ops;
+  std::vector<signature_type> signatures;
+  std::vector<location_type> locations;
+
+  std::size_t size() const noexcept { return ops.size(); }
+  void clear() {
+    ops.clear();
+    signatures.clear();
+    locations.clear();
+  }
+  void add(operation op, signature_type signature, location_type location) {
+    ops.push_back(op);
+    signatures.push_back(signature);
+    locations.push_back(location);
+  }
+};
+
+/// A batch's results, one per operation, in the index service's own memory:
+/// valid until its next apply. Searches' locations are match(i, 0 ..
+/// count(i)).
+struct index_results {
+  const location_type* matches = nullptr;  ///< match_stride per operation
+  const std::uint32_t* counts = nullptr;
+  const status* statuses = nullptr;
+  std::size_t match_stride = max_matches;
+
+  std::uint32_t count(std::size_t i) const noexcept { return counts[i]; }
+  location_type match(std::size_t i, std::size_t k) const noexcept {
+    return matches[i * match_stride + k];
+  }
+  status status_of(std::size_t i) const noexcept { return statuses[i]; }
+};
+
+class index_service {
+ public:
+  virtual ~index_service() = default;
+  /// "cpu" or "gpu (NVIDIA H200)".
+  virtual std::string description() const = 0;
+  /// The key's signature: SipHash-2-4 under the index's seed, never 0.
+  virtual signature_type signature(std::string_view key) const noexcept = 0;
+  /// Runs the batch; throws on a device failure (the engine then moves the
+  /// index to the CPU).
+  virtual index_results apply(const index_batch& batch) = 0;
+  virtual std::size_t entries() const noexcept = 0;
+  virtual std::size_t capacity() const noexcept = 0;
+  virtual std::size_t memory_bytes() const noexcept = 0;
+  virtual std::size_t rebuilds() const noexcept = 0;
+};
+
+/// The index on the CPU (runs on the calling thread).
+std::unique_ptr<index_service> make_cpu_index(std::size_t capacity, std::uint64_t seed);
+/// Whether this build has the CUDA backend and a GPU is present.
+bool gpu_available() noexcept;
+/// The index on the GPU; throws when there is none.
+std::unique_ptr<index_service> make_gpu_index(std::size_t capacity, std::uint64_t seed);
+
+}  // namespace gpuhash::server::index

@@ -1,0 +1,166 @@
+// gpuhash-server: a memcached-compatible cache whose index lives on the GPU
+// (the CPU when there is none). Flags: memcached 1.6's, plus --index,
+// --batch-max and --batch-wait-us (gpuhash-server -h).
+
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <exception>
+#include <string>
+
+#include "config/options.hpp"
+#include "engine/engine.hpp"
+#include "net/network.hpp"
+
+namespace {
+
+using namespace gpuhash::server;
+
+/// Like memcached: root only with -u, and then as that user.
+bool drop_privileges(const config::server_options& options) {
+  if (getuid() != 0 && geteuid() != 0) return true;
+  if (options.run_as_user.empty()) {
+    std::fprintf(stderr, "can't run as root without the -u switch\n");
+    return false;
+  }
+  const passwd* user = getpwnam(options.run_as_user.c_str());
+  if (user == nullptr) {
+    std::fprintf(stderr, "can't find the user %s to switch to\n", options.run_as_user.c_str());
+    return false;
+  }
+  if (setgroups(0, nullptr) != 0 || setgid(user->pw_gid) != 0 || setuid(user->pw_uid) != 0) {
+    std::fprintf(stderr, "failed to assume identity of user %s\n", options.run_as_user.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::pair<std::string, std::string>> settings_of(
+    const config::server_options& options) {
+  const auto yes_no = [](bool value) { return std::string(value ? "yes" : "no"); };
+  const char* index = options.index == config::index_kind::gpu   ? "gpu"
+                      : options.index == config::index_kind::cpu ? "cpu"
+                                                                 : "auto";
+  return {
+      {"maxbytes", std::to_string(options.memory_limit_mb << 20)},
+      {"maxconns", std::to_string(options.max_connections)},
+      {"tcpport", std::to_string(options.tcp_port)},
+      {"udpport", std::to_string(options.udp_port)},
+      {"inter", options.listen_address},
+      {"verbosity", std::to_string(options.verbosity)},
+      {"evictions", options.evict ? "on" : "off"},
+      {"growth_factor", std::to_string(options.growth_factor)},
+      {"chunk_size", std::to_string(options.chunk_size_min)},
+      {"num_threads", std::to_string(options.threads)},
+      {"cas_enabled", yes_no(options.cas_enabled)},
+      {"item_size_max", std::to_string(options.item_size_max)},
+      {"domain_socket", options.unix_socket.empty() ? "NULL" : options.unix_socket},
+      {"flush_enabled", yes_no(options.flush_enabled)},
+      {"dump_enabled", yes_no(options.dumping_enabled)},
+      {"shutdown_command", yes_no(options.shutdown_command)},
+      {"index", index},
+      {"batch_max", std::to_string(options.batch_max)},
+      {"batch_wait_us", std::to_string(options.batch_wait_us)},
+  };
+}
+
+int run(const config::server_options& options) {
+  for (const std::string& line : options.ignored)
+    if (options.verbosity > 0) std::fprintf(stderr, "%s\n", line.c_str());
+
+  // Signals are taken by this thread alone (sigtimedwait below); every other
+  // thread inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  engine::server_stats stats;
+  stats.started_at = static_cast<std::int64_t>(std::time(nullptr));
+
+  net::network_config network_config;
+  network_config.listen_addresses = options.listen_address;
+  network_config.tcp_port = options.tcp_port;
+  network_config.unix_socket = options.unix_socket;
+  network_config.unix_socket_mode = options.unix_socket_mode;
+  network_config.max_connections = options.max_connections;
+  network_config.threads = options.threads;
+  network_config.verbosity = options.verbosity;
+  network_config.limits.item_size_max = options.item_size_max;
+  net::network network(network_config, stats);
+  network.listen();
+  if (!drop_privileges(options)) return 1;
+
+  engine::engine_config engine_config;
+  engine_config.memory_limit = options.memory_limit_mb << 20;
+  engine_config.item_size_max = options.item_size_max;
+  engine_config.growth_factor = options.growth_factor;
+  engine_config.chunk_size_min = options.chunk_size_min;
+  engine_config.evict = options.evict;
+  engine_config.cas_enabled = options.cas_enabled;
+  engine_config.flush_enabled = options.flush_enabled;
+  engine_config.dumping_enabled = options.dumping_enabled;
+  engine_config.shutdown_enabled = options.shutdown_command;
+  engine_config.index = options.index == config::index_kind::gpu
+                            ? engine::engine_config::index_placement::gpu
+                        : options.index == config::index_kind::cpu
+                            ? engine::engine_config::index_placement::cpu
+                            : engine::engine_config::index_placement::automatic;
+  engine_config.batch_max = options.batch_max;
+  engine_config.batch_wait_us = options.batch_wait_us;
+  engine_config.verbosity = options.verbosity;
+  engine_config.threads = options.threads;
+  engine_config.max_connections = options.max_connections;
+  engine_config.settings = settings_of(options);
+  engine_config.describe_connections = [&network] { return network.describe_connections(); };
+
+  engine::engine engine(engine_config, stats,
+                        [&network](engine::request_group* group) { network.complete(group); });
+  network.start(engine);
+  if (options.verbosity > 0)
+    std::fprintf(stderr, "gpuhash-server: listening on port %u, index: %s\n",
+                 unsigned{network.bound_port()}, engine.index_description().c_str());
+
+  const timespec tick{0, 50'000'000};
+  while (!network.shutdown_requested()) {
+    const int caught = sigtimedwait(&signals, nullptr, &tick);
+    if (caught == SIGINT || caught == SIGTERM) {
+      if (options.verbosity > 0)
+        std::fprintf(stderr, "gpuhash-server: signal %d, exiting\n", caught);
+      break;
+    }
+  }
+  engine.stop();
+  network.stop();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const config::parse_outcome parsed = config::parse_command_line(argc, argv);
+  switch (parsed.what) {
+    case config::parse_outcome::action::print_help:
+      std::fputs(config::help_text().c_str(), stdout);
+      return 0;
+    case config::parse_outcome::action::print_version:
+      std::puts("gpuhash-server 0.1.0 (memcached 1.6.18 protocol)");
+      return 0;
+    case config::parse_outcome::action::error:
+      std::fprintf(stderr, "%s\n", parsed.message.c_str());
+      return 64;  // EX_USAGE, as memcached
+    case config::parse_outcome::action::run: break;
+  }
+  try {
+    return run(parsed.options);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "gpuhash-server: %s\n", error.what());
+    return 71;  // EX_OSERR, as memcached when it cannot listen
+  }
+}

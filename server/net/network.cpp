@@ -1,0 +1,437 @@
+// Listeners, workers and connections (network.hpp).
+
+#include "net/network.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <unordered_map>
+
+namespace gpuhash::server::net {
+
+namespace {
+
+/// Output waiting for a slow client beyond which a connection stops parsing.
+constexpr std::size_t output_backlog_limit = 16u << 20;
+/// Requests one group carries at most (more wait for the next group).
+constexpr std::size_t group_limit = 4096;
+constexpr std::string_view too_many_connections = "ERROR Too many open connections\r\n";
+constexpr std::string_view too_large = "SERVER_ERROR object too large for cache\r\n";
+
+[[noreturn]] void fail(const std::string& what) {
+  throw std::runtime_error(what + ": " + std::strerror(errno));
+}
+
+std::string address_of(const sockaddr_storage& address) {
+  char host[INET6_ADDRSTRLEN] = "?";
+  std::uint16_t port = 0;
+  if (address.ss_family == AF_INET) {
+    const auto& v4 = reinterpret_cast<const sockaddr_in&>(address);
+    inet_ntop(AF_INET, &v4.sin_addr, host, sizeof host);
+    port = ntohs(v4.sin_port);
+  } else if (address.ss_family == AF_INET6) {
+    const auto& v6 = reinterpret_cast<const sockaddr_in6&>(address);
+    inet_ntop(AF_INET6, &v6.sin6_addr, host, sizeof host);
+    port = ntohs(v6.sin6_port);
+  } else {
+    return "unix";
+  }
+  return std::string("tcp:") + host + ":" + std::to_string(port);
+}
+
+struct connection {
+  int fd = -1;
+  std::string address;
+  std::string input;           // bytes read, parsed from input_start
+  std::string side_input;      // bytes read while a group is out
+  std::size_t parsed_end = 0;  // input consumed by the group that is out
+  std::size_t swallow = 0;     // bytes of a refused value still to drop
+  std::string output;
+  std::size_t output_sent = 0;
+  bool waiting = false;    // a group is with the engine
+  bool closing = false;    // close once the output is written
+  bool peer_gone = false;  // the client closed or the socket failed
+  engine::request_group group;
+  void* home = nullptr;  // the worker that owns it
+};
+
+/// The connection a group belongs to.
+connection& connection_of(engine::request_group* group) {
+  return *static_cast<connection*>(group->owner);
+}
+
+}  // namespace
+
+class network::worker {
+ public:
+  worker(network& owner, std::size_t number) : owner_(owner), number_(number) {
+    epoll_ = epoll_create1(EPOLL_CLOEXEC);
+    if (epoll_ < 0) fail("epoll_create1");
+    wake_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (wake_ < 0) fail("eventfd");
+    add(wake_, EPOLLIN | EPOLLET);
+    for (const int listener : owner_.listeners_) add(listener, EPOLLIN | EPOLLEXCLUSIVE);
+  }
+  ~worker() {
+    for (auto& [fd, conn] : connections_) ::close(fd);
+    ::close(wake_);
+    ::close(epoll_);
+  }
+
+  void start(engine::engine& engine) {
+    engine_ = &engine;
+    thread_ = std::thread([this] { loop(); });
+  }
+  void stop() {
+    stopping_ = true;
+    signal();
+    if (thread_.joinable()) thread_.join();
+  }
+  /// From the batch thread: a group is back.
+  void complete(engine::request_group* group) {
+    {
+      std::lock_guard lock(done_mutex_);
+      done_.push_back(group);
+    }
+    signal();
+  }
+  void describe(std::string& out) const {
+    std::lock_guard lock(connections_mutex_);
+    for (const auto& [fd, conn] : connections_) {
+      const std::string prefix = "STAT " + std::to_string(fd) + ":";
+      out += prefix + "addr " + conn->address + "\r\n";
+      out += prefix + "state " + (conn->waiting ? "conn_waiting" : "conn_parse_cmd") + "\r\n";
+    }
+  }
+
+ private:
+  void signal() {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const auto written = ::write(wake_, &one, sizeof one);
+  }
+  void add(int fd, std::uint32_t events) {
+    epoll_event event{};
+    event.events = events;
+    event.data.fd = fd;
+    if (epoll_ctl(epoll_, EPOLL_CTL_ADD, fd, &event) != 0) fail("epoll_ctl");
+  }
+  bool is_listener(int fd) const {
+    for (const int listener : owner_.listeners_)
+      if (listener == fd) return true;
+    return false;
+  }
+
+  void loop() {
+    epoll_event events[256];
+    while (!stopping_) {
+      const int ready = epoll_wait(epoll_, events, 256, -1);
+      if (ready < 0 && errno != EINTR) fail("epoll_wait");
+      for (int i = 0; i < ready; ++i) {
+        const int fd = events[i].data.fd;
+        if (fd == wake_) {
+          std::uint64_t count = 0;
+          [[maybe_unused]] const auto read_bytes = ::read(wake_, &count, sizeof count);
+          finish_groups();
+        } else if (is_listener(fd)) {
+          accept_all(fd);
+        } else {
+          const auto found = connections_.find(fd);
+          if (found == connections_.end()) continue;
+          connection& conn = *found->second;
+          if (events[i].events & EPOLLOUT) write_output(conn);
+          if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) read_input(conn);
+          settle(conn);
+        }
+      }
+    }
+  }
+
+  void accept_all(int listener) {
+    for (;;) {
+      sockaddr_storage address{};
+      socklen_t length = sizeof address;
+      const int fd = accept4(listener, reinterpret_cast<sockaddr*>(&address), &length,
+                             SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) return;  // EAGAIN: another worker took it, or none left
+      auto& counters = owner_.stats_.connections;
+      if (counters.current.fetch_add(1) >= owner_.config_.max_connections) {
+        counters.current.fetch_sub(1);
+        ++counters.rejected;
+        [[maybe_unused]] const auto sent =
+            ::send(fd, too_many_connections.data(), too_many_connections.size(), MSG_NOSIGNAL);
+        ::close(fd);
+        if (owner_.config_.verbosity > 0)
+          std::fprintf(stderr, "gpuhash-server: too many open connections\n");
+        continue;
+      }
+      ++counters.total;
+      const int on = 1;
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+      auto conn = std::make_unique<connection>();
+      conn->fd = fd;
+      conn->address = address_of(address);
+      conn->group.owner = conn.get();
+      conn->home = this;
+      {
+        std::lock_guard lock(connections_mutex_);
+        connections_.emplace(fd, std::move(conn));
+      }
+      add(fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
+    }
+  }
+
+  void read_input(connection& conn) {
+    char buffer[64 * 1024];
+    for (;;) {
+      std::string& target = conn.waiting ? conn.side_input : conn.input;
+      // a flooding client waits for its group rather than filling memory
+      if (conn.waiting && target.size() > (8u << 20) + owner_.config_.limits.item_size_max) return;
+      const ssize_t got = ::recv(conn.fd, buffer, sizeof buffer, 0);
+      if (got > 0) {
+        target.append(buffer, static_cast<std::size_t>(got));
+        owner_.stats_.connections.bytes_read += static_cast<std::uint64_t>(got);
+        continue;
+      }
+      if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+      if (got < 0 && errno == EINTR) continue;
+      conn.peer_gone = true;  // 0: the client closed; otherwise an error
+      return;
+    }
+  }
+
+  void write_output(connection& conn) {
+    while (conn.output_sent < conn.output.size()) {
+      const ssize_t sent = ::send(conn.fd, conn.output.data() + conn.output_sent,
+                                  conn.output.size() - conn.output_sent, MSG_NOSIGNAL);
+      if (sent > 0) {
+        conn.output_sent += static_cast<std::size_t>(sent);
+        owner_.stats_.connections.bytes_written += static_cast<std::uint64_t>(sent);
+        continue;
+      }
+      if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+      if (sent < 0 && errno == EINTR) continue;
+      conn.peer_gone = true;
+      return;
+    }
+    conn.output.clear();
+    conn.output_sent = 0;
+  }
+
+  /// Parses what can be parsed and hands it to the engine, or closes.
+  void settle(connection& conn) {
+    if (conn.waiting) return;
+    const bool drained = conn.output_sent == conn.output.size();
+    if (conn.peer_gone || (conn.closing && drained)) {
+      close(conn);
+      return;
+    }
+    if (conn.closing || conn.output.size() - conn.output_sent > output_backlog_limit) return;
+    parse_and_submit(conn);
+  }
+
+  void parse_and_submit(connection& conn) {
+    engine::request_group& group = conn.group;
+    group.reset();
+    std::size_t position = 0;
+    const std::string_view input = conn.input;
+    while (group.used < group_limit) {
+      if (conn.swallow != 0) {
+        const std::size_t dropped = std::min(conn.swallow, input.size() - position);
+        position += dropped;
+        conn.swallow -= dropped;
+        if (conn.swallow != 0) break;
+      }
+      if (position == input.size()) break;
+      engine::work_item& item = group.next_item();
+      const protocol::parse_result result =
+          protocol::parse_request(input.substr(position), owner_.config_.limits, item.request);
+      if (result.outcome == protocol::parse_outcome::need_more) {
+        --group.used;
+        break;
+      }
+      if (result.outcome == protocol::parse_outcome::error) {
+        item.error_reply = result.error_reply;
+        item.silent = result.silent;
+        // memcached drops the old value of a set refused as too large
+        item.drops_key = item.request.kind == protocol::command::set &&
+                         result.error_reply == too_large &&
+                         protocol::valid_key(item.request.key, owner_.config_.limits);
+        const std::size_t available = input.size() - position;
+        if (result.consumed > available) {
+          conn.swallow = result.consumed - available;
+          position = input.size();
+        } else {
+          position += result.consumed;
+        }
+        if (result.close_connection) {
+          group.close_after = true;
+          break;
+        }
+        continue;
+      }
+      position += result.consumed;
+      if (item.request.kind == protocol::command::quit ||
+          item.request.kind == protocol::command::shutdown)
+        break;  // nothing after it runs
+    }
+    if (group.used == 0) {
+      conn.input.erase(0, position);
+      if (group.close_after) conn.closing = true;
+      return;
+    }
+    conn.parsed_end = position;
+    conn.waiting = true;
+    engine_->submit(&group);
+  }
+
+  void finish_groups() {
+    std::vector<engine::request_group*> done;
+    {
+      std::lock_guard lock(done_mutex_);
+      done.swap(done_);
+    }
+    for (engine::request_group* group : done) {
+      connection& conn = connection_of(group);
+      conn.waiting = false;
+      conn.output.append(group->replies);
+      conn.input.erase(0, conn.parsed_end);
+      conn.input.append(conn.side_input);
+      conn.side_input.clear();
+      if (group->close_after) conn.closing = true;
+      if (engine_->shutdown_requested()) owner_.shutdown_requested_ = true;
+      write_output(conn);
+      read_input(conn);
+      settle(conn);
+    }
+  }
+
+  void close(connection& conn) {
+    const int fd = conn.fd;
+    epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr);
+    ::close(fd);
+    owner_.stats_.connections.current.fetch_sub(1);
+    std::lock_guard lock(connections_mutex_);
+    connections_.erase(fd);
+  }
+
+  network& owner_;
+  std::size_t number_;
+  int epoll_ = -1;
+  int wake_ = -1;
+  engine::engine* engine_ = nullptr;
+  std::thread thread_;
+  std::atomic<bool> stopping_{false};
+  std::mutex done_mutex_;
+  std::vector<engine::request_group*> done_;
+  mutable std::mutex connections_mutex_;
+  std::unordered_map<int, std::unique_ptr<connection>> connections_;
+};
+
+network::network(network_config config, engine::server_stats& stats)
+    : config_(std::move(config)), stats_(stats) {}
+
+network::~network() {
+  stop();
+  for (const int fd : listeners_) ::close(fd);
+}
+
+void network::listen() {
+  if (!config_.unix_socket.empty()) {
+    const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) fail("socket");
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    if (config_.unix_socket.size() >= sizeof address.sun_path)
+      throw std::runtime_error("unix socket path too long: " + config_.unix_socket);
+    std::memcpy(address.sun_path, config_.unix_socket.c_str(), config_.unix_socket.size() + 1);
+    ::unlink(config_.unix_socket.c_str());
+    if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
+      fail("bind " + config_.unix_socket);
+    chmod(config_.unix_socket.c_str(), static_cast<mode_t>(config_.unix_socket_mode));
+    if (::listen(fd, config_.backlog) != 0) fail("listen " + config_.unix_socket);
+    listeners_.push_back(fd);
+    return;
+  }
+  std::string rest = config_.listen_addresses;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    std::string host = rest.substr(0, comma);
+    rest = comma == std::string::npos ? std::string{} : rest.substr(comma + 1);
+    std::string port = std::to_string(bound_port_ != 0 ? bound_port_ : config_.tcp_port);
+    const std::size_t colon = host.rfind(':');
+    if (colon != std::string::npos && host.find(':') == colon) {  // "host:port"
+      port = host.substr(colon + 1);
+      host = host.substr(0, colon);
+    }
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    addrinfo* found = nullptr;
+    const int error = getaddrinfo(host.empty() || host == "*" ? nullptr : host.c_str(),
+                                  port.c_str(), &hints, &found);
+    if (error != 0) throw std::runtime_error("cannot resolve " + host + ": " + gai_strerror(error));
+    for (addrinfo* info = found; info != nullptr; info = info->ai_next) {
+      const int fd = socket(info->ai_family, info->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                            info->ai_protocol);
+      if (fd < 0) continue;
+      const int on = 1;
+      setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+      if (info->ai_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof on);
+      if (bind(fd, info->ai_addr, info->ai_addrlen) != 0 || ::listen(fd, config_.backlog) != 0) {
+        const int saved = errno;
+        ::close(fd);
+        freeaddrinfo(found);
+        errno = saved;
+        fail("failed to listen on TCP " + host + ":" + port);
+      }
+      sockaddr_storage bound{};
+      socklen_t length = sizeof bound;
+      getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length);
+      bound_port_ = bound.ss_family == AF_INET
+                        ? ntohs(reinterpret_cast<sockaddr_in&>(bound).sin_port)
+                        : ntohs(reinterpret_cast<sockaddr_in6&>(bound).sin6_port);
+      listeners_.push_back(fd);
+    }
+    freeaddrinfo(found);
+  }
+  if (listeners_.empty()) throw std::runtime_error("no address to listen on");
+}
+
+void network::start(engine::engine& engine) {
+  for (std::size_t i = 0; i < config_.threads; ++i)
+    workers_.push_back(std::make_unique<worker>(*this, i));
+  for (auto& each : workers_) each->start(engine);
+}
+
+void network::complete(engine::request_group* group) {
+  static_cast<worker*>(connection_of(group).home)->complete(group);
+}
+
+std::string network::describe_connections() const {
+  std::string out;
+  for (const auto& each : workers_) each->describe(out);
+  return out;
+}
+
+void network::stop() {
+  for (auto& each : workers_) each->stop();
+  workers_.clear();
+}
+
+}  // namespace gpuhash::server::net

@@ -1,0 +1,71 @@
+#pragma once
+// The server's sockets: listeners (TCP addresses or a unix socket) and worker
+// threads, each running an epoll loop over its connections. epoll rather than
+// libevent or io_uring: the loop is small, it needs no dependency, and it
+// runs unchanged on the GPU machines (which have no liburing); the engine's
+// batch thread, not the system calls, bounds a request's latency.
+//
+// A connection reads bytes, parses every complete request, hands them to the
+// engine as one group, and while the group is out keeps reading into a side
+// buffer (the group's requests point into its input). When the group comes
+// back (through the worker's eventfd) its replies are written, and parsing
+// goes on.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "engine/stats.hpp"
+#include "protocol/request.hpp"
+
+namespace gpuhash::server::net {
+
+struct network_config {
+  std::string listen_addresses = "127.0.0.1";  ///< comma separated; ignored with a unix socket
+  std::uint16_t tcp_port = 11211;
+  std::string unix_socket;
+  std::uint32_t unix_socket_mode = 0700;
+  std::size_t max_connections = 1024;
+  std::size_t threads = 4;
+  int backlog = 1024;
+  int verbosity = 0;
+  protocol::parser_limits limits;
+};
+
+class network {
+ public:
+  network(network_config config, engine::server_stats& stats);
+  ~network();
+  network(const network&) = delete;
+  network& operator=(const network&) = delete;
+
+  /// Binds the listeners; throws std::runtime_error naming the address.
+  void listen();
+  /// The TCP port bound (the one asked for, or the kernel's pick for port 0).
+  std::uint16_t bound_port() const noexcept { return bound_port_; }
+  /// Starts the workers; groups go to `engine`.
+  void start(engine::engine& engine);
+  /// The engine's completion handler (called on the batch thread).
+  void complete(engine::request_group* group);
+  /// `stats conns` lines.
+  std::string describe_connections() const;
+  /// A client's accepted `shutdown` came back to its connection.
+  bool shutdown_requested() const noexcept { return shutdown_requested_.load(); }
+  /// Stops the workers and closes every socket.
+  void stop();
+
+ private:
+  class worker;
+  network_config config_;
+  engine::server_stats& stats_;
+  std::vector<int> listeners_;
+  std::uint16_t bound_port_ = 0;
+  std::vector<std::unique_ptr<worker>> workers_;
+  std::atomic<bool> shutdown_requested_{false};
+};
+
+}  // namespace gpuhash::server::net
