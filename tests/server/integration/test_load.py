@@ -1,0 +1,192 @@
+"""The server under load: eviction in a small memory, -M, many concurrent
+clients. Run with GPUHASH_SERVER_BINARY set; see server_process.py.
+"""
+
+import threading
+import unittest
+
+from server_process import Connection, ServerProcess
+
+MEMORY_MB = 2          # -m: the smallest memory the test asks for
+VALUE_SIZE = 1000
+
+
+def value_of(i, size=VALUE_SIZE):
+    prefix = b"%d:" % i
+    return prefix + b"v" * (size - len(prefix))
+
+
+def fill(c, first, count, noreply=True, batch=200):
+    """Stores keys fill<first>..fill<first+count-1> with 1000-byte values,
+    pipelined in batches; returns the replies when noreply is False."""
+    replies = []
+    for start in range(first, first + count, batch):
+        end = min(start + batch, first + count)
+        c.send(b"".join(b"set fill%d 0 0 %d%s\r\n%s\r\n"
+                        % (i, VALUE_SIZE, b" noreply" if noreply else b"", value_of(i))
+                        for i in range(start, end)))
+        if noreply:
+            c.sync()
+        else:
+            replies += [c.read_line() for _ in range(start, end)]
+    return replies
+
+
+class EvictionTest(unittest.TestCase):
+
+    def test_eviction_keeps_recent_keys(self):
+        total = 20 * MEMORY_MB * 1024 * 1024 // VALUE_SIZE  # ~20x the memory
+        with ServerProcess(["-m", str(MEMORY_MB)]) as server:
+            c = Connection.to(server)
+            fill(c, 0, total)
+            stats = c.stats()
+            self.assertGreater(int(stats["evictions"]), 0)
+            self.assertLess(int(stats["curr_items"]), total)
+            self.assertLessEqual(int(stats["bytes"]), int(stats["limit_maxbytes"]))
+            self.assertEqual(int(stats["limit_maxbytes"]), MEMORY_MB * 1024 * 1024)
+            # the most recent keys are all there, with their values
+            recent = range(total - 100, total)
+            values = c.get_values(b"get " + b" ".join(b"fill%d" % i for i in recent))
+            self.assertEqual([(k, v) for k, _, v, _ in values],
+                             [(b"fill%d" % i, value_of(i)) for i in recent])
+            # the oldest are gone
+            self.assertEqual(c.get_values(b"get fill0 fill1 fill2"), [])
+            # and the server keeps answering and storing: values of the size
+            # that filled the memory...
+            c.request(b"set after 0 0 %d\r\n%s\r\n" % (VALUE_SIZE, value_of(1)), b"STORED\r\n")
+            # ...and of other sizes (memcached gives each slab class its first
+            # page even when -m is used up, so a full cache still takes them)
+            for size in (2, 100, 5000, 100_000):
+                c.request(b"set other%d 0 0 %d\r\n%s\r\n" % (size, size, b"o" * size), b"STORED\r\n",
+                          msg=f"a {size}-byte value in a cache filled with {VALUE_SIZE}-byte values")
+                values = c.get_values(b"get other%d" % size)
+                self.assertEqual(len(values), 1, size)
+            other = Connection.to(server)
+            other.sync()
+            other.close()
+            c.close()
+
+
+class NoEvictionTest(unittest.TestCase):
+
+    def test_M_answers_out_of_memory(self):
+        with ServerProcess(["-m", str(MEMORY_MB), "-M"]) as server:
+            c = Connection.to(server)
+            self.assertEqual(c.stats(b"settings")["evictions"], b"off")
+            total = 20 * MEMORY_MB * 1024 * 1024 // VALUE_SIZE
+            replies = fill(c, 0, total, noreply=False)
+            stored = replies.count(b"STORED\r\n")
+            refused = replies.count(b"SERVER_ERROR out of memory storing object\r\n")
+            self.assertEqual(stored + refused, total, set(replies))
+            self.assertGreater(stored, 0)
+            self.assertGreater(refused, 0)
+            self.assertEqual(c.stats()["evictions"], b"0")
+            # what was stored stays: nothing was evicted to make room
+            first = replies.index(b"STORED\r\n")
+            values = c.get_values(b"get fill%d" % first)
+            self.assertEqual(values[0][2], value_of(first))
+            stored_keys = [i for i, r in enumerate(replies) if r == b"STORED\r\n"]
+            self.assertEqual(int(c.stats()["curr_items"]), len(stored_keys))
+            # the connection stays usable; room made by a flush is used again
+            c.request(b"flush_all\r\n", b"OK\r\n")
+            c.request(b"set again 0 0 %d\r\n%s\r\n" % (VALUE_SIZE, value_of(0)), b"STORED\r\n",
+                      msg="after flush_all the memory of the flushed items is used again")
+            c.close()
+
+
+class ConcurrencyTest(unittest.TestCase):
+
+    THREADS = 8
+    KEYS = 400
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = ServerProcess().start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def run_threads(self, work):
+        errors = []
+
+        def guarded(index):
+            try:
+                work(index)
+            except BaseException as error:  # reported by the main thread
+                errors.append(f"thread {index}: {error!r}")
+
+        threads = [threading.Thread(target=guarded, args=(i,)) for i in range(self.THREADS)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        self.assertFalse(any(t.is_alive() for t in threads), "a client thread hung")
+        self.assertEqual(errors, [])
+
+    def test_no_lost_writes(self):
+        def writer(t):
+            c = Connection.to(self.server)
+            # round 1: one request per round trip; round 2: overwrite, pipelined
+            for k in range(self.KEYS):
+                c.request(b"set t%d-k%d 0 0 4\r\nold!\r\n" % (t, k), b"STORED\r\n")
+            for start in range(0, self.KEYS, 50):
+                ks = range(start, min(start + 50, self.KEYS))
+                c.send(b"".join(b"set t%d-k%d %d 0 %d\r\n%s\r\n" % (t, k, k, len(b"%d/%d" % (t, k)),
+                                                                   b"%d/%d" % (t, k)) for k in ks))
+                c.expect(b"STORED\r\n" * len(ks))
+            c.close()
+
+        self.run_threads(writer)
+        c = Connection.to(self.server)
+        for t in range(self.THREADS):
+            keys = [b"t%d-k%d" % (t, k) for k in range(self.KEYS)]
+            values = c.get_values(b"get " + b" ".join(keys))
+            self.assertEqual(values, [(b"t%d-k%d" % (t, k), k, b"%d/%d" % (t, k), None)
+                                      for k in range(self.KEYS)])
+        self.assertGreaterEqual(int(c.stats()["curr_items"]), self.THREADS * self.KEYS)
+        c.close()
+
+    def test_shared_counter(self):
+        increments = 250
+        c = Connection.to(self.server)
+        c.request(b"set counter 0 0 1\r\n0\r\n", b"STORED\r\n")
+        results = [[] for _ in range(self.THREADS)]
+
+        def incrementer(t):
+            conn = Connection.to(self.server)
+            for _ in range(increments):
+                if t % 2:
+                    conn.send(b"incr counter 1\r\n")
+                    results[t].append(int(conn.read_line()))
+                else:
+                    conn.send(b"ma counter v\r\n")
+                    size = int(conn.read_line().split()[1])
+                    results[t].append(int(conn.read_exact(size + 2)))
+            conn.close()
+
+        self.run_threads(incrementer)
+        total = self.THREADS * increments
+        values = c.get_values(b"get counter")
+        self.assertEqual(int(values[0][2]), total)
+        # each increment saw its own value: no two were applied on the same one
+        self.assertEqual(sorted(v for r in results for v in r), list(range(1, total + 1)))
+        c.close()
+
+    def test_many_connections_at_once(self):
+        conns = [Connection.to(self.server) for _ in range(200)]
+        try:
+            for i, c in enumerate(conns):
+                c.send(b"set many-conn%d 0 0 %d\r\n%d\r\n" % (i, len(b"%d" % i), i))
+            for c in conns:
+                c.expect(b"STORED\r\n")
+            for i, c in enumerate(reversed(conns)):
+                c.request(b"get many-conn%d\r\n" % i, b"VALUE many-conn%d 0 %d\r\n%d\r\nEND\r\n"
+                          % (i, len(b"%d" % i), i))
+        finally:
+            for c in conns:
+                c.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
