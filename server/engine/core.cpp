@@ -59,7 +59,8 @@ bool names_one_key(protocol::command kind) {
 }  // namespace
 
 engine::core::core(const engine_config& config, server_stats& stats)
-    : config_(config), stats_(stats), store_(store_config_of(config)), seed_(random_seed()) {
+    : config_(config), stats_(stats), store_(store_config_of(config)),
+      seed_(config.index_seed ? *config.index_seed : random_seed()) {
   using placement = engine_config::index_placement;
   const std::size_t capacity = 1u << 16;
   const bool want_gpu = config.index == placement::gpu ||

@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -79,6 +80,9 @@ struct engine_config {
   std::size_t batch_max = 32768;     ///< index operations per batch (soft: a group is never split)
   std::uint32_t batch_wait_us = 20;  ///< longest wait for a batch to fill while the server is busy
   int verbosity = 0;
+  /// The index's hash seed; absent: random per process (tests fix it to
+  /// build keys that share a signature).
+  std::optional<std::uint64_t> index_seed;
   std::size_t threads = 4;             ///< for `stats`
   std::size_t max_connections = 1024;  ///< for `stats`
   /// `stats settings` lines, rendered by the caller from its options.
