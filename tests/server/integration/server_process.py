@@ -6,6 +6,8 @@ no default, and a test run without it fails with a message saying so. Set
 GPUHASH_SERVER_IS_MEMCACHED=1 when the binary is memcached: the tests of
 behaviours where gpuhash-server intentionally differs from memcached (the
 binary protocol refused with an error line, UDP not served) then skip.
+GPUHASH_SERVER_EXTRA_ARGS adds flags to every server started (scripts/gpu-check
+runs the suite with "--index=gpu").
 
     with ServerProcess(["-m", "2", "-M"]) as server:
         sock = server.connect()
@@ -102,7 +104,7 @@ class ServerProcess:
         args = [server_binary(), "-p", str(port), "-U", str(self.udp_port), "-l", HOST]
         if os.geteuid() == 0:
             args += ["-u", "nobody"]
-        return args + self.extra_args
+        return args + os.environ.get("GPUHASH_SERVER_EXTRA_ARGS", "").split() + self.extra_args
 
     def start(self):
         attempts = 1 if self.requested_port else 3
