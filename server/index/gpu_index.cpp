@@ -22,13 +22,29 @@ namespace gpuhash::server::index {
 #if GPUHASH_HAS_CUDA
 namespace {
 
+/// The index's stream, destroyed after everything allocated on it (it is
+/// the first member).
+class owned_stream {
+ public:
+  owned_stream() { GPUHASH_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  ~owned_stream() {
+    cudaStreamSynchronize(stream_);
+    cudaStreamDestroy(stream_);
+  }
+  owned_stream(const owned_stream&) = delete;
+  owned_stream& operator=(const owned_stream&) = delete;
+  operator cudaStream_t() const noexcept { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
 class gpu_index final : public index_service {
  public:
   gpu_index(std::size_t capacity, std::uint64_t seed)
-      : stream_(make_stream()), index_(index_options{capacity, 0.0f, seed}, stream_) {
+      : index_(index_options{capacity, 0.0f, seed}, stream_) {
     description_ = "gpu (" + cuda_backend::device_name() + ")";
   }
-  ~gpu_index() override { cudaStreamDestroy(stream_); }
 
   std::string description() const override { return description_; }
   signature_type signature(std::string_view key) const noexcept override {
@@ -78,11 +94,6 @@ class gpu_index final : public index_service {
   std::size_t rebuilds() const noexcept override { return index_.rebuilds(); }
 
  private:
-  static cudaStream_t make_stream() {
-    cudaStream_t stream = nullptr;
-    GPUHASH_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    return stream;
-  }
   void reserve(std::size_t n) {
     if (n <= reserved_) return;
     const std::size_t size = std::max<std::size_t>(n + n / 2, 4096);
@@ -97,7 +108,7 @@ class gpu_index final : public index_service {
     reserved_ = size;
   }
 
-  cudaStream_t stream_;
+  owned_stream stream_;  // first: destroyed last
   signature_index<cuda_backend> index_;
   std::string description_;
   std::size_t reserved_ = 0;

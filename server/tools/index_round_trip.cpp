@@ -84,6 +84,7 @@ int measure(index::index_service& service, const arguments& args, const char* la
       label, service.description().c_str(), args.entries, args.searches, args.inserts,
       micros.size(), micros[micros.size() / 2], micros[micros.size() / 10],
       micros[micros.size() * 9 / 10], errors);
+  std::fflush(stdout);
   return errors == 0 ? 0 : 1;
 }
 
