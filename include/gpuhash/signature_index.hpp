@@ -113,9 +113,14 @@ class signature_index {
   /// one signature the outcome equals some serial order of the batch's
   /// operations on it; a search never misses an entry that was stored before
   /// the batch and is not erased or replaced in it.
+  ///
+  /// `inserts_at_most`, when the caller knows it, bounds the batch's inserts
+  /// (the growth check needs it); otherwise the batch's ops are counted, a
+  /// pass over them and a wait for its result.
   void apply(const operation* ops, const signature_type* signatures, const location_type* locations,
              const location_type* new_locations, std::size_t n, location_type* matches,
-             std::uint32_t* match_counts, status* statuses, stream_type stream = {});
+             std::uint32_t* match_counts, status* statuses, stream_type stream = {},
+             std::optional<std::size_t> inserts_at_most = std::nullopt);
 
   // ---- Batches in host containers (every backend) --------------------------
 
@@ -140,7 +145,8 @@ class signature_index {
   };
   apply_result apply(std::span<const operation> ops, std::span<const signature_type> signatures,
                      std::span<const location_type> locations,
-                     std::span<const location_type> new_locations);
+                     std::span<const location_type> new_locations,
+                     std::optional<std::size_t> inserts_at_most = std::nullopt);
   /// Every stored entry, in no particular order.
   std::vector<std::pair<signature_type, location_type>> entries(stream_type stream = {}) const;
 

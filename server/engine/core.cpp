@@ -228,9 +228,7 @@ void engine::core::move_index_to_cpu(const char* why) {
       if (inserted.status_of(i) != status::inserted)
         overflow_[store_.at(rebuild.locations[i]).key()] = rebuild.locations[i];
   }
-  batch_.ops.resize(searches_);
-  batch_.signatures.resize(searches_);
-  batch_.locations.resize(searches_);
+  batch_.truncate(searches_);
   results_ = index_->apply(batch_);
 }
 

@@ -26,9 +26,13 @@ class cpu_index final : public index_service {
     matches_.resize(n * max_matches);
     counts_.resize(n);
     statuses_.resize(n);
-    index_.apply(batch.ops.data(), batch.signatures.data(), batch.locations.data(),
-                 batch.locations.data(), n, matches_.data(), counts_.data(), statuses_.data(),
-                 cpu::stream{&pool_});
+    if (batch.searches_only()) {
+      index_.find(batch.signatures.data(), n, matches_.data(), counts_.data(), cpu::stream{&pool_});
+    } else {
+      index_.apply(batch.ops.data(), batch.signatures.data(), batch.locations.data(),
+                   batch.locations.data(), n, matches_.data(), counts_.data(), statuses_.data(),
+                   cpu::stream{&pool_}, batch.inserts);
+    }
     return {matches_.data(), counts_.data(), statuses_.data()};
   }
   std::size_t entries() const noexcept override { return index_.size(); }

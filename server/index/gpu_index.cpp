@@ -68,8 +68,12 @@ class gpu_index final : public index_service {
     auto* counts = results + 1;
     auto* statuses = reinterpret_cast<status*>(results + 1 + n + n * packed_matches);
     GPUHASH_CUDA_TRY(cudaMemsetAsync(results, 0, sizeof(std::uint32_t) * (1 + n), stream_));
-    index_.apply(ops, signatures, locations, locations, n, full_matches_.data(), counts, statuses,
-                 stream_);
+    if (batch.searches_only()) {
+      index_.find(signatures, n, full_matches_.data(), counts, stream_);
+    } else {
+      index_.apply(ops, signatures, locations, locations, n, full_matches_.data(), counts,
+                   statuses, stream_, batch.inserts);
+    }
     pack_results(full_matches_.data(), n, results, stream_);
     GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_results_.data(), results, result_bytes(n),
                                      cudaMemcpyDeviceToHost, stream_));

@@ -27,17 +27,27 @@ struct index_batch {
   std::vector<signature_type> signatures;
   std::vector<location_type> locations;
 
+  std::size_t inserts = 0;  ///< how many of ops are inserts
+  std::size_t erases = 0;   ///< how many are erases
+
   std::size_t size() const noexcept { return ops.size(); }
+  /// Only searches: the index runs a find, the cheapest batch.
+  bool searches_only() const noexcept { return inserts == 0 && erases == 0; }
   void clear() {
     ops.clear();
     signatures.clear();
     locations.clear();
+    inserts = erases = 0;
   }
   void add(operation op, signature_type signature, location_type location) {
     ops.push_back(op);
     signatures.push_back(signature);
     locations.push_back(location);
+    inserts += op == operation::insert ? 1 : 0;
+    erases += op == operation::erase ? 1 : 0;
   }
+  /// Keeps the first n operations.
+  void truncate(std::size_t n);
 };
 
 /// A batch's results, one per operation, in the index service's own memory:
@@ -71,6 +81,16 @@ class index_service {
   virtual std::size_t memory_bytes() const noexcept = 0;
   virtual std::size_t rebuilds() const noexcept = 0;
 };
+
+inline void index_batch::truncate(std::size_t n) {
+  for (std::size_t i = n; i < ops.size(); ++i) {
+    inserts -= ops[i] == operation::insert ? 1 : 0;
+    erases -= ops[i] == operation::erase ? 1 : 0;
+  }
+  ops.resize(n);
+  signatures.resize(n);
+  locations.resize(n);
+}
 
 /// The index on the CPU (runs on the calling thread).
 std::unique_ptr<index_service> make_cpu_index(std::size_t capacity, std::uint64_t seed);

@@ -266,6 +266,37 @@ TYPED_TEST_P(signature_index_test, homeless_entries_make_the_index_grow) {
   }
 }
 
+// The caller's bound on a batch's inserts replaces the counting pass: the
+// index grows for it as for a counted batch, and a bound too small only
+// leaves the growth to the inserts that find no room (none is lost).
+TYPED_TEST_P(signature_index_test, a_given_insert_bound_grows_the_index_or_loses_nothing) {
+  constexpr std::uint32_t n = 2000;
+  for (const std::size_t bound : {std::size_t{n}, std::size_t{0}}) {
+    SCOPED_TRACE("inserts_at_most " + std::to_string(bound));
+    TypeParam index(index_options{64, 0.0f, 7});
+    std::vector<signature> sigs;
+    std::vector<location> locs;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      sigs.push_back(static_cast<signature>(gpuhash::murmur3_fmix64(i + 1) | 1));
+      locs.push_back(i);
+    }
+    const auto result =
+        index.apply(std::vector<operation>(sigs.size(), operation::insert), sigs, locs, {}, bound);
+    EXPECT_EQ(std::count(result.statuses.begin(), result.statuses.end(), status::inserted),
+              static_cast<std::ptrdiff_t>(sigs.size()));
+    EXPECT_EQ(index.size(), sigs.size());
+    if (bound == n) {  // grown before the batch, as for a counted one
+      EXPECT_GE(static_cast<double>(index.capacity()) * index.max_load_factor(),
+                static_cast<double>(sigs.size()));
+    }
+    const auto found = index.find(sigs);
+    for (std::size_t i = 0; i < sigs.size(); ++i) {
+      const auto matches = found.matches_of(i);
+      ASSERT_NE(std::find(matches.begin(), matches.end(), locs[i]), matches.end()) << i;
+    }
+  }
+}
+
 TYPED_TEST_P(signature_index_test, signature_zero_is_reserved) {
   TypeParam index(index_options{64, 0.0f, 1});
   EXPECT_EQ(index.insert(std::vector<signature>{0}, std::vector<location>{1})[0],
@@ -425,6 +456,7 @@ TYPED_TEST_P(signature_index_test, rejects_malformed_batches) {
 }
 
 REGISTER_TYPED_TEST_SUITE_P(signature_index_test, agrees_with_a_multimap_on_random_mixed_batches,
+                            a_given_insert_bound_grows_the_index_or_loses_nothing,
                             sixteen_entries_share_a_signature_and_stay_apart,
                             a_seventeenth_entry_under_one_signature_is_refused,
                             homeless_entries_make_the_index_grow, signature_zero_is_reserved,

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/counters.hpp"
@@ -42,6 +43,9 @@ struct index_batch {
   std::size_t* pending = nullptr;
   std::uint64_t* pending_count = nullptr;
   std::uint64_t pending_capacity = 0;
+  /// apply: an upper bound on the inserts, given by the caller (0 to n);
+  /// absent: counted.
+  std::optional<std::size_t> inserts_at_most = std::nullopt;
 
   bool may_insert() const { return kind == batch_kind::apply || kind == batch_kind::insert; }
 };

@@ -142,10 +142,12 @@ void signature_index<Backend>::apply(const operation* ops, const signature_type*
                                      const location_type* locations,
                                      const location_type* new_locations, std::size_t n,
                                      location_type* matches, std::uint32_t* match_counts,
-                                     status* statuses, stream_type stream) {
-  run({detail::signature_index::batch_kind::apply, n, ops, signatures, locations, new_locations,
-       matches, match_counts, statuses},
-      stream);
+                                     status* statuses, stream_type stream,
+                                     std::optional<std::size_t> inserts_at_most) {
+  batch_args args{detail::signature_index::batch_kind::apply, n, ops, signatures, locations,
+                  new_locations, matches, match_counts, statuses};
+  if (inserts_at_most) args.inserts_at_most = std::min(*inserts_at_most, n);
+  run(args, stream);
 }
 
 /// Checks the arguments, grows the index if the batch could pass the load
@@ -186,8 +188,9 @@ void signature_index<Backend>::run(const batch_args& args, stream_type stream) {
 
   if (args.may_insert()) {
     const std::size_t bound =
-        args.kind == kind::insert
-            ? args.n
+        args.kind == kind::insert ? args.n
+        : args.inserts_at_most
+            ? *args.inserts_at_most
             : exec_type::count_if(args.ops, args.n, si::is_operation{operation::insert}, stream);
     if (static_cast<double>(size_ + bound) >
         static_cast<double>(max_load_factor_) * static_cast<double>(capacity()))
@@ -489,7 +492,9 @@ template <class Backend>
 auto signature_index<Backend>::apply(std::span<const operation> ops,
                                      std::span<const signature_type> signatures,
                                      std::span<const location_type> locations,
-                                     std::span<const location_type> new_locations) -> apply_result {
+                                     std::span<const location_type> new_locations,
+                                     std::optional<std::size_t> inserts_at_most)
+    -> apply_result {
   const std::size_t n = signatures.size();
   detail::signature_index::require(ops.size() == n && locations.size() == n &&
                                        (new_locations.empty() || new_locations.size() == n),
@@ -505,7 +510,7 @@ auto signature_index<Backend>::apply(std::span<const operation> ops,
   Backend::fill_bytes(counts.data(), n * sizeof(std::uint32_t), 0, {});
   apply(staged_ops.data(), staged_signatures.data(), staged_locations.data(),
         new_locations.empty() ? nullptr : staged_new.data(), n, matches.data(), counts.data(),
-        statuses.data());
+        statuses.data(), {}, inserts_at_most);
   return {{matches.to_vector(), counts.to_vector()}, statuses.to_vector()};
 }
 
