@@ -23,7 +23,8 @@
 // keys share a 32-bit signature only by design. Signature 0 is reserved
 // (status invalid_key).
 //
-// Every call is synchronous: it returns when its results are written. Batches
+// Every call but find_async is synchronous: it returns when its results are
+// written. Batches
 // are in backend memory (device pointers for cuda_backend) or in host
 // containers. Compiled into the library for cpu_backend and cuda_backend.
 
@@ -97,6 +98,11 @@ class signature_index {
   /// matches[i * max_matches, i * max_matches + match_counts[i]).
   void find(const signature_type* signatures, std::size_t n, location_type* matches,
             std::uint32_t* match_counts, stream_type stream = {});
+  /// find, returning once the search is queued on `stream` (the one
+  /// asynchronous batch: a search changes nothing, so the index needs no
+  /// result back). The results are there when the stream has reached them.
+  void find_async(const signature_type* signatures, std::size_t n, location_type* matches,
+                  std::uint32_t* match_counts, stream_type stream = {});
   /// Removes one entry equal to (signatures[i], locations[i]): erased or not_found.
   void erase(const signature_type* signatures, const location_type* locations, std::size_t n,
              status* statuses, stream_type stream = {});

@@ -58,15 +58,23 @@ bool names_one_key(protocol::command kind) {
 
 }  // namespace
 
-engine::core::core(const engine_config& config, server_stats& stats)
-    : config_(config), stats_(stats), store_(store_config_of(config)),
-      seed_(config.index_seed ? *config.index_seed : random_seed()) {
+/// The index the configuration asks for: the GPU's when there is one (auto).
+static std::unique_ptr<index::index_service> make_index(const engine_config& config,
+                                                        std::uint64_t seed) {
   using placement = engine_config::index_placement;
   const std::size_t capacity = 1u << 16;
   const bool want_gpu = config.index == placement::gpu ||
                         (config.index == placement::automatic && index::gpu_available());
-  index_ =
-      want_gpu ? index::make_gpu_index(capacity, seed_) : index::make_cpu_index(capacity, seed_);
+  return want_gpu ? index::make_gpu_index(capacity, seed) : index::make_cpu_index(capacity, seed);
+}
+
+engine::core::core(const engine_config& config, server_stats& stats)
+    : config_(config),
+      stats_(stats),
+      store_(store_config_of(config)),
+      seed_(config.index_seed ? *config.index_seed : random_seed()),
+      index_(make_index(config, seed_)),
+      batch_(index_->batch_memory()) {
   store_.on_eviction([this](location where, const store::item& item) {
     if (!item.fetched && is_live(item)) ++counters_.evicted_unfetched;
     forget_entry(where, item);

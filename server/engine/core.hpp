@@ -104,10 +104,10 @@ class engine::core {
   server_stats& stats_;
   command_counters counters_;
   store::item_store store_;
-  std::unique_ptr<index::index_service> index_;
   std::uint64_t seed_;
+  std::unique_ptr<index::index_service> index_;
 
-  // the batch being run
+  // the batch being run (its arrays in the memory the index asks for)
   index::index_batch batch_;
   index::index_results results_;
   std::vector<std::string_view> search_keys_;  // key of each search

@@ -1,6 +1,7 @@
 // The server's index on the GPU: signature_index<cuda_backend> on its own
-// stream. A batch is one round trip: its arguments go to the device in one
-// copy from pinned memory, the batch runs, and its results come back in one
+// stream. A batch is one round trip: its arrays go to the device straight
+// from the pinned memory the engine wrote them in, the batch runs (a search-
+// only batch without waiting in between), and its results come back in one
 // copy (gpu_results.cuh) that the engine reads in place.
 
 #include <memory>
@@ -9,7 +10,8 @@
 #include "index/index_service.hpp"
 
 #if GPUHASH_HAS_CUDA
-#include <cstring>
+#include <algorithm>
+#include <memory_resource>
 
 #include "gpuhash/cuda/backend.hpp"
 #include "gpuhash/cuda/error.hpp"
@@ -21,6 +23,31 @@ namespace gpuhash::server::index {
 
 #if GPUHASH_HAS_CUDA
 namespace {
+
+/// Page-locked host memory for batches, so their copies to the device run at
+/// full speed straight from where the engine writes them. One for the
+/// process: it outlives every index (the engine keeps its batch when the
+/// index moves to the CPU).
+class pinned_memory final : public std::pmr::memory_resource {
+ public:
+  static pinned_memory& instance() {
+    static pinned_memory memory;
+    return memory;
+  }
+
+ private:
+  void* do_allocate(std::size_t bytes, std::size_t) override {
+    void* pointer = nullptr;
+    GPUHASH_CUDA_TRY(cudaMallocHost(&pointer, std::max<std::size_t>(bytes, 1)));
+    return pointer;
+  }
+  void do_deallocate(void* pointer, std::size_t, std::size_t) override {
+    GPUHASH_CUDA_REPORT(cudaFreeHost(pointer));
+  }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+    return this == &other;
+  }
+};
 
 /// The index's stream, destroyed after everything allocated on it (it is
 /// the first member).
@@ -51,31 +78,34 @@ class gpu_index final : public index_service {
     return index_.signature(key);
   }
 
+  std::pmr::memory_resource* batch_memory() const noexcept override {
+    return &pinned_memory::instance();
+  }
+
   index_results apply(const index_batch& batch) override {
     const std::size_t n = batch.size();
     reserve(n);
-    // one block of arguments: signatures, locations, ops
-    auto* arguments = host_arguments_.data();
-    std::memcpy(arguments, batch.signatures.data(), n * sizeof(signature_type));
-    std::memcpy(arguments + n * 4, batch.locations.data(), n * sizeof(location_type));
-    std::memcpy(arguments + n * 8, batch.ops.data(), n * sizeof(operation));
-    GPUHASH_CUDA_TRY(cudaMemcpyAsync(device_arguments_.data(), arguments, argument_bytes(n),
-                                     cudaMemcpyHostToDevice, stream_));
-    const auto* signatures = reinterpret_cast<const signature_type*>(device_arguments_.data());
-    const auto* locations = signatures + n;
-    const auto* ops = reinterpret_cast<const operation*>(device_arguments_.data() + n * 8);
+    auto* signatures = reinterpret_cast<signature_type*>(device_arguments_.data());
+    auto* locations = signatures + n;
+    auto* ops = reinterpret_cast<operation*>(device_arguments_.data() + n * 8);
     auto* results = device_results_.data();
     auto* counts = results + 1;
     auto* statuses = reinterpret_cast<status*>(results + 1 + n + n * packed_matches);
+    upload(signatures, batch.signatures.data(), n);
     GPUHASH_CUDA_TRY(cudaMemsetAsync(results, 0, sizeof(std::uint32_t) * (1 + n), stream_));
+    std::size_t result_size = result_bytes(n);
     if (batch.searches_only()) {
-      index_.find(signatures, n, full_matches_.data(), counts, stream_);
+      // nothing to wait for but the results: one copy in, two kernels, one copy out
+      index_.find_async(signatures, n, full_matches_.data(), counts, stream_);
+      result_size -= n;  // no statuses
     } else {
-      index_.apply(ops, signatures, locations, locations, n, full_matches_.data(), counts,
-                   statuses, stream_, batch.inserts);
+      upload(locations, batch.locations.data(), n);
+      upload(ops, batch.ops.data(), n);
+      index_.apply(ops, signatures, locations, locations, n, full_matches_.data(), counts, statuses,
+                   stream_, batch.inserts);
     }
     pack_results(full_matches_.data(), n, results, stream_);
-    GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_results_.data(), results, result_bytes(n),
+    GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_results_.data(), results, result_size,
                                      cudaMemcpyDeviceToHost, stream_));
     GPUHASH_CUDA_TRY(cudaStreamSynchronize(stream_));
 
@@ -98,10 +128,13 @@ class gpu_index final : public index_service {
   std::size_t rebuilds() const noexcept override { return index_.rebuilds(); }
 
  private:
+  template <class T>
+  void upload(T* device, const T* host, std::size_t n) {
+    GPUHASH_CUDA_TRY(cudaMemcpyAsync(device, host, n * sizeof(T), cudaMemcpyHostToDevice, stream_));
+  }
   void reserve(std::size_t n) {
     if (n <= reserved_) return;
     const std::size_t size = std::max<std::size_t>(n + n / 2, 4096);
-    host_arguments_ = cuda_backend::allocate_host<unsigned char>(argument_bytes(size));
     device_arguments_ = cuda_backend::allocate<unsigned char>(argument_bytes(size), stream_);
     // results: u32 words, the statuses' bytes rounded up to words
     const std::size_t words = (result_bytes(size) + 3) / 4;
@@ -116,7 +149,6 @@ class gpu_index final : public index_service {
   signature_index<cuda_backend> index_;
   std::string description_;
   std::size_t reserved_ = 0;
-  cuda::pinned_buffer<unsigned char> host_arguments_;
   cuda::device_buffer<unsigned char> device_arguments_;
   cuda::pinned_buffer<std::uint32_t> host_results_;
   cuda::device_buffer<std::uint32_t> device_results_;

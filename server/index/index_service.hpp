@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <memory_resource>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,9 +24,15 @@ inline constexpr std::size_t max_matches = 16;
 /// One mixed batch: searches, inserts and erases of (signature, location)
 /// entries, run concurrently (signature_index::apply).
 struct index_batch {
-  std::vector<operation> ops;
-  std::vector<signature_type> signatures;
-  std::vector<location_type> locations;
+  /// The batch's arrays come from `memory`: the index service's choice
+  /// (pinned host memory for the GPU, so a batch is copied from where the
+  /// engine writes it).
+  explicit index_batch(std::pmr::memory_resource* memory = std::pmr::get_default_resource())
+      : ops(memory), signatures(memory), locations(memory) {}
+
+  std::pmr::vector<operation> ops;
+  std::pmr::vector<signature_type> signatures;
+  std::pmr::vector<location_type> locations;
 
   std::size_t inserts = 0;  ///< how many of ops are inserts
   std::size_t erases = 0;   ///< how many are erases
@@ -80,6 +87,11 @@ class index_service {
   virtual std::size_t capacity() const noexcept = 0;
   virtual std::size_t memory_bytes() const noexcept = 0;
   virtual std::size_t rebuilds() const noexcept = 0;
+  /// Where batches for this index should keep their arrays; it outlives
+  /// the index service.
+  virtual std::pmr::memory_resource* batch_memory() const noexcept {
+    return std::pmr::get_default_resource();
+  }
 };
 
 inline void index_batch::truncate(std::size_t n) {

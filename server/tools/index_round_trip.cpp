@@ -53,7 +53,7 @@ int measure(index::index_service& service, const arguments& args, const char* la
   std::size_t errors = 0;
   std::uint32_t next_location = static_cast<std::uint32_t>(args.entries);
   for (std::size_t run = 0; run < args.runs + 3; ++run) {
-    index::index_batch batch;
+    index::index_batch batch(service.batch_memory());
     std::vector<std::size_t> picked(args.searches);
     for (std::size_t i = 0; i < args.searches; ++i) {
       picked[i] = random() % stored.size();

@@ -297,6 +297,42 @@ TYPED_TEST_P(signature_index_test, a_given_insert_bound_grows_the_index_or_loses
   }
 }
 
+// find_async on backend memory gives find's results once the stream is done.
+TYPED_TEST_P(signature_index_test, find_async_agrees_with_find) {
+  using backend = typename TypeParam::backend_type;
+  TypeParam index(index_options{64, 0.0f, 3});
+  std::vector<signature> sigs;
+  std::vector<location> locs;
+  for (std::uint32_t i = 0; i < 3000; ++i) {
+    sigs.push_back(static_cast<signature>(1 + i % 1000));  // three entries per signature
+    locs.push_back(i);
+  }
+  index.insert(sigs, locs);
+  std::vector<signature> searched(sigs.begin(), sigs.begin() + 1200);
+  searched.push_back(5000);  // missing
+  const auto expected = index.find(searched);
+  const std::size_t n = searched.size();
+  auto device_sigs = backend::template allocate<signature>(n);
+  auto device_matches = backend::template allocate<location>(n * TypeParam::max_matches);
+  auto device_counts = backend::template allocate<std::uint32_t>(n);
+  backend::copy_from_host(device_sigs.data(), searched.data(), n);
+  index.find_async(device_sigs.data(), n, device_matches.data(), device_counts.data());
+  backend::synchronize({});
+  std::vector<std::uint32_t> counts(n);
+  std::vector<location> matches(n * TypeParam::max_matches);
+  backend::copy_to_host(counts.data(), device_counts.data(), n);
+  backend::copy_to_host(matches.data(), device_matches.data(), matches.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(counts[i], expected.counts[i]) << i;
+    std::vector<location> got(matches.begin() + i * TypeParam::max_matches,
+                              matches.begin() + i * TypeParam::max_matches + counts[i]);
+    std::vector<location> want(expected.matches_of(i).begin(), expected.matches_of(i).end());
+    std::sort(got.begin(), got.end());
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(got, want) << i;
+  }
+}
+
 TYPED_TEST_P(signature_index_test, signature_zero_is_reserved) {
   TypeParam index(index_options{64, 0.0f, 1});
   EXPECT_EQ(index.insert(std::vector<signature>{0}, std::vector<location>{1})[0],
@@ -457,6 +493,7 @@ TYPED_TEST_P(signature_index_test, rejects_malformed_batches) {
 
 REGISTER_TYPED_TEST_SUITE_P(signature_index_test, agrees_with_a_multimap_on_random_mixed_batches,
                             a_given_insert_bound_grows_the_index_or_loses_nothing,
+                            find_async_agrees_with_find,
                             sixteen_entries_share_a_signature_and_stay_apart,
                             a_seventeenth_entry_under_one_signature_is_refused,
                             homeless_entries_make_the_index_grow, signature_zero_is_reserved,

@@ -119,6 +119,20 @@ void signature_index<Backend>::find(const signature_type* signatures, std::size_
 }
 
 template <class Backend>
+void signature_index<Backend>::find_async(const signature_type* signatures, std::size_t n,
+                                          location_type* matches, std::uint32_t* match_counts,
+                                          stream_type stream) {
+  namespace si = detail::signature_index;
+  use_stream(stream);
+  if (n == 0) return;
+  si::require(signatures && matches && match_counts,
+              "find: signatures, matches and match_counts are required");
+  const batch_args args{si::batch_kind::find, n,       nullptr, signatures, nullptr,
+                        nullptr,              matches, match_counts, nullptr};
+  detail::exec<Backend>::for_each(n, si::phase_one<si::batch_kind::find>{view(), args}, stream);
+}
+
+template <class Backend>
 void signature_index<Backend>::erase(const signature_type* signatures,
                                      const location_type* locations, std::size_t n,
                                      status* statuses, stream_type stream) {
