@@ -128,6 +128,21 @@ class signature_index {
              std::uint32_t* match_counts, status* statuses, stream_type stream = {},
              std::optional<std::size_t> inserts_at_most = std::nullopt);
 
+  /// apply, queued on `stream` without waiting: phase 1 and the eviction
+  /// walks of phase 2 run in stream order, and statuses, matches and counts
+  /// are written when the stream gets there. The index accounts for the
+  /// batch (its size, and the rare growth for an entry no walk could place:
+  /// such an entry is stored then, before any later batch runs) at its next
+  /// call or at settle_async(); size() includes the batch from then on. The
+  /// batch's arrays must stay valid until the stream has run it.
+  void apply_async(const operation* ops, const signature_type* signatures,
+                   const location_type* locations, const location_type* new_locations,
+                   std::size_t n, location_type* matches, std::uint32_t* match_counts,
+                   status* statuses, stream_type stream = {},
+                   std::optional<std::size_t> inserts_at_most = std::nullopt);
+  /// Waits for the batch apply_async queued, if any, and accounts for it.
+  void settle_async(stream_type stream = {});
+
   // ---- Batches in host containers (every backend) --------------------------
 
   struct find_result {
@@ -191,6 +206,7 @@ class signature_index {
   void rebuild(std::uint64_t buckets, int depth, stream_type stream);
   std::uint64_t buckets_for(std::size_t entries) const;
   void use_stream(stream_type stream);
+  void check_and_grow(const batch_args& args, stream_type stream);
 
   float max_load_factor_;
   std::uint64_t seed_;
@@ -202,6 +218,16 @@ class signature_index {
   std::size_t rebuilds_ = 0;
   std::uint64_t walks_ = 0;  // phase-2 runs so far: varies the walks' randomness
   stream_type last_stream_{};
+  // The batch apply_async queued, until settle_async: its pending positions,
+  // the entries its walks could not place, and its two tallies (phase 1,
+  // phase 2) as counted and as read back.
+  bool queued_ = false;
+  std::size_t queued_n_ = 0;
+  buffer<std::size_t> queued_pending_;
+  buffer<std::uint64_t> queued_pending_count_;
+  buffer<slot_type> queued_held_;
+  buffer<detail::table_counters> queued_counted_;
+  typename Backend::template host_buffer<detail::table_counters> queued_read_;
 };
 
 }  // namespace gpuhash

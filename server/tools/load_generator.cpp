@@ -1,25 +1,28 @@
 // gpuhash-load: a memcached text-protocol load generator that records the latency of every
 // request and checks every reply (scripts/bench-server drives it; docs/results/server.md).
 //
-//   gpuhash-load --port=P [--host=127.0.0.1] [--connections=N] [--threads=T] [--duration=S]
-//                [--warmup=S] [--mix=get90|set50|multiget100] [--keys=K] [--value-bytes=B]
-//                [--rate=R] [--pipeline=D] [--seed=X] [--json]
+//   gpuhash-load --port=P [--host=127.0.0.1] [--connections=8] [--threads=1] [--duration=5]
+//                [--warmup=1] [--mix=get90|set50|multiget100] [--keys=100000]
+//                [--value-bytes=64] [--rate=0] [--pipeline=1] [--seed=1] [--json]
 //
-// Keys are "key:" and 28 digits (32 bytes); all K are stored before timing, so every get
+// Keys are "key:" and 28 digits (32 bytes); all --keys are stored before timing, so every get
 // should hit. --rate is in ops/s (a 100-key get counts 100 ops). With a rate the load is open
 // loop: each connection's requests are scheduled at even intervals and latency runs from the
 // scheduled time, so a stalled server is charged for the requests it delayed (no coordinated
-// omission); a request that is still unsent when the run ends is recorded with the time it
-// waited. --rate=0 is closed loop: each connection keeps --pipeline requests out, latency runs
-// from the send. Latencies go into a log-linear histogram (128 steps per power of two: below
-// 0.8% error; percentiles are reported as the upper end of their step).
+// omission); a request still unsent when the run ends is recorded with the time it waited.
+// Latency from the send (what the server and the network took) is reported beside it, and so
+// is the schedule lag (send minus scheduled time: the generator's own wake-ups, plus waiting
+// for a reply when --pipeline requests are already out). --rate=0 is closed loop: each
+// connection keeps --pipeline requests out, latency runs from the send. Latencies go into a
+// log-linear histogram (128 steps per power of two: below 0.8% error; a percentile is reported
+// as the upper end of its step).
 //
 // Checking: a value is regenerated from the key and the version it carries and compared byte
 // for byte. Sets of a key come from one connection only (key % connections), so each key's
 // versions are ordered: a get must return a version at least as new as the last one
 // acknowledged (STORED) before the get was sent, and no newer than the last one sent. Any
-// other reply (an error line, a key that was not asked for, a wrong value, no reply within 2 s
-// of the end) is an error; a reply the parser cannot follow also closes its connection.
+// other reply (an error line, a key not asked for, a wrong value, no reply within 2 s of the
+// end) is an error; a reply the parser cannot follow also closes its connection.
 // Exit status: 0 clean, 2 the run completed with errors (still reported), 1 it could not run.
 
 #include <netdb.h>
@@ -42,6 +45,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -54,7 +58,7 @@ namespace {
 
 constexpr std::size_t key_bytes = 32;
 constexpr std::size_t multiget_keys = 100;
-constexpr std::size_t value_header_bytes = 40;  // "%010u:%028llu:" version, key
+constexpr std::size_t value_header_bytes = 40;  // 10 digits of version, ':', 28 of key, ':'
 constexpr std::int64_t drain_ns = 2'000'000'000;
 
 std::int64_t now_ns() {
@@ -63,7 +67,9 @@ std::int64_t now_ns() {
       .count();
 }
 
-[[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what); }
+[[noreturn]] void fail(const std::string& what) {
+  throw std::runtime_error(what);
+}
 
 enum class mix_kind : std::uint8_t { get90, set50, multiget100 };
 
@@ -74,8 +80,8 @@ struct options {
   std::size_t threads = 1;
   double duration_s = 5;
   double warmup_s = 1;
-  mix_kind mix = mix_kind::get90;
   std::string mix_name = "get90";
+  mix_kind mix = mix_kind::get90;
   std::uint64_t keys = 100'000;
   std::size_t value_bytes = 64;
   double rate = 0;
@@ -117,7 +123,7 @@ class latency_histogram {
   }
 
  private:
-  static constexpr int step_bits = 7;  // 128 steps per power of two
+  static constexpr int step_bits = 7;
   static constexpr std::size_t exact = 256;
   static std::size_t index_of(std::uint64_t value) {
     if (value < exact) return value;
@@ -131,7 +137,7 @@ class latency_histogram {
     const std::uint64_t step = (index - exact) % (1u << step_bits) + (1u << step_bits);
     return ((step + 1) << (magnitude - step_bits)) - 1;
   }
-  std::vector<std::uint64_t> counts_ = std::vector<std::uint64_t>(exact + 56 * 128);
+  std::vector<std::uint64_t> counts_ = std::vector<std::uint64_t>(exact + (64 - 8) * 128);
   std::uint64_t count_ = 0;
   std::uint64_t sum_ = 0;
   std::uint64_t max_ = 0;
@@ -142,7 +148,8 @@ class latency_histogram {
 class key_versions {
  public:
   explicit key_versions(std::uint64_t keys)
-      : issued_(new std::atomic<std::uint32_t>[keys]), acked_(new std::atomic<std::uint32_t>[keys]) {
+      : issued_(new std::atomic<std::uint32_t>[keys]),
+        acked_(new std::atomic<std::uint32_t>[keys]) {
     for (std::uint64_t k = 0; k < keys; ++k) issued_[k] = acked_[k] = 0;
   }
   std::uint32_t issue(std::uint64_t key) { return issued_[key].fetch_add(1) + 1; }
@@ -179,7 +186,7 @@ std::uint64_t splitmix(std::uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-/// The value of (key, version): its header names both, the rest is letters derived from them.
+/// The value of (key, version): a header naming both, then letters derived from them.
 void append_value(std::string& out, std::uint64_t key, std::uint32_t version, std::size_t bytes) {
   append_digits(out, version, 10);
   out += ':';
@@ -203,7 +210,7 @@ bool parse_number(std::string_view text, std::uint64_t& value) {
   return !text.empty();
 }
 
-/// Whether `key` is one of ours ("key:" and 28 digits), and which.
+/// Whether `text` is one of our keys ("key:" and 28 digits), and which.
 bool parse_key(std::string_view text, std::uint64_t& key) {
   return text.size() == key_bytes && text.starts_with("key:") && parse_number(text.substr(4), key);
 }
@@ -224,31 +231,56 @@ int connect_to(const options& opts) {
     }
   }
   freeaddrinfo(found);
-  if (fd < 0) fail("cannot connect to " + opts.host + ":" + opts.port + ": " + std::strerror(errno));
+  if (fd < 0)
+    fail("cannot connect to " + opts.host + ":" + opts.port + ": " + std::strerror(errno));
   const int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   return fd;
 }
 
-/// Counts of everything that went wrong; the first few messages go to stderr.
-struct error_counts {
-  std::uint64_t wrong_values = 0;        // a value that is not the key's, or is stale
-  std::uint64_t unexpected_replies = 0;  // an error line, an unknown key, a malformed reply
-  std::uint64_t unanswered = 0;          // lost when a connection closed, or no reply in time
-  std::uint64_t total() const { return wrong_values + unexpected_replies + unanswered; }
-};
-
 std::mutex report_mutex;
 int reports_left = 10;
 
+/// The first few problems go to stderr; all are counted.
 void report(const std::string& message) {
   std::lock_guard lock(report_mutex);
   if (reports_left-- > 0) std::fprintf(stderr, "gpuhash-load: %s\n", message.c_str());
 }
 
-/// Stores every key once (version 1) over one connection, 1,000 sets per round trip.
-void preload(const options& opts, key_versions& versions, error_counts& errors) {
+/// What one thread measured, or all of them.
+struct tally {
+  latency_histogram latency;       // from the scheduled time (closed loop: from the send)
+  latency_histogram service;       // from the send
+  latency_histogram schedule_lag;  // open loop: send minus scheduled time
+  std::uint64_t requests = 0;
+  std::uint64_t ops = 0;
+  std::uint64_t hits = 0;
+  std::uint64_t misses = 0;
+  std::uint64_t unsent = 0;              // open loop: due in the window, never sent
+  std::uint64_t wrong_values = 0;        // not the key's value, or stale, or never written
+  std::uint64_t unexpected_replies = 0;  // an error line, an unknown key, a malformed reply
+  std::uint64_t unanswered = 0;          // lost with a closed connection, or no reply in time
+  std::uint64_t errors() const { return wrong_values + unexpected_replies + unanswered; }
+  void merge(const tally& other) {
+    latency.merge(other.latency);
+    service.merge(other.service);
+    schedule_lag.merge(other.schedule_lag);
+    requests += other.requests;
+    ops += other.ops;
+    hits += other.hits;
+    misses += other.misses;
+    unsent += other.unsent;
+    wrong_values += other.wrong_values;
+    unexpected_replies += other.unexpected_replies;
+    unanswered += other.unanswered;
+  }
+};
+
+/// Stores every key once (version 1) over one connection, 1,000 sets per round trip; a set
+/// that is not STORED ends the run, since later gets could not be checked.
+void preload(const options& opts, key_versions& versions) {
   const int fd = connect_to(opts);
+  const std::string stored = "STORED\r\n";
   std::string out;
   std::string in;
   char buffer[65536];
@@ -267,27 +299,23 @@ void preload(const options& opts, key_versions& versions, error_counts& errors) 
       if (n <= 0) fail(std::string("preload: send failed: ") + std::strerror(errno));
       sent += static_cast<std::size_t>(n);
     }
-    const std::string expected = "STORED\r\n";
     in.clear();
-    while (in.size() < expected.size() * (last - first)) {
+    while (in.size() < stored.size() * (last - first) && in.find("ERROR") == std::string::npos) {
       const ssize_t n = recv(fd, buffer, sizeof buffer, 0);
       if (n <= 0) fail("preload: the server closed the connection");
       in.append(buffer, static_cast<std::size_t>(n));
-      if (in.find("ERROR") != std::string::npos) break;
     }
     for (std::uint64_t key = first; key < last; ++key) {
-      if (in.compare((key - first) * expected.size(), expected.size(), expected) != 0) {
-        ++errors.unexpected_replies;
-        report("preload: set of key " + std::to_string(key) + " not STORED: " + in.substr(0, 80));
-        break;
-      }
+      if (in.compare((key - first) * stored.size(), stored.size(), stored) != 0)
+        fail("preload: the set of key " + std::to_string(key) + " was answered '" +
+             in.substr((key - first) * stored.size(), 60) + "'");
       versions.acknowledge(key, 1);
     }
   }
   close(fd);
 }
 
-/// The timeline of a run: warm-up, measured window, then replies drain.
+/// The timeline of a run: warm-up, the measured window, then replies drain.
 struct run_clock {
   std::int64_t start_ns;
   std::int64_t measure_ns;
@@ -300,6 +328,7 @@ struct run_clock {
 struct request {
   bool is_set = false;
   std::int64_t scheduled_ns = 0;
+  std::int64_t sent_ns = 0;
   std::vector<std::uint64_t> keys;
   std::vector<std::uint32_t> versions;  // set: the version sent; get: acknowledged before send
 };
@@ -320,25 +349,14 @@ struct connection {
   std::uint64_t next_slot = 0;  // open loop: the next request's number on the schedule
 };
 
-/// What one worker thread measured.
-struct worker_result {
-  latency_histogram latency;
-  latency_histogram schedule_lag;  // open loop: send time minus scheduled time
-  std::uint64_t requests = 0;
-  std::uint64_t ops = 0;
-  std::uint64_t hits = 0;
-  std::uint64_t misses = 0;
-  std::uint64_t unsent = 0;
-  error_counts errors;
-};
-
 /// One thread driving its share of the connections over epoll, with a timerfd for the schedule.
 class worker {
  public:
   worker(const options& opts, key_versions& versions, const run_clock& clock)
       : opts_(opts), versions_(versions), clock_(clock) {
-    const double requests_per_s = opts.rate / (opts.mix == mix_kind::multiget100 ? 100.0 : 1.0);
-    interval_ns_ = opts.rate > 0 ? static_cast<double>(opts.connections) * 1e9 / requests_per_s : 0;
+    const double per_request = opts.mix == mix_kind::multiget100 ? multiget_keys : 1;
+    if (opts.rate > 0)
+      interval_ns_ = static_cast<double>(opts.connections) * 1e9 * per_request / opts.rate;
   }
 
   void add(std::uint64_t id) {
@@ -350,10 +368,10 @@ class worker {
     connections_.push_back(std::move(c));
   }
 
-  worker_result run() {
+  tally run() {
     epoll_ = epoll_create1(0);
-    timer_ = timerfd_create(CLOCK_MONOTONIC, 0);
-    if (epoll_ < 0 || timer_ < 0) fail(std::string("epoll/timerfd: ") + std::strerror(errno));
+    timer_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+    if (epoll_ < 0 || timer_ < 0) fail(std::string("epoll, timerfd: ") + std::strerror(errno));
     epoll_event event{.events = EPOLLIN, .data = {.u64 = timer_tag}};
     epoll_ctl(epoll_, EPOLL_CTL_ADD, timer_, &event);
     for (std::size_t i = 0; i < connections_.size(); ++i) {
@@ -364,33 +382,34 @@ class worker {
     for (connection& c : connections_) finish(c);
     close(timer_);
     close(epoll_);
-    return std::move(result_);
+    return std::move(tally_);
   }
 
  private:
   static constexpr std::uint64_t timer_tag = ~0ull;
 
   void loop() {
-    std::vector<epoll_event> events(256);
+    epoll_event events[256];
     std::int64_t armed = 0;
     for (;;) {
       const std::int64_t now = now_ns();
+      const bool running = now >= clock_.start_ns && now < clock_.end_ns;
       if (now >= clock_.end_ns + drain_ns || (now >= clock_.end_ns && idle())) return;
-      std::int64_t wake = now < clock_.end_ns ? clock_.end_ns : clock_.end_ns + drain_ns;
-      if (now >= clock_.start_ns && now < clock_.end_ns)
-        for (connection& c : connections_) wake = std::min(wake, fill(c, now));
-      else if (now < clock_.start_ns)
-        wake = clock_.start_ns;
-      for (connection& c : connections_) flush(c);
+      std::int64_t wake = now < clock_.start_ns ? clock_.start_ns
+                          : running             ? clock_.end_ns
+                                                : clock_.end_ns + drain_ns;
+      for (connection& c : connections_) {
+        if (running) wake = std::min(wake, fill(c, now));
+        flush(c);
+      }
       if (wake != armed) {
         itimerspec when{};
-        when.it_value.tv_sec = wake / 1'000'000'000;
-        when.it_value.tv_nsec = wake % 1'000'000'000;
+        when.it_value = {.tv_sec = wake / 1'000'000'000, .tv_nsec = wake % 1'000'000'000};
         timerfd_settime(timer_, TFD_TIMER_ABSTIME, &when, nullptr);
         armed = wake;
       }
-      const int n = epoll_wait(epoll_, events.data(), static_cast<int>(events.size()), -1);
-      for (int i = 0; i < n; ++i) {
+      const int ready = epoll_wait(epoll_, events, 256, -1);
+      for (int i = 0; i < ready; ++i) {
         if (events[i].data.u64 == timer_tag) {
           std::uint64_t expirations;
           if (read(timer_, &expirations, sizeof expirations) > 0) armed = 0;
@@ -408,38 +427,36 @@ class worker {
                        [](const connection& c) { return c.dead || c.outstanding == 0; });
   }
 
-  /// Sends what is due on `c`; returns when the next request falls due (far future if none).
+  /// Queues what is due on `c`; returns when its next request falls due (the end if none).
   std::int64_t fill(connection& c, std::int64_t now) {
-    const std::int64_t never = clock_.end_ns;
-    if (c.dead) return never;
+    if (c.dead) return clock_.end_ns;
     if (interval_ns_ == 0) {
       while (c.outstanding < opts_.pipeline) issue(c, now, now);
-      return never;
+      return clock_.end_ns;
     }
-    for (;;) {
+    for (;; ++c.next_slot) {
       const std::int64_t due = scheduled(c, c.next_slot);
-      if (due >= clock_.end_ns) return never;
-      if (due > now) return due;
-      if (c.outstanding == opts_.pipeline) return never;  // a reply frees a slot
+      if (due > now || due >= clock_.end_ns) return std::min(due, clock_.end_ns);
+      if (c.outstanding == opts_.pipeline) return clock_.end_ns;  // a reply frees a slot
       issue(c, due, now);
-      ++c.next_slot;
     }
   }
 
+  /// Connection c's slot-th request time; connections are staggered evenly over one interval.
   std::int64_t scheduled(const connection& c, std::uint64_t slot) const {
-    const double offset = interval_ns_ * (static_cast<double>(slot) +
-                                          static_cast<double>(c.id) / static_cast<double>(opts_.connections));
-    return clock_.start_ns + static_cast<std::int64_t>(offset);
+    const double stagger = static_cast<double>(c.id) / static_cast<double>(opts_.connections);
+    return clock_.start_ns +
+           static_cast<std::int64_t>(interval_ns_ * (static_cast<double>(slot) + stagger));
   }
 
   void issue(connection& c, std::int64_t scheduled_ns, std::int64_t now) {
-    request& r = c.slots[(c.head + c.outstanding) % c.slots.size()];
-    ++c.outstanding;
+    request& r = c.slots[(c.head + c.outstanding++) % c.slots.size()];
     r.scheduled_ns = scheduled_ns;
+    r.sent_ns = now;
     r.keys.clear();
     r.versions.clear();
     if (interval_ns_ > 0 && clock_.measured(scheduled_ns))
-      result_.schedule_lag.record(now - scheduled_ns);
+      tally_.schedule_lag.record(now - scheduled_ns);
     const std::uint64_t draw = splitmix(c.random_state);
     const std::uint64_t get_percent = opts_.mix == mix_kind::set50 ? 50 : 90;
     r.is_set = opts_.mix != mix_kind::multiget100 && draw % 100 >= get_percent;
@@ -451,19 +468,17 @@ class worker {
       r.versions.push_back(versions_.issue(key));
       c.out += "set ";
       append_key(c.out, key);
-      c.out += value_line_;
+      c.out += " 0 0 " + std::to_string(opts_.value_bytes) + "\r\n";
       append_value(c.out, key, r.versions.back(), opts_.value_bytes);
       c.out += "\r\n";
       return;
     }
-    const std::size_t count = opts_.mix == mix_kind::multiget100 ? multiget_keys : 1;
     c.out += "get";
-    for (std::size_t i = 0; i < count; ++i) {
-      const std::uint64_t key = splitmix(c.random_state) % opts_.keys;
-      r.keys.push_back(key);
-      r.versions.push_back(versions_.acked(key));
+    for (std::size_t i = 0; i < (opts_.mix == mix_kind::multiget100 ? multiget_keys : 1); ++i) {
+      r.keys.push_back(splitmix(c.random_state) % opts_.keys);
+      r.versions.push_back(versions_.acked(r.keys.back()));
       c.out += ' ';
-      append_key(c.out, key);
+      append_key(c.out, r.keys.back());
     }
     c.out += "\r\n";
   }
@@ -481,13 +496,11 @@ class worker {
       c.out.clear();
       c.out_sent = 0;
     }
-    const bool want_write = !c.out.empty();
-    if (want_write != c.want_write) {
-      epoll_event event{.events = EPOLLIN | (want_write ? EPOLLOUT : 0u),
-                        .data = {.u64 = static_cast<std::uint64_t>(&c - connections_.data())}};
-      epoll_ctl(epoll_, EPOLL_CTL_MOD, c.fd, &event);
-      c.want_write = want_write;
-    }
+    if (c.out.empty() == !c.want_write) return;
+    c.want_write = !c.out.empty();
+    epoll_event event{.events = EPOLLIN | (c.want_write ? EPOLLOUT : 0u),
+                      .data = {.u64 = static_cast<std::uint64_t>(&c - connections_.data())}};
+    epoll_ctl(epoll_, EPOLL_CTL_MOD, c.fd, &event);
   }
 
   void receive(connection& c) {
@@ -510,17 +523,14 @@ class worker {
       c.head = (c.head + 1) % c.slots.size();
       --c.outstanding;
       if (clock_.measured(r.scheduled_ns)) {
-        result_.latency.record(now - r.scheduled_ns);
-        ++result_.requests;
-        result_.ops += r.keys.size();
+        tally_.latency.record(now - r.scheduled_ns);
+        tally_.service.record(now - r.sent_ns);
+        ++tally_.requests;
+        tally_.ops += r.keys.size();
       }
-      // closed loop: the freed slot is refilled at once
-      if (interval_ns_ == 0 && now < clock_.end_ns) issue(c, now, now);
+      if (interval_ns_ == 0 && now < clock_.end_ns) issue(c, now, now);  // closed loop
     }
-    if (c.in_start == c.in.size()) {
-      c.in.clear();
-      c.in_start = 0;
-    } else if (c.in_start > 65536) {
+    if (c.in_start == c.in.size() || c.in_start > sizeof buffer) {
       c.in.erase(0, c.in_start);
       c.in_start = 0;
     }
@@ -531,22 +541,21 @@ class worker {
   std::size_t set_reply(connection& c, const request& r, std::string_view data) {
     const std::size_t eol = data.find("\r\n");
     if (eol == std::string_view::npos) return 0;
-    if (data.substr(0, eol) != "STORED") {
+    if (data.substr(0, eol) == "STORED")
+      versions_.acknowledge(r.keys[0], r.versions[0]);
+    else
       unexpected(c, "set", data.substr(0, eol));
-      return c.dead ? 0 : eol + 2;
-    }
-    versions_.acknowledge(r.keys[0], r.versions[0]);
-    return eol + 2;
+    return c.dead ? 0 : eol + 2;
   }
 
-  /// Bytes of the get reply at the front of `data`, checked; 0 while incomplete or on an error
-  /// that closed the connection.
+  /// Bytes of the get reply at the front of `data`, every value checked; 0 while incomplete or
+  /// when the reply could not be followed (the connection is closed then).
   std::size_t get_reply(connection& c, const request& r, std::string_view data) {
     std::size_t pos = 0;
     std::size_t next_key = 0;  // values come in the order of the keys asked for
     std::uint64_t hits = 0;
-    std::uint64_t wrong = 0;
-    std::string first_wrong;
+    std::string wrong;  // the first wrong value, counted once the reply is complete
+    std::uint64_t wrong_count = 0;
     for (;;) {
       const std::size_t eol = data.find("\r\n", pos);
       if (eol == std::string_view::npos) return 0;
@@ -555,10 +564,8 @@ class worker {
         pos = eol + 2;
         break;
       }
-      // "VALUE <key> <flags> <bytes>"
-      std::uint64_t key = 0;
-      std::uint64_t flags = 1;
-      std::uint64_t bytes = 0;
+      // "VALUE <key> <flags> <bytes>", flags 0, bytes --value-bytes
+      std::uint64_t key = 0, flags = 1, bytes = 0;
       const std::size_t key_end = line.find(' ', 6);
       const std::size_t flags_end =
           key_end == std::string_view::npos ? key_end : line.find(' ', key_end + 1);
@@ -576,33 +583,31 @@ class worker {
         return 0;
       }
       if (data.size() < eol + 2 + bytes + 2) return 0;
-      const std::string_view value = data.substr(eol + 2, bytes);
       if (data.substr(eol + 2 + bytes, 2) != "\r\n") {
-        unexpected(c, "get (value not followed by CRLF)", line);
+        unexpected(c, "get (a value not followed by CRLF)", line);
         return 0;
       }
-      const std::string why = check_value(key, r.versions[next_key], value);
-      if (!why.empty() && wrong++ == 0) first_wrong = "key " + std::to_string(key) + ": " + why;
+      const std::string why = check_value(key, r.versions[next_key], data.substr(eol + 2, bytes));
+      if (!why.empty() && wrong_count++ == 0) wrong = "key " + std::to_string(key) + ": " + why;
       ++hits;
       ++next_key;
       pos = eol + 2 + bytes + 2;
     }
-    result_.errors.wrong_values += wrong;
-    if (wrong > 0) report("wrong value: " + first_wrong);
+    tally_.wrong_values += wrong_count;
+    if (wrong_count > 0) report("wrong value for " + wrong);
     if (clock_.measured(r.scheduled_ns)) {
-      result_.hits += hits;
-      result_.misses += r.keys.size() - hits;
+      tally_.hits += hits;
+      tally_.misses += r.keys.size() - hits;
     }
     return pos;
   }
 
   /// Empty if `value` is a version of `key` no older than `oldest` and no newer than was sent.
   std::string check_value(std::uint64_t key, std::uint32_t oldest, std::string_view value) {
-    std::uint64_t version = 0;
-    std::uint64_t named_key = 0;
-    if (value.size() < value_header_bytes || !parse_number(value.substr(0, 10), version) ||
+    std::uint64_t version = 0, named_key = 0;
+    if (!parse_number(value.substr(0, 10), version) ||
         !parse_number(value.substr(11, 28), named_key))
-      return "malformed value '" + std::string(value.substr(0, 40)) + "'";
+      return "malformed value '" + std::string(value.substr(0, value_header_bytes)) + "'";
     if (named_key != key) return "the value of key " + std::to_string(named_key);
     expected_.clear();
     append_value(expected_, key, static_cast<std::uint32_t>(version), opts_.value_bytes);
@@ -616,12 +621,12 @@ class worker {
   }
 
   void unexpected(connection& c, const char* what, std::string_view line) {
-    ++result_.errors.unexpected_replies;
-    report(std::string("unexpected reply to ") + what + ": '" +
-           std::string(line.substr(0, 120)) + "'");
+    ++tally_.unexpected_replies;
+    report(std::string("unexpected reply to ") + what + ": '" + std::string(line.substr(0, 120)) +
+           "'");
     // An error line ("SERVER_ERROR ...") is a whole reply; anything else loses the thread.
-    const bool whole_reply = line.starts_with("SERVER_ERROR") ||
-                             line.starts_with("CLIENT_ERROR") || line == "ERROR";
+    const bool whole_reply =
+        line.starts_with("SERVER_ERROR") || line.starts_with("CLIENT_ERROR") || line == "ERROR";
     if (!whole_reply) lose(c, "cannot follow the replies after that");
   }
 
@@ -633,7 +638,7 @@ class worker {
     close(c.fd);
   }
 
-  /// After the run: requests still out were not answered; requests still due were never sent.
+  /// After the run: requests still out were never answered; requests still due never sent.
   void finish(connection& c) {
     if (!c.dead) {
       if (c.outstanding > 0)
@@ -641,90 +646,108 @@ class worker {
                " requests unanswered 2 s after the end");
       close(c.fd);
     }
-    result_.errors.unanswered += c.outstanding;
-    if (interval_ns_ == 0) return;
-    for (std::uint64_t slot = c.next_slot;; ++slot) {
+    tally_.unanswered += c.outstanding;
+    for (std::uint64_t slot = c.next_slot; interval_ns_ > 0; ++slot) {
       const std::int64_t due = scheduled(c, slot);
       if (due >= clock_.end_ns) break;
       if (!clock_.measured(due)) continue;
-      result_.latency.record(clock_.end_ns - due);
-      ++result_.unsent;
+      tally_.latency.record(clock_.end_ns - due);  // a lower bound: it waited at least this
+      ++tally_.unsent;
     }
   }
 
   const options& opts_;
   key_versions& versions_;
   const run_clock& clock_;
-  double interval_ns_ = 0;
-  std::string value_line_ = " 0 0 " + std::to_string(opts_.value_bytes) + "\r\n";
+  double interval_ns_ = 0;  // open loop: between one connection's requests
   std::string expected_;
   std::vector<connection> connections_;
-  worker_result result_;
+  tally tally_;
   int epoll_ = -1;
   int timer_ = -1;
 };
 
+constexpr const char* usage_text =
+    "usage: gpuhash-load --port=P [--host=127.0.0.1] [--connections=8] [--threads=1]\n"
+    "         [--duration=5] [--warmup=1] [--mix=get90|set50|multiget100] [--keys=100000]\n"
+    "         [--value-bytes=64] [--rate=0 (ops/s; 0: closed loop)] [--pipeline=1] [--seed=1]\n"
+    "         [--json]\n";
+
+/// "--name=value" or "--name value"; numbers are checked, names too.
 options parse_options(int argc, char** argv) {
-  options opts;
-  const auto number = [](const std::string& name, const std::string& text) {
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0' || !(value >= 0))
-      fail("--" + name + " wants a number >= 0, not '" + text + "'");
-    return value;
-  };
+  std::map<std::string, std::string> given;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (!arg.starts_with("--")) fail("unexpected argument '" + arg + "' (see --help)");
-    arg.erase(0, 2);
-    std::string value;
+    if (!arg.starts_with("--")) fail("unexpected argument '" + arg + "'\n" + usage_text);
     const std::size_t equals = arg.find('=');
-    const bool is_switch = arg == "json" || arg == "help";
-    if (equals != std::string::npos) {
-      value = arg.substr(equals + 1);
-      arg.erase(equals);
-    } else if (!is_switch) {
-      if (i + 1 == argc) fail("--" + arg + " wants a value");
-      value = argv[++i];
-    }
-    const auto integer = [&] { return static_cast<std::uint64_t>(number(arg, value)); };
-    if (arg == "host") opts.host = value;
-    else if (arg == "port") opts.port = value;
-    else if (arg == "connections") opts.connections = integer();
-    else if (arg == "threads") opts.threads = integer();
-    else if (arg == "duration") opts.duration_s = number(arg, value);
-    else if (arg == "warmup") opts.warmup_s = number(arg, value);
-    else if (arg == "keys") opts.keys = integer();
-    else if (arg == "value-bytes") opts.value_bytes = integer();
-    else if (arg == "rate") opts.rate = number(arg, value);
-    else if (arg == "pipeline") opts.pipeline = integer();
-    else if (arg == "seed") opts.seed = integer();
-    else if (arg == "json") opts.json = true;
-    else if (arg == "help") fail("usage: see the comment at the top of server/tools/load_generator.cpp");
-    else if (arg == "mix") {
-      opts.mix_name = value;
-      if (value == "get90") opts.mix = mix_kind::get90;
-      else if (value == "set50") opts.mix = mix_kind::set50;
-      else if (value == "multiget100") opts.mix = mix_kind::multiget100;
-      else fail("--mix is get90, set50 or multiget100, not '" + value + "'");
-    } else {
-      fail("unknown option --" + arg + " (see --help)");
-    }
+    const std::string name = arg.substr(2, equals == std::string::npos ? equals : equals - 2);
+    if (name == "json" || name == "help")
+      given[name] = "1";
+    else if (equals != std::string::npos)
+      given[name] = arg.substr(equals + 1);
+    else if (i + 1 < argc)
+      given[name] = argv[++i];
+    else
+      fail("--" + name + " wants a value");
   }
-  if (opts.port.empty()) fail("--port is required");
+  const auto number = [&](const char* name, double fallback) {
+    const auto found = given.find(name);
+    if (found == given.end()) return fallback;
+    char* end = nullptr;
+    const double value = std::strtod(found->second.c_str(), &end);
+    if (found->second.empty() || *end != '\0' || !(value >= 0))
+      fail(std::string("--") + name + " wants a number >= 0, not '" + found->second + "'");
+    given.erase(found);
+    return value;
+  };
+  const auto text = [&](const char* name, const std::string& fallback) {
+    const auto found = given.find(name);
+    if (found == given.end()) return fallback;
+    const std::string value = found->second;
+    given.erase(found);
+    return value;
+  };
+  options opts;
+  if (given.count("help")) {
+    std::fputs(usage_text, stdout);
+    std::exit(0);
+  }
+  opts.json = given.erase("json") > 0;
+  opts.host = text("host", opts.host);
+  opts.port = text("port", "");
+  opts.mix_name = text("mix", opts.mix_name);
+  const auto whole = [&](const char* name, auto fallback) {
+    return static_cast<decltype(fallback)>(number(name, static_cast<double>(fallback)));
+  };
+  opts.connections = whole("connections", opts.connections);
+  opts.threads = whole("threads", opts.threads);
+  opts.keys = whole("keys", opts.keys);
+  opts.value_bytes = whole("value-bytes", opts.value_bytes);
+  opts.pipeline = whole("pipeline", opts.pipeline);
+  opts.seed = whole("seed", opts.seed);
+  opts.duration_s = number("duration", opts.duration_s);
+  opts.warmup_s = number("warmup", opts.warmup_s);
+  opts.rate = number("rate", opts.rate);
+  if (!given.empty()) fail("unknown option --" + given.begin()->first + "\n" + usage_text);
+  if (opts.mix_name == "set50")
+    opts.mix = mix_kind::set50;
+  else if (opts.mix_name == "multiget100")
+    opts.mix = mix_kind::multiget100;
+  else if (opts.mix_name != "get90")
+    fail("--mix is get90, set50 or multiget100, not '" + opts.mix_name + "'");
+  if (opts.port.empty()) fail(std::string("--port is required\n") + usage_text);
   if (opts.connections == 0 || opts.threads == 0 || opts.pipeline == 0 || opts.duration_s <= 0)
     fail("--connections, --threads, --pipeline and --duration must be > 0");
   if (opts.keys < opts.connections || opts.keys > (1ull << 32))
-    fail("--keys must be at least --connections (each connection sets its own keys) and <= 2^32");
+    fail("--keys must be at least --connections (each connection sets keys of its own), <= 2^32");
   if (opts.value_bytes < value_header_bytes)
     fail("--value-bytes must be >= 40: a value carries its key and version");
   opts.threads = std::min(opts.threads, opts.connections);
   return opts;
 }
 
-void print(const options& opts, const worker_result& total, double client_cpu_s) {
-  const double ops_per_s = static_cast<double>(total.ops) / opts.duration_s;
-  const double requests_per_s = static_cast<double>(total.requests) / opts.duration_s;
+void print(const options& opts, const tally& total, double client_cpu_s) {
+  const auto ull = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   const std::uint64_t looked_up = total.hits + total.misses;
   const double hit_ratio =
       looked_up == 0 ? 1.0 : static_cast<double>(total.hits) / static_cast<double>(looked_up);
@@ -734,7 +757,8 @@ void print(const options& opts, const worker_result& total, double client_cpu_s)
             "\"pipeline\":%zu,\"rate\":%.0f,\"duration_s\":%.1f,\"warmup_s\":%.1f,\"keys\":%llu,"
             "\"value_bytes\":%zu,\"requests\":%llu,\"ops\":%llu,\"ops_per_s\":%.0f,"
             "\"requests_per_s\":%.0f,\"p50_us\":%.1f,\"p90_us\":%.1f,\"p99_us\":%.1f,"
-            "\"p999_us\":%.1f,\"max_us\":%.1f,\"mean_us\":%.1f,\"schedule_lag_p99_us\":%.1f,"
+            "\"p999_us\":%.1f,\"max_us\":%.1f,\"mean_us\":%.1f,\"service_p50_us\":%.1f,"
+            "\"service_p99_us\":%.1f,\"service_p999_us\":%.1f,\"schedule_lag_p99_us\":%.1f,"
             "\"hit_ratio\":%.6f,\"errors\":%llu,\"wrong_values\":%llu,"
             "\"unexpected_replies\":%llu,\"unanswered\":%llu,\"unsent\":%llu,"
             "\"client_cpu_s\":%.2f}\n"
@@ -742,26 +766,27 @@ void print(const options& opts, const worker_result& total, double client_cpu_s)
             "loop), %.1f s after %.1f s warm-up, %llu keys, %zu-byte values\n"
             "  %llu requests, %llu ops: %.0f ops/s, %.0f requests/s\n"
             "  latency us: p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f  mean %.1f\n"
-            "  schedule lag p99 %.1f us\n"
+            "  from the send: p50 %.1f  p99 %.1f  p99.9 %.1f; schedule lag p99 %.1f us\n"
             "  hit ratio %.6f; errors %llu (wrong values %llu, unexpected replies %llu, "
             "unanswered %llu); unsent %llu; client cpu %.2f s\n";
-  const auto ull = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+  const double seconds = opts.duration_s;
   std::printf(format, opts.mix_name.c_str(), opts.connections, opts.threads, opts.pipeline,
               opts.rate, opts.duration_s, opts.warmup_s, ull(opts.keys), opts.value_bytes,
-              ull(total.requests), ull(total.ops), ops_per_s, requests_per_s,
-              total.latency.quantile_us(0.5), total.latency.quantile_us(0.9),
-              total.latency.quantile_us(0.99), total.latency.quantile_us(0.999),
-              total.latency.max_us(), total.latency.mean_us(), total.schedule_lag.quantile_us(0.99),
-              hit_ratio, ull(total.errors.total()),
-              ull(total.errors.wrong_values), ull(total.errors.unexpected_replies),
-              ull(total.errors.unanswered), ull(total.unsent), client_cpu_s);
+              ull(total.requests), ull(total.ops), static_cast<double>(total.ops) / seconds,
+              static_cast<double>(total.requests) / seconds, total.latency.quantile_us(0.5),
+              total.latency.quantile_us(0.9), total.latency.quantile_us(0.99),
+              total.latency.quantile_us(0.999), total.latency.max_us(), total.latency.mean_us(),
+              total.service.quantile_us(0.5), total.service.quantile_us(0.99),
+              total.service.quantile_us(0.999), total.schedule_lag.quantile_us(0.99), hit_ratio,
+              ull(total.errors()), ull(total.wrong_values), ull(total.unexpected_replies),
+              ull(total.unanswered), ull(total.unsent), client_cpu_s);
 }
 
 int run(const options& opts) {
-  prctl(PR_SET_TIMERSLACK, 1UL);  // wake-ups on the schedule, not up to 50 us late
+  prctl(PR_SET_TIMERSLACK, 1UL);  // wake on the schedule, not up to 50 us later
   key_versions versions(opts.keys);
-  worker_result total;
-  preload(opts, versions, total.errors);
+  tally total;
+  preload(opts, versions);
 
   run_clock clock{};
   std::vector<std::unique_ptr<worker>> workers;
@@ -772,13 +797,13 @@ int run(const options& opts) {
   clock.measure_ns = clock.start_ns + static_cast<std::int64_t>(opts.warmup_s * 1e9);
   clock.end_ns = clock.measure_ns + static_cast<std::int64_t>(opts.duration_s * 1e9);
 
-  std::vector<worker_result> results(opts.threads);
-  std::vector<std::thread> threads;
+  std::vector<tally> tallies(opts.threads);
   std::vector<std::string> failures(opts.threads);
+  std::vector<std::thread> threads;
   for (std::size_t t = 0; t < opts.threads; ++t)
     threads.emplace_back([&, t] {
       try {
-        results[t] = workers[t]->run();
+        tallies[t] = workers[t]->run();
       } catch (const std::exception& e) {
         failures[t] = e.what();
       }
@@ -786,24 +811,14 @@ int run(const options& opts) {
   for (std::thread& thread : threads) thread.join();
   for (const std::string& failure : failures)
     if (!failure.empty()) fail(failure);
-  for (const worker_result& r : results) {
-    total.latency.merge(r.latency);
-    total.schedule_lag.merge(r.schedule_lag);
-    total.requests += r.requests;
-    total.ops += r.ops;
-    total.hits += r.hits;
-    total.misses += r.misses;
-    total.unsent += r.unsent;
-    total.errors.wrong_values += r.errors.wrong_values;
-    total.errors.unexpected_replies += r.errors.unexpected_replies;
-    total.errors.unanswered += r.errors.unanswered;
-  }
+  for (const tally& t : tallies) total.merge(t);
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  const double cpu_s = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-                       static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
-  print(opts, total, cpu_s);
-  return total.errors.total() == 0 ? 0 : 2;
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
+  };
+  print(opts, total, seconds(usage.ru_utime) + seconds(usage.ru_stime));
+  return total.errors() == 0 ? 0 : 2;
 }
 
 }  // namespace

@@ -333,6 +333,68 @@ TYPED_TEST_P(signature_index_test, find_async_agrees_with_find) {
   }
 }
 
+// apply_async: batches queued back to back, each settled by the next call;
+// entries that no walk can place (a tiny index at load limit 1) are stored
+// by the growth that settling runs, so none is lost, and the statuses are
+// final when the stream gets there.
+TYPED_TEST_P(signature_index_test, apply_async_loses_nothing_and_settles_at_the_next_call) {
+  using backend = typename TypeParam::backend_type;
+  TypeParam index(index_options{32, 1.0f, 11});
+  constexpr std::size_t per_batch = 1500;
+  std::vector<signature> all_sigs;
+  std::vector<location> all_locs;
+  for (int batch = 0; batch < 3; ++batch) {
+    std::vector<operation> ops(per_batch, operation::insert);
+    std::vector<signature> sigs;
+    std::vector<location> locs;
+    for (std::size_t i = 0; i < per_batch; ++i) {
+      const auto k = static_cast<std::uint32_t>(batch * per_batch + i);
+      sigs.push_back(static_cast<signature>(gpuhash::murmur3_fmix64(k + 99) | 1));
+      locs.push_back(k);
+    }
+    // the batch also searches what the previous one stored
+    if (batch > 0) {
+      ops[0] = operation::search;
+      sigs[0] = all_sigs.front();
+      locs[0] = 0;
+    }
+    auto d_ops = backend::template allocate<operation>(per_batch);
+    auto d_sigs = backend::template allocate<signature>(per_batch);
+    auto d_locs = backend::template allocate<location>(per_batch);
+    auto d_matches = backend::template allocate<location>(per_batch * TypeParam::max_matches);
+    auto d_counts = backend::template allocate<std::uint32_t>(per_batch);
+    auto d_statuses = backend::template allocate<status>(per_batch);
+    backend::copy_from_host(d_ops.data(), ops.data(), per_batch);
+    backend::copy_from_host(d_sigs.data(), sigs.data(), per_batch);
+    backend::copy_from_host(d_locs.data(), locs.data(), per_batch);
+    index.apply_async(d_ops.data(), d_sigs.data(), d_locs.data(), nullptr, per_batch,
+                      d_matches.data(), d_counts.data(), d_statuses.data(), {},
+                      batch == 0 ? 0 : per_batch);  // the first batch's bound is too small
+    backend::synchronize({});
+    std::vector<status> statuses(per_batch);
+    std::vector<std::uint32_t> counts(per_batch);
+    backend::copy_to_host(statuses.data(), d_statuses.data(), per_batch);
+    backend::copy_to_host(counts.data(), d_counts.data(), per_batch);
+    for (std::size_t i = 0; i < per_batch; ++i) {
+      if (ops[i] == operation::search) {
+        EXPECT_EQ(counts[i], 1u) << "batch " << batch;
+      } else {
+        ASSERT_EQ(statuses[i], status::inserted) << "batch " << batch << " element " << i;
+        all_sigs.push_back(sigs[i]);
+        all_locs.push_back(locs[i]);
+      }
+    }
+    index.settle_async();
+    EXPECT_EQ(index.size(), all_sigs.size()) << "batch " << batch;
+  }
+  EXPECT_GT(index.rebuilds(), 0u);
+  const auto found = index.find(all_sigs);
+  for (std::size_t i = 0; i < all_sigs.size(); ++i) {
+    const auto matches = found.matches_of(i);
+    ASSERT_NE(std::find(matches.begin(), matches.end(), all_locs[i]), matches.end()) << i;
+  }
+}
+
 TYPED_TEST_P(signature_index_test, signature_zero_is_reserved) {
   TypeParam index(index_options{64, 0.0f, 1});
   EXPECT_EQ(index.insert(std::vector<signature>{0}, std::vector<location>{1})[0],
@@ -494,6 +556,7 @@ TYPED_TEST_P(signature_index_test, rejects_malformed_batches) {
 REGISTER_TYPED_TEST_SUITE_P(signature_index_test, agrees_with_a_multimap_on_random_mixed_batches,
                             a_given_insert_bound_grows_the_index_or_loses_nothing,
                             find_async_agrees_with_find,
+                            apply_async_loses_nothing_and_settles_at_the_next_call,
                             sixteen_entries_share_a_signature_and_stay_apart,
                             a_seventeenth_entry_under_one_signature_is_refused,
                             homeless_entries_make_the_index_grow, signature_zero_is_reserved,

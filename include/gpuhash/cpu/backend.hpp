@@ -51,6 +51,12 @@ struct cpu_backend {
   static void copy(T* destination, const T* source, std::size_t n, stream_type = {}) {
     if (n != 0) std::memcpy(destination, source, n * sizeof(T));
   }
+  /// Device to host without waiting (the same as copy_to_host here).
+  template <class T>
+  static void copy_to_host_async(T* destination, const T* source, std::size_t n,
+                                 stream_type s = {}) {
+    copy(destination, source, n, s);
+  }
   template <class T>
   static void copy_to_host(T* destination, const T* source, std::size_t n, stream_type s = {}) {
     copy(destination, source, n, s);

@@ -48,6 +48,15 @@ struct cuda_backend {
           cudaMemcpyAsync(destination, source, n * sizeof(T), cudaMemcpyDeviceToDevice, stream));
   }
   /// Device to host; returns when the data is on the host.
+  /// Device to host, queued on the stream (the destination should be pinned:
+  /// host_buffer).
+  template <class T>
+  static void copy_to_host_async(T* destination, const T* source, std::size_t n,
+                                 stream_type stream = nullptr) {
+    if (n != 0)
+      GPUHASH_CUDA_TRY(
+          cudaMemcpyAsync(destination, source, n * sizeof(T), cudaMemcpyDeviceToHost, stream));
+  }
   template <class T>
   static void copy_to_host(T* destination, const T* source, std::size_t n,
                            stream_type stream = nullptr) {

@@ -180,11 +180,15 @@ struct place_pending_entries {
   slot_type* held;
   std::uint64_t random;
   std::uint32_t max_exchanges;
+  /// When set, how many positions there are (the launch covers the batch,
+  /// since the host has not read the count: apply_async).
+  const std::uint64_t* position_count = nullptr;
 
   GPUHASH_HD status operator()(std::uint64_t t) const {
+    held[t] = empty_slot;
+    if (position_count != nullptr && t >= *position_count) return status::not_found;
     const std::size_t i = positions[t];
     const signature_type signature = args.signatures[i];
-    held[t] = empty_slot;
     if (view.count(signature) == max_matches) return status::not_found;
     args.statuses[i] = status::inserted;
     const walk_result walk =

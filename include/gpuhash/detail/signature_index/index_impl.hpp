@@ -94,6 +94,7 @@ std::uint64_t signature_index<Backend>::buckets_for(std::size_t entries) const {
 
 template <class Backend>
 void signature_index<Backend>::use_stream(stream_type stream) {
+  if (queued_) settle_async(stream);  // a batch apply_async queued comes first
   if (stream != last_stream_) Backend::synchronize(last_stream_);
   last_stream_ = stream;
 }
@@ -164,15 +165,112 @@ void signature_index<Backend>::apply(const operation* ops, const signature_type*
   run(args, stream);
 }
 
+template <class Backend>
+void signature_index<Backend>::apply_async(const operation* ops, const signature_type* signatures,
+                                           const location_type* locations,
+                                           const location_type* new_locations, std::size_t n,
+                                           location_type* matches, std::uint32_t* match_counts,
+                                           status* statuses, stream_type stream,
+                                           std::optional<std::size_t> inserts_at_most) {
+  namespace si = detail::signature_index;
+  batch_args args{si::batch_kind::apply, n, ops, signatures, locations, new_locations,
+                  matches, match_counts, statuses};
+  if (inserts_at_most) args.inserts_at_most = std::min(*inserts_at_most, n);
+  use_stream(stream);
+  if (n == 0) return;
+  check_and_grow(args, stream);
+  // Phase 1 records every pending insert (room for the whole batch), and
+  // phase 2 is launched over the whole batch, each walk reading the count on
+  // the device: nothing waits for the host.
+  queued_n_ = n;
+  queued_pending_ = Backend::template allocate<std::size_t>(n, stream);
+  queued_pending_count_ = Backend::template allocate<std::uint64_t>(1, stream);
+  queued_held_ = Backend::template allocate<slot_type>(n, stream);
+  if (queued_counted_.size() == 0) {
+    queued_counted_ = Backend::template allocate<detail::table_counters>(2, stream);
+    queued_read_ = Backend::template allocate_host<detail::table_counters>(2);
+  }
+  Backend::fill_bytes(queued_pending_count_.data(), sizeof(std::uint64_t), 0, stream);
+  Backend::fill_bytes(queued_counted_.data(), 2 * sizeof(detail::table_counters), 0, stream);
+  batch_args recorded = args;
+  recorded.pending = queued_pending_.data();
+  recorded.pending_count = queued_pending_count_.data();
+  recorded.pending_capacity = n;
+  using exec_type = detail::exec<Backend>;
+  exec_type::for_each_tally(n, si::phase_one<si::batch_kind::apply>{view(), recorded},
+                            queued_counted_.data(), stream);
+  si::place_pending_entries walks{view(),        args, queued_pending_.data(), queued_held_.data(),
+                                  murmur3_fmix64(seed_ ^ ++walks_), max_exchanges};
+  walks.position_count = queued_pending_count_.data();
+  exec_type::for_each_tally(n, walks, queued_counted_.data() + 1, stream);
+  Backend::copy_to_host_async(queued_read_.data(), queued_counted_.data(), 2, stream);
+  queued_ = true;
+}
+
+template <class Backend>
+void signature_index<Backend>::settle_async(stream_type stream) {
+  if (!queued_) return;
+  queued_ = false;  // first: the growth below makes calls of its own
+  Backend::synchronize(last_stream_);
+  last_stream_ = stream;
+  const detail::table_counters phase_one = queued_read_.data()[0];
+  const detail::table_counters placed = queued_read_.data()[1];
+  size_ += phase_one.inserted;
+  size_ -= phase_one.erased;
+  // Placed entries and homeless ones (stored below) are all in.
+  size_ += placed.inserted + placed.full;
+  if (placed.full != 0) {
+    auto homeless = Backend::template allocate<slot_type>(placed.full, stream);
+    detail::exec<Backend>::select_if(queued_held_.data(), queued_n_, homeless.data(),
+                                     detail::signature_index::is_entry{}, stream);
+    require_room_for(homeless.data(), placed.full, stream);
+    rebuild(2 * buckets_, 1, stream);
+    add_entries(homeless.data(), placed.full, 1, stream);
+    Backend::synchronize(stream);
+  }
+  queued_pending_ = {};
+  queued_pending_count_ = {};
+  queued_held_ = {};
+}
+
 /// Checks the arguments, grows the index if the batch could pass the load
 /// limit, runs phase 1, then places its pending inserts (phase 2).
 template <class Backend>
 void signature_index<Backend>::run(const batch_args& args, stream_type stream) {
   namespace si = detail::signature_index;
-  using exec_type = detail::exec<Backend>;
-  using kind = si::batch_kind;
   use_stream(stream);
   if (args.n == 0) return;
+  check_and_grow(args, stream);
+  using kind = si::batch_kind;
+  detail::table_counters totals{};
+  switch (args.kind) {
+    case kind::apply: apply_in_two_passes(args, stream); return;
+    case kind::insert: insert_in_one_pass(args, stream); return;
+    case kind::find:
+      detail::exec<Backend>::for_each(args.n, si::phase_one<kind::find>{view(), args}, stream);
+      Backend::synchronize(stream);
+      return;
+    case kind::erase:
+      totals = si::run_tallied<Backend>(args.n, si::phase_one<kind::erase>{view(), args}, tally_,
+                                        stream);
+      break;
+    case kind::replace:
+      totals = si::run_tallied<Backend>(args.n, si::phase_one<kind::replace>{view(), args}, tally_,
+                                        stream);
+      break;
+  }
+  size_ += totals.inserted;
+  size_ -= totals.erased;
+  Backend::synchronize(stream);
+}
+
+/// Checks a batch's arguments and grows the index if the batch could pass
+/// the load limit.
+template <class Backend>
+void signature_index<Backend>::check_and_grow(const batch_args& args, stream_type stream) {
+  namespace si = detail::signature_index;
+  using exec_type = detail::exec<Backend>;
+  using kind = si::batch_kind;
   si::require(args.signatures != nullptr, "signatures are required");
   switch (args.kind) {
     case kind::find:
@@ -210,27 +308,6 @@ void signature_index<Backend>::run(const batch_args& args, stream_type stream) {
         static_cast<double>(max_load_factor_) * static_cast<double>(capacity()))
       rebuild(std::max(2 * buckets_, buckets_for(size_ + bound)), 0, stream);
   }
-
-  detail::table_counters totals{};
-  switch (args.kind) {
-    case kind::apply: apply_in_two_passes(args, stream); return;
-    case kind::insert: insert_in_one_pass(args, stream); return;
-    case kind::find:
-      exec_type::for_each(args.n, si::phase_one<kind::find>{view(), args}, stream);
-      Backend::synchronize(stream);
-      return;
-    case kind::erase:
-      totals = si::run_tallied<Backend>(args.n, si::phase_one<kind::erase>{view(), args}, tally_,
-                                        stream);
-      break;
-    case kind::replace:
-      totals = si::run_tallied<Backend>(args.n, si::phase_one<kind::replace>{view(), args}, tally_,
-                                        stream);
-      break;
-  }
-  size_ += totals.inserted;
-  size_ -= totals.erased;
-  Backend::synchronize(stream);
 }
 
 /// A mixed batch: phase 1 records its pending inserts as it goes; phase 2
