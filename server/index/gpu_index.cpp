@@ -94,20 +94,22 @@ class gpu_index final : public index_service {
     upload(signatures, batch.signatures.data(), n);
     GPUHASH_CUDA_TRY(cudaMemsetAsync(results, 0, sizeof(std::uint32_t) * (1 + n), stream_));
     std::size_t result_size = result_bytes(n);
+    // Nothing waits but the engine, for the results: the copies in, the
+    // batch's kernels, the packing and one copy out are queued in order.
     if (batch.searches_only()) {
-      // nothing to wait for but the results: one copy in, two kernels, one copy out
       index_.find_async(signatures, n, full_matches_.data(), counts, stream_);
       result_size -= n;  // no statuses
     } else {
       upload(locations, batch.locations.data(), n);
       upload(ops, batch.ops.data(), n);
-      index_.apply(ops, signatures, locations, locations, n, full_matches_.data(), counts, statuses,
-                   stream_, batch.inserts);
+      index_.apply_async(ops, signatures, locations, locations, n, full_matches_.data(), counts,
+                         statuses, stream_, batch.inserts);
     }
     pack_results(full_matches_.data(), n, results, stream_);
     GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_results_.data(), results, result_size,
                                      cudaMemcpyDeviceToHost, stream_));
     GPUHASH_CUDA_TRY(cudaStreamSynchronize(stream_));
+    index_.settle_async(stream_);  // the index's own accounts (and, rarely, growth)
 
     const std::uint32_t* host = host_results_.data();
     index_results view{host + 1 + n, host + 1, reinterpret_cast<const status*>(host + 1 + 3 * n),
