@@ -220,11 +220,10 @@ class signature_index {
   stream_type last_stream_{};
   // The batch apply_async queued, until settle_async: its pending positions,
   // the entries its walks could not place, and its two tallies (phase 1,
-  // phase 2) as counted and as read back.
+  // phase 2; then its pending count) as counted and as read back.
   bool queued_ = false;
   std::size_t queued_n_ = 0;
   buffer<std::size_t> queued_pending_;
-  buffer<std::uint64_t> queued_pending_count_;
   buffer<slot_type> queued_held_;
   buffer<detail::table_counters> queued_counted_;
   typename Backend::template host_buffer<detail::table_counters> queued_read_;

@@ -182,26 +182,30 @@ void signature_index<Backend>::apply_async(const operation* ops, const signature
   // Phase 1 records every pending insert (room for the whole batch), and
   // phase 2 is launched over the whole batch, each walk reading the count on
   // the device: nothing waits for the host.
+  // The buffers are kept from batch to batch (grown when needed): a batch
+  // costs no allocation. counted holds the two tallies, then the pending
+  // count in its third element's first word, so one fill clears them.
   queued_n_ = n;
-  queued_pending_ = Backend::template allocate<std::size_t>(n, stream);
-  queued_pending_count_ = Backend::template allocate<std::uint64_t>(1, stream);
-  queued_held_ = Backend::template allocate<slot_type>(n, stream);
+  if (queued_pending_.size() < n) {
+    queued_pending_ = Backend::template allocate<std::size_t>(n, stream);
+    queued_held_ = Backend::template allocate<slot_type>(n, stream);
+  }
   if (queued_counted_.size() == 0) {
-    queued_counted_ = Backend::template allocate<detail::table_counters>(2, stream);
+    queued_counted_ = Backend::template allocate<detail::table_counters>(3, stream);
     queued_read_ = Backend::template allocate_host<detail::table_counters>(2);
   }
-  Backend::fill_bytes(queued_pending_count_.data(), sizeof(std::uint64_t), 0, stream);
-  Backend::fill_bytes(queued_counted_.data(), 2 * sizeof(detail::table_counters), 0, stream);
+  Backend::fill_bytes(queued_counted_.data(), 3 * sizeof(detail::table_counters), 0, stream);
+  std::uint64_t* pending_count = &queued_counted_.data()[2].inserted;
   batch_args recorded = args;
   recorded.pending = queued_pending_.data();
-  recorded.pending_count = queued_pending_count_.data();
+  recorded.pending_count = pending_count;
   recorded.pending_capacity = n;
   using exec_type = detail::exec<Backend>;
   exec_type::for_each_tally(n, si::phase_one<si::batch_kind::apply>{view(), recorded},
                             queued_counted_.data(), stream);
   si::place_pending_entries walks{view(),        args, queued_pending_.data(), queued_held_.data(),
                                   murmur3_fmix64(seed_ ^ ++walks_), max_exchanges};
-  walks.position_count = queued_pending_count_.data();
+  walks.position_count = pending_count;
   exec_type::for_each_tally(n, walks, queued_counted_.data() + 1, stream);
   Backend::copy_to_host_async(queued_read_.data(), queued_counted_.data(), 2, stream);
   queued_ = true;
@@ -228,9 +232,6 @@ void signature_index<Backend>::settle_async(stream_type stream) {
     add_entries(homeless.data(), placed.full, 1, stream);
     Backend::synchronize(stream);
   }
-  queued_pending_ = {};
-  queued_pending_count_ = {};
-  queued_held_ = {};
 }
 
 /// Checks the arguments, grows the index if the batch could pass the load
