@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <random>
 
@@ -65,7 +66,14 @@ static std::unique_ptr<index::index_service> make_index(const engine_config& con
   const std::size_t capacity = 1u << 16;
   const bool want_gpu = config.index == placement::gpu ||
                         (config.index == placement::automatic && index::gpu_available());
-  return want_gpu ? index::make_gpu_index(capacity, seed) : index::make_cpu_index(capacity, seed);
+  auto made = want_gpu ? index::make_gpu_index(capacity, seed) : index::make_cpu_index(capacity, seed);
+  // A test hook: the index fails at the given batch, as a GPU that fails
+  // while serving (the engine must move the index to the CPU and lose nothing).
+  if (const char* fail_at = std::getenv("GPUHASH_SERVER_INJECT_INDEX_FAILURE")) {
+    const std::size_t batch = std::strtoull(fail_at, nullptr, 10);
+    if (batch != 0) made = index::make_failing_index(std::move(made), batch);
+  }
+  return made;
 }
 
 engine::core::core(const engine_config& config, server_stats& stats)

@@ -2,10 +2,11 @@
 clients. Run with GPUHASH_SERVER_BINARY set; see server_process.py.
 """
 
+import os
 import threading
 import unittest
 
-from server_process import Connection, ServerProcess
+from server_process import Connection, ServerProcess, is_memcached
 
 MEMORY_MB = 2          # -m: the smallest memory the test asks for
 VALUE_SIZE = 1000
@@ -190,3 +191,36 @@ class ConcurrencyTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+@unittest.skipIf(is_memcached(), "gpuhash-server's index failover (memcached has no GPU index)")
+class IndexFailoverTest(unittest.TestCase):
+    """The index fails while serving (GPUHASH_SERVER_INJECT_INDEX_FAILURE makes
+    its 30th batch fail, as a GPU that fails would): the server says so
+    loudly, rebuilds the index on the CPU from its items and loses nothing."""
+
+    def test_a_failed_index_moves_to_the_cpu_and_loses_nothing(self):
+        os.environ["GPUHASH_SERVER_INJECT_INDEX_FAILURE"] = "30"
+        try:
+            with ServerProcess() as server:
+                self.check_failover(server)
+        finally:
+            del os.environ["GPUHASH_SERVER_INJECT_INDEX_FAILURE"]
+        self.assertIn("rebuilding the index on the CPU", server.output())
+
+    def check_failover(self, server):
+        c = Connection.to(server)
+        for i in range(100):  # one batch each, at least: the failure comes midway
+            c.request(b"set fo%d 0 0 %d\r\n%s\r\n" % (i, len(value_of(i, 20)), value_of(i, 20)),
+                      b"STORED\r\n")
+            if i % 10 == 9:
+                c.request(b"delete fo%d\r\n" % (i - 5), b"DELETED\r\n")
+        deleted = {i - 5 for i in range(100) if i % 10 == 9}
+        values = c.get_values(b"get " + b" ".join(b"fo%d" % i for i in range(100)))
+        self.assertEqual([(k, v) for k, _, v, _ in values],
+                         [(b"fo%d" % i, value_of(i, 20)) for i in range(100) if i not in deleted])
+        stats = c.stats()
+        self.assertEqual(stats["index_failovers"], b"1")
+        self.assertEqual(stats["index"], b"cpu")
+        self.assertEqual(int(stats["curr_items"]), 100 - len(deleted))
+        c.close()
