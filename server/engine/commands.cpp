@@ -90,9 +90,12 @@ void engine::core::run_request(const protocol::request& request, std::size_t fir
         return;
       }
       ++counters_.cmd_flush;
+      // memcached keeps one flush time: the last flush_all replaces any
+      // delayed one still to come.
       if (request.delay > 0) {
         flush_time_ = expiry_of(request.delay) - 1;
       } else {
+        flush_time_ = 0;
         flush_cas_ = cas_counter_;  // everything stored so far, even this second
       }
       if (!request.noreply) out.append("OK\r\n");
