@@ -57,15 +57,16 @@ std::string address_of(const sockaddr_storage& address) {
 struct connection {
   int fd = -1;
   std::string address;
-  std::string input;           // bytes read, parsed from input_start
+  std::string input;           // bytes read and not yet consumed
   std::string side_input;      // bytes read while a group is out
   std::size_t parsed_end = 0;  // input consumed by the group that is out
   std::size_t swallow = 0;     // bytes of a refused value still to drop
   std::string output;
   std::size_t output_sent = 0;
-  bool waiting = false;    // a group is with the engine
-  bool closing = false;    // close once the output is written
-  bool peer_gone = false;  // the client closed or the socket failed
+  bool waiting = false;         // a group is with the engine
+  bool closing = false;         // close once the output is written
+  bool peer_gone = false;       // the client closed or the socket failed
+  bool reading_paused = false;  // input_limit reached before the socket was drained
   engine::request_group group;
   void* home = nullptr;  // the worker that owns it
 };
@@ -199,8 +200,13 @@ class network::worker {
     char buffer[64 * 1024];
     for (;;) {
       std::string& target = conn.waiting ? conn.side_input : conn.input;
-      // a flooding client waits for its group rather than filling memory
-      if (conn.waiting && target.size() > (8u << 20) + owner_.config_.limits.item_size_max) return;
+      // A client that sends faster than it is answered is read no further
+      // until its input is parsed (settle reads again), rather than filling
+      // memory.
+      if (target.size() > input_limit()) {
+        conn.reading_paused = true;
+        return;
+      }
       const ssize_t got = ::recv(conn.fd, buffer, sizeof buffer, 0);
       if (got > 0) {
         target.append(buffer, static_cast<std::size_t>(got));
@@ -232,16 +238,31 @@ class network::worker {
     conn.output_sent = 0;
   }
 
+  /// Input held per connection at most: the largest request (a value of
+  /// item_size_max and its command line) fits with room to spare.
+  std::size_t input_limit() const { return (8u << 20) + owner_.config_.limits.item_size_max; }
+
   /// Parses what can be parsed and hands it to the engine, or closes.
   void settle(connection& conn) {
-    if (conn.waiting) return;
-    const bool drained = conn.output_sent == conn.output.size();
-    if (conn.peer_gone || (conn.closing && drained)) {
-      close(conn);
-      return;
+    for (;;) {
+      if (conn.waiting) return;
+      const bool drained = conn.output_sent == conn.output.size();
+      if (conn.peer_gone || (conn.closing && drained)) {
+        close(conn);
+        return;
+      }
+      if (conn.closing || conn.output.size() - conn.output_sent > output_backlog_limit) return;
+      parse_and_submit(conn);
+      if (conn.waiting || !conn.reading_paused) return;
+      // Reading stopped at the limit before the socket was drained, and
+      // edge-triggered epoll will not say so again: read on here.
+      if (conn.input.size() > input_limit()) {
+        conn.peer_gone = true;  // a request larger than any valid one
+        continue;
+      }
+      conn.reading_paused = false;
+      read_input(conn);
     }
-    if (conn.closing || conn.output.size() - conn.output_sent > output_backlog_limit) return;
-    parse_and_submit(conn);
   }
 
   void parse_and_submit(connection& conn) {
