@@ -5,8 +5,10 @@
 #include <grp.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <exception>
@@ -68,6 +70,26 @@ std::vector<std::pair<std::string, std::string>> settings_of(
   };
 }
 
+/// Like memcached: room for -c connections in the open-file limit (raised
+/// up to the hard limit), or a clear refusal to start.
+bool raise_file_limit(std::size_t connections) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return true;
+  const rlim_t wanted = static_cast<rlim_t>(connections) + 64;  // listeners, epoll, GPU driver
+  if (limit.rlim_cur >= wanted) return true;
+  limit.rlim_cur = std::min(wanted, limit.rlim_max);
+  setrlimit(RLIMIT_NOFILE, &limit);
+  if (limit.rlim_cur < wanted) {
+    std::fprintf(stderr,
+                 "failed to set rlimit for open files: %zu connections need %llu descriptors, "
+                 "the hard limit is %llu. Try starting as root or requesting a smaller -c\n",
+                 connections, static_cast<unsigned long long>(wanted),
+                 static_cast<unsigned long long>(limit.rlim_max));
+    return false;
+  }
+  return true;
+}
+
 int run(const config::server_options& options) {
   for (const std::string& line : options.ignored)
     if (options.verbosity > 0) std::fprintf(stderr, "%s\n", line.c_str());
@@ -80,6 +102,8 @@ int run(const config::server_options& options) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+
+  if (!raise_file_limit(options.max_connections)) return 71;
 
   engine::server_stats stats;
   stats.started_at = static_cast<std::int64_t>(std::time(nullptr));
@@ -122,10 +146,10 @@ int run(const config::server_options& options) {
 
   engine::engine engine(engine_config, stats,
                         [&network](engine::request_group* group) { network.complete(group); });
-  network.start(engine);
-  if (options.verbosity > 0)
+  if (options.verbosity > 0)  // before any batch can move the index
     std::fprintf(stderr, "gpuhash-server: listening on port %u, index: %s\n",
                  unsigned{network.bound_port()}, engine.index_description().c_str());
+  network.start(engine);
 
   const timespec tick{0, 50'000'000};
   while (!network.shutdown_requested()) {

@@ -23,8 +23,8 @@
 // keys share a 32-bit signature only by design. Signature 0 is reserved
 // (status invalid_key).
 //
-// Every call but find_async is synchronous: it returns when its results are
-// written. Batches
+// Every call but find_async and apply_async is synchronous: it returns when
+// its results are written. Batches
 // are in backend memory (device pointers for cuda_backend) or in host
 // containers. Compiled into the library for cpu_backend and cuda_backend.
 
@@ -168,7 +168,8 @@ class signature_index {
                      std::span<const location_type> locations,
                      std::span<const location_type> new_locations,
                      std::optional<std::size_t> inserts_at_most = std::nullopt);
-  /// Every stored entry, in no particular order.
+  /// Every stored entry, in no particular order (after settle_async, if a
+  /// batch was queued by apply_async).
   std::vector<std::pair<signature_type, location_type>> entries(stream_type stream = {}) const;
 
   // ---- The whole index -----------------------------------------------------

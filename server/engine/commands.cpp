@@ -39,7 +39,19 @@ std::string_view reply_of(store_result result) {
 
 }  // namespace
 
-void engine::core::run_request(const protocol::request& request, std::size_t first_search,
+bool engine::core::run_request(work_item& work, std::size_t first_search, request_group& group) {
+  const protocol::request& request = work.request;
+  using protocol::command;
+  switch (request.kind) {
+    case command::get:
+    case command::gets:
+    case command::gat:
+    case command::gats: return run_retrieval(work, first_search, group.replies);
+    default: run_command(request, first_search, group); return true;
+  }
+}
+
+void engine::core::run_command(const protocol::request& request, std::size_t first_search,
                                request_group& group) {
   std::string& out = group.replies;
   using protocol::command;
@@ -47,7 +59,7 @@ void engine::core::run_request(const protocol::request& request, std::size_t fir
     case command::get:
     case command::gets:
     case command::gat:
-    case command::gats: run_retrieval(request, first_search, out); return;
+    case command::gats: return;  // run_retrieval
     case command::set:
     case command::add:
     case command::replace:
@@ -138,15 +150,23 @@ void engine::core::run_request(const protocol::request& request, std::size_t fir
   }
 }
 
-void engine::core::run_retrieval(const protocol::request& request, std::size_t first_search,
-                                 std::string& out) {
+/// get, gets, gat, gats. Values are copied into the replies; past the
+/// group's reply budget the request stops, to go on in a later batch from
+/// work.keys_done (the searches of this batch start at that key).
+bool engine::core::run_retrieval(work_item& work, std::size_t first_search, std::string& out) {
+  const protocol::request& request = work.request;
   using protocol::command;
   const bool with_cas = request.kind == command::gets || request.kind == command::gats;
   const bool touches = request.kind == command::gat || request.kind == command::gats;
   const std::int64_t expires_at = touches ? expiry_of(request.exptime) : 0;
-  for (std::size_t k = 0; k < request.keys.size(); ++k) {
+  const std::size_t first_key = work.keys_done;
+  for (std::size_t k = first_key; k < request.keys.size(); ++k) {
+    if (out.size() >= request_group::reply_budget) {
+      work.keys_done = k;
+      return false;
+    }
     ++(touches ? counters_.cmd_touch : counters_.cmd_get);
-    const location where = lookup(first_search + k);
+    const location where = lookup(first_search + (k - first_key));
     if (where == store::no_location) {
       ++(touches ? counters_.touch_misses : counters_.get_misses);
       continue;
@@ -170,6 +190,7 @@ void engine::core::run_retrieval(const protocol::request& request, std::size_t f
     out.append(value.data(), value.size() + 2);  // the value's "\r\n" follows it
   }
   out.append("END\r\n");
+  return true;
 }
 
 void engine::core::run_storage(const protocol::request& request, std::size_t search,
@@ -224,9 +245,11 @@ void engine::core::run_arithmetic(const protocol::request& request, std::size_t 
     item.accessed_at = now_;
     store_.bump(where);
   } else {
+    // replace, not set: if the longer value finds no memory, the old one
+    // stays (as in memcached)
     const store_result result =
         store_value(search, where, std::string_view(digits, length), item.client_flags,
-                    item.expires_at, store_mode::set, 0, nullptr);
+                    item.expires_at, store_mode::replace, 0, nullptr);
     if (result != store_result::stored) {
       out.append(reply_of(result));
       return;

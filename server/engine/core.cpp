@@ -66,7 +66,19 @@ static std::unique_ptr<index::index_service> make_index(const engine_config& con
   const std::size_t capacity = 1u << 16;
   const bool want_gpu = config.index == placement::gpu ||
                         (config.index == placement::automatic && index::gpu_available());
-  auto made = want_gpu ? index::make_gpu_index(capacity, seed) : index::make_cpu_index(capacity, seed);
+  std::unique_ptr<index::index_service> made;
+  if (want_gpu) {
+    try {
+      made = index::make_gpu_index(capacity, seed);
+    } catch (const std::exception& error) {
+      if (config.index == placement::gpu) throw;  // asked for by name: refuse to start
+      std::fprintf(stderr,
+                   "gpuhash-server: ERROR: the GPU index could not be created (%s); the index "
+                   "is on the CPU\n",
+                   error.what());
+    }
+  }
+  if (!made) made = index::make_cpu_index(capacity, seed);
   // A test hook: the index fails at the given batch, as a GPU that fails
   // while serving (the engine must move the index to the CPU and lose nothing).
   if (const char* fail_at = std::getenv("GPUHASH_SERVER_INJECT_INDEX_FAILURE")) {
@@ -99,7 +111,7 @@ void engine::core::run_batch(std::span<request_group* const> groups) {
   first_search_.clear();
   decoded_keys_.clear();
   for (request_group* group : groups)
-    for (std::size_t i = 0; i < group->used; ++i) collect(group->items[i]);
+    for (std::size_t i = group->done; i < group->used; ++i) collect(group->items[i]);
   searches_ = batch_.size();
   for (const auto& [entry, change] : pending_) {
     const auto signature = static_cast<index::signature_type>(entry >> 32);
@@ -112,8 +124,13 @@ void engine::core::run_batch(std::span<request_group* const> groups) {
 
   std::size_t item = 0;
   for (request_group* group : groups) {
-    for (std::size_t i = 0; i < group->used; ++i, ++item) {
-      const work_item& work = group->items[i];
+    const std::size_t first = group->done;
+    for (std::size_t i = first; i < group->used; ++i, ++item) {
+      // past the reply budget the rest waits for the group's next batch
+      // (item still counts: first_search_ holds every collected request)
+      if (group->done != i || group->replies.size() >= request_group::reply_budget) continue;
+      work_item& work = group->items[i];
+      ++group->done;
       if (work.is_error()) {
         // a set refused as too large drops the key's old value (as memcached)
         if (work.drops_key) {
@@ -125,7 +142,7 @@ void engine::core::run_batch(std::span<request_group* const> groups) {
         if (!work.silent) group->replies.append(work.error_reply);
         continue;
       }
-      run_request(work.request, first_search_[item], *group);
+      if (!run_request(work, first_search_[item], *group)) --group->done;  // a part only
     }
   }
   // The inserts of items linked by the previous resolve have now run; those
@@ -142,7 +159,9 @@ void engine::core::collect(const work_item& item) {
     batch_.add(operation::search, index_->signature(key), 0);
   };
   if (item.is_error()) {
-    if (item.drops_key) search(request.key);
+    std::string_view key;
+    std::string_view error;
+    if (item.drops_key && request_key(request, key, error)) search(key);
     return;
   }
   using protocol::command;
@@ -151,7 +170,7 @@ void engine::core::collect(const work_item& item) {
     case command::gets:
     case command::gat:
     case command::gats:
-      for (std::string_view key : request.keys) search(key);
+      for (std::size_t k = item.keys_done; k < request.keys.size(); ++k) search(request.keys[k]);
       return;
     case command::lru_crawler_metadump:
       if (request.argument != "all") {

@@ -83,9 +83,12 @@ class engine::core {
   std::uint64_t next_cas() noexcept { return ++cas_counter_; }
 
   // ---- commands (commands.cpp, meta_commands.cpp, reports.cpp) -------------
-  void run_request(const protocol::request& request, std::size_t first_search,
+  /// Runs one request; false when it was answered only in part (a multi-get
+  /// past the reply budget: work.keys_done says how far it got).
+  bool run_request(work_item& work, std::size_t first_search, request_group& group);
+  bool run_retrieval(work_item& work, std::size_t first_search, std::string& out);
+  void run_command(const protocol::request& request, std::size_t first_search,
                    request_group& group);
-  void run_retrieval(const protocol::request& request, std::size_t first_search, std::string& out);
   void run_storage(const protocol::request& request, std::size_t search, std::string& out);
   void run_arithmetic(const protocol::request& request, std::size_t search, std::string& out);
   void run_meta(const protocol::request& request, std::size_t search, std::string& out);

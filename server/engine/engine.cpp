@@ -7,6 +7,8 @@
 #include "engine/engine.hpp"
 
 #include <chrono>
+#include <cstdio>
+#include <exception>
 
 #include "engine/core.hpp"
 
@@ -86,7 +88,19 @@ void engine::run() {
       }
     }
     busy = batch.size() > 1;
-    core_->run_batch(batch);
+    try {
+      core_->run_batch(batch);
+    } catch (const std::exception& error) {
+      // Out of memory while building replies, say: the batch's clients are
+      // told and disconnected; the server goes on.
+      std::fprintf(stderr, "gpuhash-server: ERROR: a batch failed (%s); closing its connections\n",
+                   error.what());
+      for (request_group* group : batch) {
+        group->done = group->used;
+        group->replies.assign("SERVER_ERROR out of memory\r\n");
+        group->close_after = true;
+      }
+    }
     if (core_->shutdown_accepted()) shutdown_requested_ = true;
     for (request_group* group : batch) on_complete_(group);
   }

@@ -32,19 +32,31 @@ struct work_item {
   std::string_view error_reply;  ///< non-empty: the parser refused the request
   bool silent = false;           ///< the refusal is not answered (noreply)
   bool drops_key = false;        ///< the refusal removes request.key's value
+  std::size_t keys_done = 0;     ///< a multi-get's keys answered by earlier batches
 
   bool is_error() const noexcept { return !error_reply.empty(); }
 };
 
 /// The requests a connection sends to the engine at once, and their replies.
 /// The requests' views point into the connection's input, which stays put
-/// until the group comes back.
+/// until the group is finished. A batch answers a group's requests until its
+/// replies reach reply_budget bytes (values are copied into them); the group
+/// then comes back unfinished, and the connection submits it again, to go on
+/// from where it stopped, once the client has read the replies.
 struct request_group {
+  /// Reply bytes a group may gather in one batch (then it comes back
+  /// unfinished): a multi-get of large values cannot make the server hold
+  /// more than this per connection.
+  static constexpr std::size_t reply_budget = 4u << 20;
+
   std::vector<work_item> items;
   std::size_t used = 0;      ///< items[0, used) are this group's
+  std::size_t done = 0;      ///< items[0, done) are answered
   std::string replies;       ///< written by the engine, in request order
   bool close_after = false;  ///< a quit (or shutdown) was among the requests
   void* owner = nullptr;     ///< the connection, for the completion handler
+
+  bool finished() const noexcept { return done == used; }
 
   work_item& next_item() {
     if (used == items.size()) items.emplace_back();
@@ -53,10 +65,12 @@ struct request_group {
     item.error_reply = {};
     item.silent = false;
     item.drops_key = false;
+    item.keys_done = 0;
     return item;
   }
   void reset() {
     used = 0;
+    done = 0;
     replies.clear();
     close_after = false;
   }

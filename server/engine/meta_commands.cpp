@@ -1,8 +1,9 @@
 // memcached's meta commands (mg ms md ma mn me), run on the batch thread.
 // Supported flags: mg b c f h k l O q s t u v N R T (returning W, X, Z);
-// ms b c C E F I k O q s S T M; md b C E I k O q T x; ma b C E N J D T M O q
-// t c v k. E (set the new CAS) is accepted and ignored: CAS values come from
-// the server's counter.
+// ms b c C E F I k O q s S T M; md b C E I k O q T; ma b C E N J D T M O q
+// t c v k (memcached 1.6.18's set: the parser refuses the others, md's x
+// among them). E (set the new CAS) is accepted and ignored: CAS values come
+// from the server's counter.
 
 #include <charconv>
 #include <optional>
@@ -327,8 +328,7 @@ void engine::core::run_meta_delete(const protocol::request& request, std::size_t
       case 'b':
       case 'E':
       case 'k':
-      case 'O':
-      case 'x': break;
+      case 'O': break;
       default: out.append(invalid_flag); return;
     }
   }

@@ -11,7 +11,9 @@
 
 #if GPUHASH_HAS_CUDA
 #include <algorithm>
+#include <cstddef>
 #include <memory_resource>
+#include <new>
 
 #include "gpuhash/cuda/backend.hpp"
 #include "gpuhash/cuda/error.hpp"
@@ -27,7 +29,9 @@ namespace {
 /// Page-locked host memory for batches, so their copies to the device run at
 /// full speed straight from where the engine writes them. One for the
 /// process: it outlives every index (the engine keeps its batch when the
-/// index moves to the CPU).
+/// index moves to the CPU). When the GPU has failed, page-locked memory may
+/// not be had: a block then comes from the heap, and says so in a header,
+/// so the server carries on with its index on the CPU.
 class pinned_memory final : public std::pmr::memory_resource {
  public:
   static pinned_memory& instance() {
@@ -36,13 +40,28 @@ class pinned_memory final : public std::pmr::memory_resource {
   }
 
  private:
-  void* do_allocate(std::size_t bytes, std::size_t) override {
-    void* pointer = nullptr;
-    GPUHASH_CUDA_TRY(cudaMallocHost(&pointer, std::max<std::size_t>(bytes, 1)));
-    return pointer;
+  static constexpr std::size_t header = alignof(std::max_align_t);
+  enum : unsigned char { from_cuda = 1, from_heap = 2 };
+
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+    if (alignment > header) throw std::bad_alloc();
+    void* block = nullptr;
+    unsigned char kind = from_cuda;
+    if (cudaMallocHost(&block, bytes + header) != cudaSuccess) {
+      cudaGetLastError();  // clear it: the heap will do
+      block = ::operator new(bytes + header);
+      kind = from_heap;
+    }
+    *static_cast<unsigned char*>(block) = kind;
+    return static_cast<unsigned char*>(block) + header;
   }
   void do_deallocate(void* pointer, std::size_t, std::size_t) override {
-    GPUHASH_CUDA_REPORT(cudaFreeHost(pointer));
+    unsigned char* block = static_cast<unsigned char*>(pointer) - header;
+    if (*block == from_heap) {
+      ::operator delete(block);
+    } else {
+      GPUHASH_CUDA_REPORT(cudaFreeHost(block));
+    }
   }
   bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
     return this == &other;

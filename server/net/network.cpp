@@ -58,15 +58,17 @@ struct connection {
   int fd = -1;
   std::string address;
   std::string input;           // bytes read and not yet consumed
-  std::string side_input;      // bytes read while a group is out
+  std::string side_input;      // bytes read while a group's requests point into input
   std::size_t parsed_end = 0;  // input consumed by the group that is out
   std::size_t swallow = 0;     // bytes of a refused value still to drop
   std::string output;
   std::size_t output_sent = 0;
-  bool waiting = false;         // a group is with the engine
-  bool closing = false;         // close once the output is written
-  bool peer_gone = false;       // the client closed or the socket failed
-  bool reading_paused = false;  // input_limit reached before the socket was drained
+  std::atomic<bool> waiting{false};  // a group is with the engine (`stats conns` reads it)
+  bool resuming = false;             // the group came back unfinished: submit it again
+  bool closing = false;              // close once the output is written
+  bool read_closed = false;          // the client sent all it will (EOF): answer, then close
+  bool peer_gone = false;            // the socket failed: close now
+  bool reading_paused = false;       // input_limit reached before the socket was drained
   engine::request_group group;
   void* home = nullptr;  // the worker that owns it
 };
@@ -87,11 +89,13 @@ class network::worker {
     if (wake_ < 0) fail("eventfd");
     add(wake_, EPOLLIN | EPOLLET);
     for (const int listener : owner_.listeners_) add(listener, EPOLLIN | EPOLLEXCLUSIVE);
+    spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   }
   ~worker() {
     for (auto& [fd, conn] : connections_) ::close(fd);
     ::close(wake_);
     ::close(epoll_);
+    if (spare_fd_ >= 0) ::close(spare_fd_);
   }
 
   void start(engine::engine& engine) {
@@ -116,7 +120,8 @@ class network::worker {
     for (const auto& [fd, conn] : connections_) {
       const std::string prefix = "STAT " + std::to_string(fd) + ":";
       out += prefix + "addr " + conn->address + "\r\n";
-      out += prefix + "state " + (conn->waiting ? "conn_waiting" : "conn_parse_cmd") + "\r\n";
+      out +=
+          prefix + "state " + (conn->waiting.load() ? "conn_waiting" : "conn_parse_cmd") + "\r\n";
     }
   }
 
@@ -168,7 +173,24 @@ class network::worker {
       socklen_t length = sizeof address;
       const int fd = accept4(listener, reinterpret_cast<sockaddr*>(&address), &length,
                              SOCK_NONBLOCK | SOCK_CLOEXEC);
-      if (fd < 0) return;  // EAGAIN: another worker took it, or none left
+      if (fd < 0) {
+        // Out of file descriptors: the listener would stay ready and wake
+        // this loop forever. The spare descriptor makes room to accept the
+        // client, tell it, and close it.
+        if ((errno == EMFILE || errno == ENFILE) && spare_fd_ >= 0) {
+          ::close(spare_fd_);
+          const int refused = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+          if (refused >= 0) {
+            [[maybe_unused]] const auto sent = ::send(refused, too_many_connections.data(),
+                                                      too_many_connections.size(), MSG_NOSIGNAL);
+            ::close(refused);
+            ++owner_.stats_.connections.rejected;
+          }
+          spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+          continue;
+        }
+        return;  // EAGAIN: another worker took it, or none left
+      }
       auto& counters = owner_.stats_.connections;
       if (counters.current.fetch_add(1) >= owner_.config_.max_connections) {
         counters.current.fetch_sub(1);
@@ -199,7 +221,7 @@ class network::worker {
   void read_input(connection& conn) {
     char buffer[64 * 1024];
     for (;;) {
-      std::string& target = conn.waiting ? conn.side_input : conn.input;
+      std::string& target = conn.waiting || conn.resuming ? conn.side_input : conn.input;
       // A client that sends faster than it is answered is read no further
       // until its input is parsed (settle reads again), rather than filling
       // memory.
@@ -215,7 +237,13 @@ class network::worker {
       }
       if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
       if (got < 0 && errno == EINTR) continue;
-      conn.peer_gone = true;  // 0: the client closed; otherwise an error
+      // EOF: the client may have half-closed after its last requests (`nc
+      // -q0`), which are still answered; an error ends the connection
+      if (got == 0) {
+        conn.read_closed = true;
+      } else {
+        conn.peer_gone = true;
+      }
       return;
     }
   }
@@ -229,13 +257,22 @@ class network::worker {
         owner_.stats_.connections.bytes_written += static_cast<std::uint64_t>(sent);
         continue;
       }
-      if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+      if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        // keep only what is still to send, so a client that reads slowly
+        // but steadily does not make the buffer grow without end
+        if (conn.output_sent > (1u << 20)) {
+          conn.output.erase(0, conn.output_sent);
+          conn.output_sent = 0;
+        }
+        return;
+      }
       if (sent < 0 && errno == EINTR) continue;
       conn.peer_gone = true;
       return;
     }
     conn.output.clear();
     conn.output_sent = 0;
+    if (conn.output.capacity() > output_backlog_limit) conn.output.shrink_to_fit();
   }
 
   /// Input held per connection at most: the largest request (a value of
@@ -251,9 +288,26 @@ class network::worker {
         close(conn);
         return;
       }
-      if (conn.closing || conn.output.size() - conn.output_sent > output_backlog_limit) return;
+      const std::size_t backlog = conn.output.size() - conn.output_sent;
+      if (conn.resuming) {
+        // the rest of an unfinished group goes once the client has read most
+        // of what it got (EPOLLOUT brings the connection back here)
+        if (backlog > engine::request_group::reply_budget) return;
+        conn.resuming = false;
+        conn.group.replies.clear();
+        conn.waiting = true;
+        engine_->submit(&conn.group);
+        return;
+      }
+      if (conn.closing || backlog > output_backlog_limit) return;
       parse_and_submit(conn);
-      if (conn.waiting || !conn.reading_paused) return;
+      if (conn.waiting) return;
+      if (conn.read_closed) {
+        // all that came is answered (what is left is an incomplete request)
+        conn.closing = true;
+        continue;
+      }
+      if (!conn.reading_paused) return;
       // Reading stopped at the limit before the socket was drained, and
       // edge-triggered epoll will not say so again: read on here.
       if (conn.input.size() > input_limit()) {
@@ -330,10 +384,16 @@ class network::worker {
       connection& conn = connection_of(group);
       conn.waiting = false;
       conn.output.append(group->replies);
-      conn.input.erase(0, conn.parsed_end);
-      conn.input.append(conn.side_input);
-      conn.side_input.clear();
-      if (group->close_after) conn.closing = true;
+      if (group->replies.capacity() > engine::request_group::reply_budget * 2)
+        group->replies = std::string();  // give back a large multi-get's buffer
+      if (!group->finished()) {
+        conn.resuming = true;  // its requests still point into the input
+      } else {
+        conn.input.erase(0, conn.parsed_end);
+        conn.input.append(conn.side_input);
+        conn.side_input.clear();
+        if (group->close_after) conn.closing = true;
+      }
       if (engine_->shutdown_requested()) owner_.shutdown_requested_ = true;
       write_output(conn);
       read_input(conn);
@@ -354,6 +414,7 @@ class network::worker {
   std::size_t number_;
   int epoll_ = -1;
   int wake_ = -1;
+  int spare_fd_ = -1;  // given up to accept a client when descriptors run out
   engine::engine* engine_ = nullptr;
   std::thread thread_;
   std::atomic<bool> stopping_{false};

@@ -746,40 +746,57 @@ options parse_options(int argc, char** argv) {
   return opts;
 }
 
+/// The results as one JSON line (--json), or one "name value" line each.
 void print(const options& opts, const tally& total, double client_cpu_s) {
-  const auto ull = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
-  const std::uint64_t looked_up = total.hits + total.misses;
-  const double hit_ratio =
-      looked_up == 0 ? 1.0 : static_cast<double>(total.hits) / static_cast<double>(looked_up);
-  const char* format =
-      opts.json
-          ? "{\"tool\":\"gpuhash-load\",\"mix\":\"%s\",\"connections\":%zu,\"client_threads\":%zu,"
-            "\"pipeline\":%zu,\"rate\":%.0f,\"duration_s\":%.1f,\"warmup_s\":%.1f,\"keys\":%llu,"
-            "\"value_bytes\":%zu,\"requests\":%llu,\"ops\":%llu,\"ops_per_s\":%.0f,"
-            "\"requests_per_s\":%.0f,\"p50_us\":%.1f,\"p90_us\":%.1f,\"p99_us\":%.1f,"
-            "\"p999_us\":%.1f,\"max_us\":%.1f,\"mean_us\":%.1f,\"service_p50_us\":%.1f,"
-            "\"service_p99_us\":%.1f,\"service_p999_us\":%.1f,\"schedule_lag_p99_us\":%.1f,"
-            "\"hit_ratio\":%.6f,\"errors\":%llu,\"wrong_values\":%llu,"
-            "\"unexpected_replies\":%llu,\"unanswered\":%llu,\"unsent\":%llu,"
-            "\"client_cpu_s\":%.2f}\n"
-          : "mix %s, %zu connections on %zu threads, pipeline %zu, rate %.0f ops/s (0: closed "
-            "loop), %.1f s after %.1f s warm-up, %llu keys, %zu-byte values\n"
-            "  %llu requests, %llu ops: %.0f ops/s, %.0f requests/s\n"
-            "  latency us: p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f  mean %.1f\n"
-            "  from the send: p50 %.1f  p99 %.1f  p99.9 %.1f; schedule lag p99 %.1f us\n"
-            "  hit ratio %.6f; errors %llu (wrong values %llu, unexpected replies %llu, "
-            "unanswered %llu); unsent %llu; client cpu %.2f s\n";
-  const double seconds = opts.duration_s;
-  std::printf(format, opts.mix_name.c_str(), opts.connections, opts.threads, opts.pipeline,
-              opts.rate, opts.duration_s, opts.warmup_s, ull(opts.keys), opts.value_bytes,
-              ull(total.requests), ull(total.ops), static_cast<double>(total.ops) / seconds,
-              static_cast<double>(total.requests) / seconds, total.latency.quantile_us(0.5),
-              total.latency.quantile_us(0.9), total.latency.quantile_us(0.99),
-              total.latency.quantile_us(0.999), total.latency.max_us(), total.latency.mean_us(),
-              total.service.quantile_us(0.5), total.service.quantile_us(0.99),
-              total.service.quantile_us(0.999), total.schedule_lag.quantile_us(0.99), hit_ratio,
-              ull(total.errors()), ull(total.wrong_values), ull(total.unexpected_replies),
-              ull(total.unanswered), ull(total.unsent), client_cpu_s);
+  const auto real = [](double value, int decimals) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    return std::string(text);
+  };
+  const auto count = [](std::uint64_t value) { return std::to_string(value); };
+  const auto us = [&](double value) { return real(value, 1); };
+  const double looked_up = static_cast<double>(total.hits + total.misses);
+  const std::pair<const char*, std::string> fields[] = {
+      {"tool", "\"gpuhash-load\""},
+      {"mix", "\"" + opts.mix_name + "\""},
+      {"connections", count(opts.connections)},
+      {"client_threads", count(opts.threads)},
+      {"pipeline", count(opts.pipeline)},
+      {"rate", real(opts.rate, 0)},
+      {"duration_s", real(opts.duration_s, 1)},
+      {"warmup_s", real(opts.warmup_s, 1)},
+      {"keys", count(opts.keys)},
+      {"value_bytes", count(opts.value_bytes)},
+      {"requests", count(total.requests)},
+      {"ops", count(total.ops)},
+      {"ops_per_s", real(static_cast<double>(total.ops) / opts.duration_s, 0)},
+      {"requests_per_s", real(static_cast<double>(total.requests) / opts.duration_s, 0)},
+      {"p50_us", us(total.latency.quantile_us(0.5))},
+      {"p90_us", us(total.latency.quantile_us(0.9))},
+      {"p99_us", us(total.latency.quantile_us(0.99))},
+      {"p999_us", us(total.latency.quantile_us(0.999))},
+      {"max_us", us(total.latency.max_us())},
+      {"mean_us", us(total.latency.mean_us())},
+      {"service_p50_us", us(total.service.quantile_us(0.5))},
+      {"service_p99_us", us(total.service.quantile_us(0.99))},
+      {"service_p999_us", us(total.service.quantile_us(0.999))},
+      {"schedule_lag_p99_us", us(total.schedule_lag.quantile_us(0.99))},
+      {"hit_ratio", real(looked_up == 0 ? 1.0 : static_cast<double>(total.hits) / looked_up, 6)},
+      {"errors", count(total.errors())},
+      {"wrong_values", count(total.wrong_values)},
+      {"unexpected_replies", count(total.unexpected_replies)},
+      {"unanswered", count(total.unanswered)},
+      {"unsent", count(total.unsent)},
+      {"client_cpu_s", real(client_cpu_s, 2)},
+  };
+  std::string out = opts.json ? "{" : "";
+  for (const auto& [name, value] : fields) {
+    if (opts.json)
+      out += std::string(out.size() > 1 ? "," : "") + "\"" + name + "\":" + value;
+    else
+      out += std::string(name) + std::string(22 - std::strlen(name), ' ') + value + "\n";
+  }
+  std::fputs((opts.json ? out + "}\n" : out).c_str(), stdout);
 }
 
 int run(const options& opts) {

@@ -224,3 +224,33 @@ class IndexFailoverTest(unittest.TestCase):
         self.assertEqual(stats["index"], b"cpu")
         self.assertEqual(int(stats["curr_items"]), 100 - len(deleted))
         c.close()
+
+
+def peak_memory_kb(pid):
+    with open("/proc/%d/status" % pid) as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    raise AssertionError("no VmHWM in /proc/%d/status" % pid)
+
+
+class LargeReplyTest(unittest.TestCase):
+    """A small request can ask for a huge reply: a multi-get of one 1 MB value
+    200 times is 200 MB of reply. The server answers it in parts as the client
+    reads, so what it holds stays far below that."""
+
+    def test_a_multiget_of_large_values_is_answered_in_parts(self):
+        size = 1000 * 1000
+        value = b"%d:" % size + b"b" * (size - len(b"%d:" % size))
+        with ServerProcess() as server:
+            c = Connection.to(server)
+            c.request(b"set big 0 0 %d\r\n%s\r\n" % (size, value), b"STORED\r\n")
+            before = peak_memory_kb(server.process.pid)
+            repeats = 200
+            values = c.get_values(b"get " + b" ".join([b"big"] * repeats))
+            self.assertEqual(len(values), repeats)
+            self.assertTrue(all(v == value for _, _, v, _ in values))
+            grown_mb = (peak_memory_kb(server.process.pid) - before) / 1024
+            self.assertLess(grown_mb, 64, "the server held %.0f MB for a 200 MB reply" % grown_mb)
+            c.request(b"get big\r\n", b"VALUE big 0 %d\r\n%s\r\nEND\r\n" % (size, value))
+            c.close()

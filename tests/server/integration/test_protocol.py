@@ -759,6 +759,25 @@ class PipelineTest(ServerTestCase):
         c.sync()
 
 
+
+class HalfCloseTest(ServerTestCase):
+    """A client that sends its requests and then shuts its side down (as
+    `nc -q0` does) still gets every reply before the server closes."""
+
+    def test_requests_before_a_half_close_are_answered(self):
+        key = self.key()
+        sock = self.server.connect()
+        sock.sendall(b"set %s 0 0 2\r\nhi\r\nget %s\r\n" % (key, key))
+        sock.shutdown(socket.SHUT_WR)
+        received = b""
+        while True:
+            data = sock.recv(65536)
+            if not data:
+                break
+            received += data
+        sock.close()
+        self.assertEqual(received, b"STORED\r\nVALUE %s 0 2\r\nhi\r\nEND\r\n" % key)
+
 class MalformedInputTest(ServerTestCase):
     """Errors, and the connection staying in step after them."""
 
