@@ -132,8 +132,11 @@ void engine::core::run_batch(std::span<request_group* const> groups) {
       work_item& work = group->items[i];
       ++group->done;
       if (work.is_error()) {
-        // a set refused as too large drops the key's old value (as memcached)
-        if (work.drops_key) {
+        // a set (or ms) refused as too large drops the key's old value, as
+        // memcached does; collect searched the key if it could decode it
+        std::string_view key;
+        std::string_view error;
+        if (work.drops_key && request_key(work.request, key, error)) {
           const location old = lookup(first_search_[item]);
           if (old != store::no_location) unlink_item(old);
         }

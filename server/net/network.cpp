@@ -343,7 +343,8 @@ class network::worker {
         item.error_reply = result.error_reply;
         item.silent = result.silent;
         // memcached drops the old value of a set refused as too large
-        item.drops_key = item.request.kind == protocol::command::set &&
+        item.drops_key = (item.request.kind == protocol::command::set ||
+                          item.request.kind == protocol::command::meta_set) &&
                          result.error_reply == too_large &&
                          protocol::valid_key(item.request.key, owner_.config_.limits);
         const std::size_t available = input.size() - position;

@@ -856,6 +856,14 @@ class MalformedInputTest(ServerTestCase):
         c.request(b"set big 0 0 %d noreply\r\n%s\r\n" % (size, b"v" * size), b"")
         self.assertGreaterEqual(int(c.stats()["store_too_large"]), 2)
 
+    def test_ms_too_large_removes_the_old_value(self):
+        c = self.connect()
+        size = 1024 * 1024 + 1
+        c.request(b"set mstl 0 0 2\r\nok\r\n", b"STORED\r\n")
+        c.request(b"ms mstl %d T0\r\n%s\r\n" % (size, b"v" * size),
+                  b"SERVER_ERROR object too large for cache\r\n")
+        c.request(b"get mstl\r\n", b"END\r\n")
+
     def test_value_too_large_removes_the_old_value(self):
         # memcached unlinks the key when a new value for it cannot be stored,
         # so that no stale value survives a failed set.
