@@ -258,15 +258,15 @@ void engine::core::run_arithmetic(const protocol::request& request, std::size_t 
   if (!request.noreply) out.append(digits, length).append("\r\n");
 }
 
-/// One line of `lru_crawler metadump` (ending in "\n" alone, as memcached's).
-void engine::core::append_item_line(location where, std::string& out) const {
-  const store::item& item = store_.at(where);
-  out.append("key=");
-  append_url_encoded(out, item.key());
+/// The fields of a metadump line and of `me`: " exp= la= cas= fetch= cls=
+/// size=", with exp (-1: never) and la given by the caller (metadump: Unix
+/// times; me: seconds from now).
+void append_item_fields(const store::item& item, std::int64_t exp, std::int64_t la,
+                        std::string& out) {
   out.append(" exp=");
-  append_number(out, item.expires_at == 0 ? std::int64_t{-1} : item.expires_at);
+  append_number(out, item.expires_at == 0 ? std::int64_t{-1} : exp);
   out.append(" la=");
-  append_number(out, item.accessed_at);
+  append_number(out, la);
   out.append(" cas=");
   append_number(out, item.cas);
   out.append(item.fetched ? " fetch=yes" : " fetch=no");
@@ -274,6 +274,14 @@ void engine::core::append_item_line(location where, std::string& out) const {
   append_number(out, unsigned{item.size_class});
   out.append(" size=");
   append_number(out, sizeof(store::item) + item.key_bytes + item.value_bytes + 2);
+}
+
+/// One line of `lru_crawler metadump` (ending in "\n" alone, as memcached's).
+void engine::core::append_item_line(location where, std::string& out) const {
+  const store::item& item = store_.at(where);
+  out.append("key=");
+  append_url_encoded(out, item.key());
+  append_item_fields(item, item.expires_at, item.accessed_at, out);
   out.push_back('\n');
 }
 

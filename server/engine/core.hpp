@@ -35,6 +35,10 @@
 
 namespace gpuhash::server::engine {
 
+/// The item fields metadump and `me` print (commands.cpp).
+void append_item_fields(const store::item& item, std::int64_t exp, std::int64_t la,
+                        std::string& out);
+
 enum class store_mode : std::uint8_t { set, add, replace, append, prepend, cas };
 enum class store_result : std::uint8_t {
   stored,

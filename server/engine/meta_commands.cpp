@@ -69,17 +69,7 @@ void engine::core::run_meta(const protocol::request& request, std::size_t search
       }
       const store::item& item = store_.at(where);
       out.append("ME ").append(request.key);
-      out.append(" exp=");
-      append_number(out, item.expires_at == 0 ? std::int64_t{-1} : item.expires_at - now_);
-      out.append(" la=");
-      append_number(out, now_ - item.accessed_at);
-      out.append(" cas=");
-      append_number(out, item.cas);
-      out.append(item.fetched ? " fetch=yes" : " fetch=no");
-      out.append(" cls=");
-      append_number(out, unsigned{item.size_class});
-      out.append(" size=");
-      append_number(out, sizeof(store::item) + item.key_bytes + item.value_bytes + 2);
+      append_item_fields(item, item.expires_at - now_, now_ - item.accessed_at, out);
       out.append("\r\n");
       return;
     }
