@@ -2,10 +2,14 @@
 // (core.cpp). Batching policy (issue #7, the thesis' further work): a batch
 // goes as soon as the thread is free when the server is otherwise idle; under
 // load (the last batch carried several groups) it waits up to batch_wait_us
-// for the batch to fill to batch_max operations.
+// for the batch to fill to the last batch's size (at most batch_max
+// operations).
 
 #include "engine/engine.hpp"
 
+#include <sys/prctl.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -59,8 +63,11 @@ void engine::stop() {
 }
 
 void engine::run() {
+  // Waits of a few microseconds must not be rounded up to the default 50 us
+  // timer slack.
+  prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
   std::vector<request_group*> batch;
-  bool busy = false;  // the last batch carried several groups
+  std::size_t last_operations = 0;  // the size of the last batch, when it had several groups
   for (;;) {
     batch.clear();
     {
@@ -77,17 +84,24 @@ void engine::run() {
         }
       };
       take();
-      if (busy && config_.batch_wait_us != 0 && operations < config_.batch_max) {
+      // Under load, wait (at most batch_wait_us) for the batch to fill to
+      // the size of the last one: clients that were answered together come
+      // back together. Waiting for more than can come would only add the
+      // whole deadline to every batch.
+      const std::size_t target = std::min(config_.batch_max, last_operations);
+      if (config_.batch_wait_us != 0 && operations < target) {
         const auto deadline =
             std::chrono::steady_clock::now() + std::chrono::microseconds(config_.batch_wait_us);
-        while (operations < config_.batch_max && !stopping_) {
+        while (operations < target && !stopping_) {
           if (!wake_.wait_until(lock, deadline, [&] { return !queue_.empty() || stopping_; }))
             break;
           take();
         }
       }
     }
-    busy = batch.size() > 1;
+    last_operations = 0;
+    if (batch.size() > 1)
+      for (const request_group* group : batch) last_operations += operations_of(*group);
     try {
       core_->run_batch(batch);
     } catch (const std::exception& error) {

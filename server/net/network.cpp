@@ -93,6 +93,7 @@ class network::worker {
   }
   ~worker() {
     for (auto& [fd, conn] : connections_) ::close(fd);
+    for (auto& [fd, address] : adopted_) ::close(fd);
     ::close(wake_);
     ::close(epoll_);
     if (spare_fd_ >= 0) ::close(spare_fd_);
@@ -109,11 +110,23 @@ class network::worker {
   }
   /// From the batch thread: a group is back.
   void complete(engine::request_group* group) {
+    bool first = false;
     {
       std::lock_guard lock(done_mutex_);
+      first = done_.empty();
       done_.push_back(group);
     }
-    signal();
+    if (first) signal();  // one wake-up takes every group done by then
+  }
+  /// From another worker: a connection it accepted, to be served here.
+  void adopt(int fd, std::string address) {
+    bool first = false;
+    {
+      std::lock_guard lock(done_mutex_);
+      first = adopted_.empty() && done_.empty();
+      adopted_.emplace_back(fd, std::move(address));
+    }
+    if (first) signal();
   }
   void describe(std::string& out) const {
     std::lock_guard lock(connections_mutex_);
@@ -152,6 +165,7 @@ class network::worker {
         if (fd == wake_) {
           std::uint64_t count = 0;
           [[maybe_unused]] const auto read_bytes = ::read(wake_, &count, sizeof count);
+          take_adopted();
           finish_groups();
         } else if (is_listener(fd)) {
           accept_all(fd);
@@ -205,17 +219,37 @@ class network::worker {
       ++counters.total;
       const int on = 1;
       setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
-      auto conn = std::make_unique<connection>();
-      conn->fd = fd;
-      conn->address = address_of(address);
-      conn->group.owner = conn.get();
-      conn->home = this;
-      {
-        std::lock_guard lock(connections_mutex_);
-        connections_.emplace(fd, std::move(conn));
+      // Connections go round-robin over the workers, as in memcached: the
+      // worker that wakes for a burst of connects would otherwise keep them all.
+      worker& target = owner_.next_worker();
+      if (&target == this) {
+        serve(fd, address_of(address));
+      } else {
+        target.adopt(fd, address_of(address));
       }
-      add(fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
     }
+  }
+
+  void serve(int fd, std::string address) {
+    auto conn = std::make_unique<connection>();
+    conn->fd = fd;
+    conn->address = std::move(address);
+    conn->group.owner = conn.get();
+    conn->home = this;
+    {
+      std::lock_guard lock(connections_mutex_);
+      connections_.emplace(fd, std::move(conn));
+    }
+    add(fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
+  }
+
+  void take_adopted() {
+    std::vector<std::pair<int, std::string>> adopted;
+    {
+      std::lock_guard lock(done_mutex_);
+      adopted.swap(adopted_);
+    }
+    for (auto& [fd, address] : adopted) serve(fd, std::move(address));
   }
 
   void read_input(connection& conn) {
@@ -396,8 +430,9 @@ class network::worker {
         if (group->close_after) conn.closing = true;
       }
       if (engine_->shutdown_requested()) owner_.shutdown_requested_ = true;
+      // (input that came meanwhile was read aside on its EPOLLIN; settle
+      // reads on if reading had paused at the limit)
       write_output(conn);
-      read_input(conn);
       settle(conn);
     }
   }
@@ -420,7 +455,8 @@ class network::worker {
   std::thread thread_;
   std::atomic<bool> stopping_{false};
   std::mutex done_mutex_;
-  std::vector<engine::request_group*> done_;
+  std::vector<engine::request_group*> done_;          // under done_mutex_
+  std::vector<std::pair<int, std::string>> adopted_;  // under done_mutex_
   mutable std::mutex connections_mutex_;
   std::unordered_map<int, std::unique_ptr<connection>> connections_;
 };

@@ -60,12 +60,17 @@ class network {
 
  private:
   class worker;
+  worker& next_worker() noexcept {
+    return *workers_[next_worker_.fetch_add(1, std::memory_order_relaxed) % workers_.size()];
+  }
+
   network_config config_;
   engine::server_stats& stats_;
   std::vector<int> listeners_;
   std::uint16_t bound_port_ = 0;
   std::vector<std::unique_ptr<worker>> workers_;
   std::atomic<bool> shutdown_requested_{false};
+  std::atomic<std::size_t> next_worker_{0};
 };
 
 }  // namespace gpuhash::server::net
