@@ -306,9 +306,10 @@ void preload(const options& opts, key_versions& versions) {
       in.append(buffer, static_cast<std::size_t>(n));
     }
     for (std::uint64_t key = first; key < last; ++key) {
-      if (in.compare((key - first) * stored.size(), stored.size(), stored) != 0)
+      const std::size_t at = std::min<std::size_t>((key - first) * stored.size(), in.size());
+      if (in.compare(at, stored.size(), stored) != 0)
         fail("preload: the set of key " + std::to_string(key) + " was answered '" +
-             in.substr((key - first) * stored.size(), 60) + "'");
+             in.substr(at, in.find("\r\n", at) - at) + "'");
       versions.acknowledge(key, 1);
     }
   }
