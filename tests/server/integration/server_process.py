@@ -86,8 +86,11 @@ class ServerProcess:
     """
 
     def __init__(self, extra_args=(), port=None, udp_port=0, start_timeout=15.0,
-                 stop_timeout=5.0):
+                 stop_timeout=5.0, unix_socket=None):
+        """unix_socket: the server listens there (-s) instead of on TCP; it is
+        ready when that socket accepts a connection."""
         self.extra_args = list(extra_args)
+        self.unix_socket = unix_socket
         self.requested_port = port
         self.udp_port = udp_port
         self.start_timeout = start_timeout
@@ -104,6 +107,8 @@ class ServerProcess:
         args = [server_binary(), "-p", str(port), "-U", str(self.udp_port), "-l", HOST]
         if os.geteuid() == 0:
             args += ["-u", "nobody"]
+        if self.unix_socket:
+            args += ["-s", self.unix_socket]
         return args + os.environ.get("GPUHASH_SERVER_EXTRA_ARGS", "").split() + self.extra_args
 
     def start(self):
@@ -138,8 +143,14 @@ class ServerProcess:
                     f"server exited with status {code} while starting: "
                     f"{' '.join(self.args)}\n{self.output()}")
             try:
-                with socket.create_connection((HOST, port), timeout=1.0):
-                    return
+                if self.unix_socket:
+                    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                        probe.settimeout(1.0)
+                        probe.connect(self.unix_socket)
+                else:
+                    with socket.create_connection((HOST, port), timeout=1.0):
+                        pass
+                return
             except OSError:
                 pass
             if time.monotonic() > deadline:

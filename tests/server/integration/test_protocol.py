@@ -5,10 +5,12 @@ against /usr/bin/memcached to check that). Run with GPUHASH_SERVER_BINARY set;
 see server_process.py.
 """
 
+import os
 import random
 import re
 import socket
 import struct
+import tempfile
 import threading
 import time
 import unittest
@@ -934,6 +936,26 @@ class MalformedInputTest(ServerTestCase):
 
 class ServerFlagsTest(unittest.TestCase):
     """Command-line flags seen from the protocol; each test starts its own server."""
+
+    def test_unix_socket_with_its_mode(self):
+        with tempfile.TemporaryDirectory() as folder:
+            # memcached binds after it becomes the user of -u (nobody, as root)
+            os.chmod(folder, 0o777)
+            path = os.path.join(folder, "cache.sock")
+            with ServerProcess(["-a", "0766"], unix_socket=path):
+                self.assertEqual(os.stat(path).st_mode & 0o777, 0o766)
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                    sock.settimeout(10)
+                    sock.connect(path)
+                    sock.sendall(b"set u 0 0 2\r\nok\r\nget u\r\n")
+                    expected = b"STORED\r\nVALUE u 0 2\r\nok\r\nEND\r\n"
+                    received = b""
+                    while len(received) < len(expected):
+                        data = sock.recv(4096)
+                        if not data:
+                            break
+                        received += data
+                    self.assertEqual(received, expected)
 
     def test_flags_shown_in_stats_settings(self):
         with ServerProcess(["-m", "8", "-c", "100", "-I", "2m", "-t", "2"]) as server:
