@@ -47,6 +47,7 @@ enum class argument : std::uint8_t { none, required, optional_long };
 constexpr int index_code = 256;
 constexpr int batch_max_code = 257;
 constexpr int batch_wait_code = 258;
+constexpr int spin_code = 259;
 
 struct flag_spec {
   int code;                 ///< the short letter, or one of the codes above
@@ -118,6 +119,8 @@ constexpr auto flags = std::to_array<flag_spec>({
     {batch_max_code, "batch-max", argument::required, "<num>", "requests per index batch", nullptr},
     {batch_wait_code, "batch-wait-us", argument::required, "<num>",
      "longest wait to fill a batch, microseconds", nullptr},
+    {spin_code, "spin-us", argument::required, "<num>",
+     "poll before sleeping, us", nullptr},
 });
 
 enum class sub_value : std::uint8_t { none, optional_integer, integer, real, text, hash_name };
@@ -463,6 +466,7 @@ class command_line_parser {
         break;
       case batch_max_code: number(options_.batch_max, 1, 1048576); break;
       case batch_wait_code: number(options_.batch_wait_us, 0, 1000000); break;
+      case spin_code: number(options_.spin_us, 0, 100000); break;
       default: break;  // the switches that are only ignored
     }
     if (flag.why_ignored != nullptr) {
@@ -546,6 +550,7 @@ std::string default_text(int code, const server_options& defaults) {
     case index_code: return "auto: the GPU when there is one";
     case batch_max_code: return std::to_string(defaults.batch_max) + "; 1..1048576";
     case batch_wait_code: return std::to_string(defaults.batch_wait_us) + "; 0..1000000";
+    case spin_code: return "50 if cores >= 2 x -t + 2";
     default: return {};
   }
 }

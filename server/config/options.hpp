@@ -35,6 +35,10 @@ struct server_options {
   index_kind index = index_kind::automatic;  ///< --index=auto|gpu|cpu
   std::size_t batch_max = 32768;             ///< --batch-max: requests per index batch
   std::uint32_t batch_wait_us = 20;          ///< --batch-wait-us: longest wait to fill a batch
+  /// --spin-us: how long the batch thread and the workers poll for work
+  /// before they sleep; -1 (default): 50 when the machine has cores to spare
+  /// (at least 2 x -t + 2), else 0.
+  int spin_us = -1;
 
   /// Flags accepted for compatibility but without effect here, one line each
   /// ("-d: daemon mode is not supported; running in the foreground"), for

@@ -44,6 +44,7 @@ void engine::submit(request_group* group) {
   {
     std::lock_guard lock(mutex_);
     queue_.push_back(group);
+    queued_.store(queue_.size(), std::memory_order_release);
   }
   wake_.notify_one();
 }
@@ -70,6 +71,16 @@ void engine::run() {
   std::size_t last_operations = 0;  // the size of the last batch, when it had several groups
   for (;;) {
     batch.clear();
+    // With cores to spare, poll a little before sleeping: a futex wake-up
+    // costs more than the batches it would wait for.
+    if (config_.spin_us != 0 && queued_.load(std::memory_order_acquire) == 0 &&
+        !core_->has_pending_mutations()) {
+      const auto until =
+          std::chrono::steady_clock::now() + std::chrono::microseconds(config_.spin_us);
+      while (queued_.load(std::memory_order_acquire) == 0 &&
+             std::chrono::steady_clock::now() < until) {
+      }
+    }
     {
       std::unique_lock lock(mutex_);
       wake_.wait(lock,
@@ -82,6 +93,7 @@ void engine::run() {
           batch.push_back(queue_.front());
           queue_.pop_front();
         }
+        queued_.store(queue_.size(), std::memory_order_release);
       };
       take();
       // Under load, wait (at most batch_wait_us) for the batch to fill to

@@ -93,6 +93,7 @@ struct engine_config {
   } index = index_placement::automatic;
   std::size_t batch_max = 32768;     ///< index operations per batch (soft: a group is never split)
   std::uint32_t batch_wait_us = 20;  ///< longest wait for a batch to fill while the server is busy
+  std::uint32_t spin_us = 0;         ///< polling for groups before the batch thread sleeps
   int verbosity = 0;
   /// The index's hash seed; absent: random per process (tests fix it to
   /// build keys that share a signature).
@@ -136,6 +137,7 @@ class engine {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<request_group*> queue_;
+  std::atomic<std::size_t> queued_{0};  // queue_.size(), for polling without the lock
   bool stopping_ = false;
   std::atomic<bool> shutdown_requested_{false};
   std::thread thread_;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -157,9 +158,16 @@ class network::worker {
 
   void loop() {
     epoll_event events[256];
+    const auto spin = std::chrono::microseconds(owner_.config_.spin_us);
+    auto last_event = std::chrono::steady_clock::now();
     while (!stopping_) {
-      const int ready = epoll_wait(epoll_, events, 256, -1);
+      // With cores to spare, poll for spin_us after the last event before
+      // sleeping: a reply then goes out without a wake-up.
+      const bool polling =
+          spin.count() != 0 && std::chrono::steady_clock::now() - last_event < spin;
+      const int ready = epoll_wait(epoll_, events, 256, polling ? 0 : -1);
       if (ready < 0 && errno != EINTR) fail("epoll_wait");
+      if (ready > 0) last_event = std::chrono::steady_clock::now();
       for (int i = 0; i < ready; ++i) {
         const int fd = events[i].data.fd;
         if (fd == wake_) {

@@ -33,6 +33,7 @@ struct network_config {
   std::size_t threads = 4;
   int backlog = 1024;
   int verbosity = 0;
+  std::uint32_t spin_us = 0;  ///< polling before a worker sleeps in epoll_wait
   protocol::parser_limits limits;
 };
 

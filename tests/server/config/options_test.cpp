@@ -466,6 +466,9 @@ TEST(ServerOptions, GpuhashFlags) {
   EXPECT_EQ(parse_ok({"--batch-max=1"}).batch_max, 1u);
   EXPECT_EQ(parse_ok({"--batch-max=1048576"}).batch_max, 1048576u);
   EXPECT_EQ(parse_ok({"--batch-wait-us=1000000"}).batch_wait_us, 1000000u);
+  EXPECT_EQ(parse_ok({}).spin_us, -1);
+  EXPECT_EQ(parse_ok({"--spin-us=0"}).spin_us, 0);
+  EXPECT_EQ(parse_ok({"--spin-us", "75"}).spin_us, 75);
   EXPECT_EQ(parse_error({"--index=tpu"}), "--index: \"tpu\" is not one of auto, gpu, cpu");
   EXPECT_EQ(parse_error({"--batch-max=0"}), "--batch-max: 0 is out of range (1..1048576)");
   EXPECT_EQ(parse_error({"--batch-max=1048577"}),
@@ -474,6 +477,7 @@ TEST(ServerOptions, GpuhashFlags) {
             "--batch-wait-us: 1000001 is out of range (0..1000000)");
   EXPECT_EQ(parse_error({"--batch-wait-us=-1"}),
             "--batch-wait-us: -1 is out of range (0..1000000)");
+  EXPECT_EQ(parse_error({"--spin-us=-1"}), "--spin-us: -1 is out of range (0..100000)");
   EXPECT_EQ(parse_error({"--batch-wait-us=soon"}), "--batch-wait-us: \"soon\" is not a number");
 }
 
