@@ -13,7 +13,6 @@
 #include <ctime>
 #include <exception>
 #include <string>
-#include <thread>
 
 #include "config/options.hpp"
 #include "engine/engine.hpp"
@@ -68,7 +67,7 @@ std::vector<std::pair<std::string, std::string>> settings_of(
       {"index", index},
       {"batch_max", std::to_string(options.batch_max)},
       {"batch_wait_us", std::to_string(options.batch_wait_us)},
-      {"spin_us", options.spin_us < 0 ? std::string("auto") : std::to_string(options.spin_us)},
+      {"spin_us", std::to_string(options.spin_us)},
   };
 }
 
@@ -118,12 +117,7 @@ int run(const config::server_options& options) {
   network_config.max_connections = options.max_connections;
   network_config.threads = options.threads;
   network_config.verbosity = options.verbosity;
-  // Polling before sleeping pays only where it takes no core from the work.
-  const unsigned cores = std::thread::hardware_concurrency();
-  const std::uint32_t spin_us = options.spin_us >= 0 ? static_cast<std::uint32_t>(options.spin_us)
-                                : cores >= 2 * options.threads + 2 ? 50u
-                                                                   : 0u;
-  network_config.spin_us = spin_us;
+  network_config.spin_us = options.spin_us;
   network_config.limits.item_size_max = options.item_size_max;
   net::network network(network_config, stats);
   network.listen();
@@ -146,7 +140,7 @@ int run(const config::server_options& options) {
                             : engine::engine_config::index_placement::automatic;
   engine_config.batch_max = options.batch_max;
   engine_config.batch_wait_us = options.batch_wait_us;
-  engine_config.spin_us = spin_us;
+  engine_config.spin_us = options.spin_us;
   engine_config.verbosity = options.verbosity;
   engine_config.threads = options.threads;
   engine_config.max_connections = options.max_connections;

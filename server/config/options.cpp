@@ -119,8 +119,7 @@ constexpr auto flags = std::to_array<flag_spec>({
     {batch_max_code, "batch-max", argument::required, "<num>", "requests per index batch", nullptr},
     {batch_wait_code, "batch-wait-us", argument::required, "<num>",
      "longest wait to fill a batch, microseconds", nullptr},
-    {spin_code, "spin-us", argument::required, "<num>",
-     "poll before sleeping, us", nullptr},
+    {spin_code, "spin-us", argument::required, "<num>", "poll before sleeping, us", nullptr},
 });
 
 enum class sub_value : std::uint8_t { none, optional_integer, integer, real, text, hash_name };
@@ -550,7 +549,7 @@ std::string default_text(int code, const server_options& defaults) {
     case index_code: return "auto: the GPU when there is one";
     case batch_max_code: return std::to_string(defaults.batch_max) + "; 1..1048576";
     case batch_wait_code: return std::to_string(defaults.batch_wait_us) + "; 0..1000000";
-    case spin_code: return "50 if cores >= 2 x -t + 2";
+    case spin_code: return std::to_string(defaults.spin_us) + "; 0..100000";
     default: return {};
   }
 }

@@ -36,9 +36,10 @@ struct server_options {
   std::size_t batch_max = 32768;             ///< --batch-max: requests per index batch
   std::uint32_t batch_wait_us = 20;          ///< --batch-wait-us: longest wait to fill a batch
   /// --spin-us: how long the batch thread and the workers poll for work
-  /// before they sleep; -1 (default): 50 when the machine has cores to spare
-  /// (at least 2 x -t + 2), else 0.
-  int spin_us = -1;
+  /// before they sleep (0: never). Off by default: on the H200 machine it
+  /// gained nothing with the CPU index and lost 40% with the GPU index
+  /// (docs/results/server.md).
+  std::uint32_t spin_us = 0;
 
   /// Flags accepted for compatibility but without effect here, one line each
   /// ("-d: daemon mode is not supported; running in the foreground"), for

@@ -466,9 +466,8 @@ TEST(ServerOptions, GpuhashFlags) {
   EXPECT_EQ(parse_ok({"--batch-max=1"}).batch_max, 1u);
   EXPECT_EQ(parse_ok({"--batch-max=1048576"}).batch_max, 1048576u);
   EXPECT_EQ(parse_ok({"--batch-wait-us=1000000"}).batch_wait_us, 1000000u);
-  EXPECT_EQ(parse_ok({}).spin_us, -1);
-  EXPECT_EQ(parse_ok({"--spin-us=0"}).spin_us, 0);
-  EXPECT_EQ(parse_ok({"--spin-us", "75"}).spin_us, 75);
+  EXPECT_EQ(parse_ok({}).spin_us, 0u);
+  EXPECT_EQ(parse_ok({"--spin-us", "75"}).spin_us, 75u);
   EXPECT_EQ(parse_error({"--index=tpu"}), "--index: \"tpu\" is not one of auto, gpu, cpu");
   EXPECT_EQ(parse_error({"--batch-max=0"}), "--batch-max: 0 is out of range (1..1048576)");
   EXPECT_EQ(parse_error({"--batch-max=1048577"}),
