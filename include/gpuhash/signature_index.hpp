@@ -200,9 +200,9 @@ class signature_index {
   void run(const batch_args& args, stream_type stream);
   void insert_in_one_pass(const batch_args& args, stream_type stream);
   void apply_in_two_passes(const batch_args& args, stream_type stream);
-  std::size_t insert_bound(const batch_args& args, stream_type stream);
   void settle(slot_type* entries, std::size_t n, int depth, stream_type stream);
   void require_room_for(const slot_type* homeless, std::size_t n, stream_type stream);
+  void store_held(const slot_type* held, std::size_t n, std::size_t homeless, stream_type stream);
   void add_entries(const slot_type* entries, std::size_t n, int depth, stream_type stream);
   void rebuild(std::uint64_t buckets, int depth, stream_type stream);
   std::uint64_t buckets_for(std::size_t entries) const;

@@ -8,7 +8,8 @@
 //      and the entries of items linked or unlinked by the previous batch
 //      become inserts and erases (their net effect: an insert and an erase of
 //      the same entry cancel);
-//   2. one signature_index::apply runs them all, concurrently;
+//   2. the index runs them all in one batch, concurrently (on the GPU:
+//      signature_index::find_async or apply_async, one wait);
 //   3. resolve: the requests run in order on the host. A key's item is the
 //      one linked item whose full key matches, among the search's locations
 //      and the items linked by the last two resolves (their inserts were in

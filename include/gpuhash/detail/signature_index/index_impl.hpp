@@ -224,12 +224,7 @@ void signature_index<Backend>::settle_async(stream_type stream) {
   // Placed entries and homeless ones (stored below) are all in.
   size_ += placed.inserted + placed.full;
   if (placed.full != 0) {
-    auto homeless = Backend::template allocate<slot_type>(placed.full, stream);
-    detail::exec<Backend>::select_if(queued_held_.data(), queued_n_, homeless.data(),
-                                     detail::signature_index::is_entry{}, stream);
-    require_room_for(homeless.data(), placed.full, stream);
-    rebuild(2 * buckets_, 1, stream);
-    add_entries(homeless.data(), placed.full, 1, stream);
+    store_held(queued_held_.data(), queued_n_, placed.full, stream);
     Backend::synchronize(stream);
   }
 }
@@ -349,15 +344,22 @@ void signature_index<Backend>::apply_in_two_passes(const batch_args& args, strea
         tally_, stream);
     // Placed entries and homeless ones (stored again below) are all in.
     size_ += placed.inserted + placed.full;
-    if (placed.full != 0) {
-      auto homeless = Backend::template allocate<slot_type>(placed.full, stream);
-      detail::exec<Backend>::select_if(held.data(), count, homeless.data(), si::is_entry{}, stream);
-      require_room_for(homeless.data(), placed.full, stream);
-      rebuild(2 * buckets_, 1, stream);
-      add_entries(homeless.data(), placed.full, 1, stream);
-    }
+    if (placed.full != 0) store_held(held.data(), count, placed.full, stream);
   }
   Backend::synchronize(stream);
+}
+
+/// Stores the `homeless` entries that walks left in `held` (n slots, the
+/// rest empty) by growing the index to twice its size first.
+template <class Backend>
+void signature_index<Backend>::store_held(const slot_type* held, std::size_t n,
+                                          std::size_t homeless, stream_type stream) {
+  auto entries = Backend::template allocate<slot_type>(homeless, stream);
+  detail::exec<Backend>::select_if(held, n, entries.data(), detail::signature_index::is_entry{},
+                                   stream);
+  require_room_for(entries.data(), homeless, stream);
+  rebuild(2 * buckets_, 1, stream);
+  add_entries(entries.data(), homeless, 1, stream);
 }
 
 /// An insert batch: phase 1 and the walks in one pass (insert_and_place),
@@ -383,12 +385,7 @@ void signature_index<Backend>::insert_in_one_pass(const batch_args& args, stream
         full, si::release_held{positions.data(), gathered.data(), args.statuses}, tally_, stream);
     if (released.inserted != 0) {
       size_ += released.inserted;
-      auto homeless = Backend::template allocate<slot_type>(released.inserted, stream);
-      detail::exec<Backend>::select_if(gathered.data(), full, homeless.data(), si::is_entry{},
-                                       stream);
-      require_room_for(homeless.data(), released.inserted, stream);
-      rebuild(2 * buckets_, 1, stream);
-      add_entries(homeless.data(), released.inserted, 1, stream);
+      store_held(gathered.data(), full, released.inserted, stream);
     }
   }
   Backend::synchronize(stream);
