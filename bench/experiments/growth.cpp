@@ -1,11 +1,17 @@
-// cuckoo.growth: what growth by rebuilding costs. n keys are inserted in
-// batches (synchronous inserts, which grow the table as needed) into a table
-// created small, and into one created for all n keys; the difference is the
-// price of the rebuilds. Every design that can be selected runs (bucketed
-// cuckoo and linear probing by default), so the two designs' rebuilds can be
-// compared; finds of all n keys after the last batch check the result.
+// cuckoo.growth: growth by rebuilding against growth by added subtables. n
+// keys are inserted in batches (synchronous inserts) into
+//  * a table created small, which rebuilds itself larger as needed (the
+//    library's growth),
+//  * a chain of subtables created small, which adds a table instead
+//    (subtable_chain.hpp),
+//  * a table created for all n keys (no growth: the baseline),
+// and then the grown table and the chain are searched for the n keys and for
+// n absent ones: rebuilding costs inserts once, subtables cost every later
+// search. Every design that can be selected runs (bucketed cuckoo and linear
+// probing by default); every result is checked.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
@@ -18,15 +24,19 @@
 #include "../tables.hpp"
 #include "../timer.hpp"
 #include "experiments.hpp"
+#include "subtable_chain.hpp"
 
 namespace gpuhash::bench {
 
 namespace {
 
 struct growth_timings {
-  std::vector<double> grown_ms, presized_ms;
+  std::vector<double> grown_ms, presized_ms, subtables_ms;
+  std::vector<double> grown_hit_ms, grown_miss_ms, subtables_hit_ms, subtables_miss_ms;
   std::size_t grown_capacity = 0;
   std::size_t presized_capacity = 0;
+  std::size_t subtables_capacity = 0;
+  std::size_t subtables = 0;
 };
 
 double median_of(std::vector<double> values) {
@@ -35,7 +45,8 @@ double median_of(std::vector<double> values) {
   return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
 }
 
-/// Inserts keys [0, n) in batches of `batch` into `table`; returns the time.
+/// Inserts keys [0, n) in batches of `batch` into `table` (a map or a
+/// subtable chain); returns the time.
 template <class Table, class Backend>
 double insert_in_batches(Table& table, step_timer<Backend>& timer,
                          const typename Table::key_type* keys,
@@ -60,30 +71,56 @@ growth_timings time_growth(std::uint64_t n, std::uint64_t batch, std::uint64_t i
   const typename backend::stream_type stream{};
   auto keys = backend::template allocate<key_type>(n);
   auto values = backend::template allocate<value_type>(n);
+  auto absent = backend::template allocate<key_type>(n);
+  auto absent_values = backend::template allocate<value_type>(n);
   auto found = backend::template allocate<value_type>(n);
   auto statuses = backend::template allocate<status>(n);
   step_timer<backend> timer;
   growth_timings out;
+  const auto require_statuses = [&](const key_type* queried, const value_type* expected_values,
+                                    status expected, const char* what) {
+    require_all(count_unexpected<key_type, value_type>(backend{}, queried, expected_values,
+                                                       statuses.data(), n, expected, stream),
+                n, what);
+  };
   for (int repetition = -base.warmups; repetition < base.repetitions; ++repetition) {
     key_spec spec = base.keys;
     spec.seed = murmur3_fmix64(base.keys.seed + static_cast<std::uint64_t>(repetition + 1000));
     generate_keys<key_type, value_type>(backend{}, spec, 0, n, keys.data(), values.data(), stream);
+    generate_keys<key_type, value_type>(backend{}, spec, n, n, absent.data(), absent_values.data(),
+                                        stream);
     backend::synchronize(stream);
-    const auto check = [&](Table& table, const char* what) {
-      require_all(
-          count_unexpected<key_type, value_type>(backend{}, keys.data(), nullptr, statuses.data(),
-                                                 n, status::inserted, stream),
-          n, what);
-      table.find(keys.data(), n, found.data(), statuses.data(), stream);
-      require_all(count_unexpected<key_type, value_type>(backend{}, keys.data(), found.data(),
-                                                         statuses.data(), n, status::found, stream),
-                  n, "find after growth");
-      if (table.size() != n) throw std::runtime_error(std::string(what) + ": wrong size");
+    // Times finds of the n keys and of n absent ones in `table`, checked.
+    const auto time_finds = [&](auto& table, std::vector<double>& hit_ms,
+                                std::vector<double>& miss_ms, const char* what) {
+      const double hit = timer.time(
+          [&] { table.find(keys.data(), n, found.data(), statuses.data(), stream); }, stream);
+      require_statuses(keys.data(), found.data(), status::found, what);
+      const double miss = timer.time(
+          [&] { table.find(absent.data(), n, found.data(), statuses.data(), stream); }, stream);
+      require_statuses(absent.data(), nullptr, status::not_found, what);
+      if (repetition < 0) return;
+      hit_ms.push_back(hit);
+      miss_ms.push_back(miss);
     };
+
     Table grown(table_options{initial, 0.0f, spec.seed});
     const double grown_ms =
         insert_in_batches(grown, timer, keys.data(), values.data(), n, batch, statuses.data());
-    check(grown, "insert with growth");
+    require_statuses(keys.data(), nullptr, status::inserted, "insert with growth");
+    if (grown.size() != n) throw std::runtime_error("insert with growth: wrong size");
+    time_finds(grown, out.grown_hit_ms, out.grown_miss_ms, "find after growth");
+    out.grown_capacity = grown.capacity();
+
+    subtable_chain<Table> chain(initial, spec.seed);
+    const double subtables_ms =
+        insert_in_batches(chain, timer, keys.data(), values.data(), n, batch, statuses.data());
+    require_statuses(keys.data(), nullptr, status::inserted, "insert into subtables");
+    if (chain.size() != n) throw std::runtime_error("insert into subtables: wrong size");
+    time_finds(chain, out.subtables_hit_ms, out.subtables_miss_ms, "find in subtables");
+    out.subtables_capacity = chain.capacity();
+    out.subtables = chain.tables();
+
     // The same default load limit, with room for all n keys from the start.
     Table presized(table_options{
         static_cast<std::size_t>(static_cast<double>(n) / grown.max_load_factor()) + 1, 0.0f,
@@ -91,14 +128,14 @@ growth_timings time_growth(std::uint64_t n, std::uint64_t batch, std::uint64_t i
     const std::size_t presized_capacity = presized.capacity();
     const double presized_ms =
         insert_in_batches(presized, timer, keys.data(), values.data(), n, batch, statuses.data());
-    check(presized, "insert into a presized table");
+    require_statuses(keys.data(), nullptr, status::inserted, "insert into a presized table");
     if (presized.capacity() != presized_capacity)
       throw std::runtime_error("the presized table grew: the benchmark sized it wrong");
-    out.grown_capacity = grown.capacity();
     out.presized_capacity = presized_capacity;
     if (repetition < 0) continue;
     out.grown_ms.push_back(grown_ms);
     out.presized_ms.push_back(presized_ms);
+    out.subtables_ms.push_back(subtables_ms);
   }
   return out;
 }
@@ -115,20 +152,29 @@ void run_growth(context& ctx) {
   std::printf("\ncuckoo.growth on %s: %llu keys in batches of %llu, from %llu slots\n",
               device.c_str(), static_cast<unsigned long long>(n),
               static_cast<unsigned long long>(batch), static_cast<unsigned long long>(initial));
-  std::printf("%-20s %-6s %-14s %-14s %-10s %-16s\n", "design", "bits", "grown (ms)",
-              "presized (ms)", "overhead", "final slots");
+  std::printf("%-16s %-5s %-22s %-22s %-22s %-10s\n", "design", "bits", "insert ms: rebuild",
+              "subtables", "presized", "tables");
   const std::vector<std::string> designs{"bucketed_cuckoo", "linear_probing"};
   for_each_design<Backend>([&]<class Table>() {
     if (!ctx.selected_design(Table::design_name, designs)) return;
     const int bits = static_cast<int>(8 * sizeof(typename Table::key_type));
     if (!ctx.selected_width(bits, {"32"})) return;
     const auto t = time_growth<Table>(n, batch, initial, base);
-    const double grown = median_of(t.grown_ms);
     const double presized = median_of(t.presized_ms);
-    std::printf("%-20s %-6d %-14.3f %-14.3f %-10s %-16zu\n",
-                std::string(Table::design_name).c_str(), bits, grown, presized,
-                (std::to_string(static_cast<int>(100 * (grown / presized - 1))) + "%").c_str(),
-                t.grown_capacity);
+    const auto versus = [&](double ms) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.3f (%+d%%)", ms,
+                    static_cast<int>(std::lround(100 * (ms / presized - 1))));
+      return std::string(text);
+    };
+    std::printf("%-16s %-5d %-22s %-22s %-22.3f %-10zu\n",
+                std::string(Table::design_name).c_str(), bits,
+                versus(median_of(t.grown_ms)).c_str(), versus(median_of(t.subtables_ms)).c_str(),
+                presized, t.subtables);
+    std::printf("%-16s %-5s find-hit ms: rebuilt %.3f, subtables %.3f; find-miss ms: rebuilt "
+                "%.3f, subtables %.3f\n",
+                "", "", median_of(t.grown_hit_ms), median_of(t.subtables_hit_ms),
+                median_of(t.grown_miss_ms), median_of(t.subtables_miss_ms));
     const auto emit = [&](const char* op, const std::vector<double>& ms, std::size_t capacity) {
       json_line line;
       line.add("experiment", "cuckoo.growth")
@@ -143,6 +189,7 @@ void run_growth(context& ctx) {
           .add("batch", batch)
           .add("initial_capacity", initial)
           .add("final_capacity", static_cast<std::uint64_t>(capacity))
+          .add("subtables", static_cast<std::uint64_t>(t.subtables))
           .add("repetitions", static_cast<int>(ms.size()))
           .add("median_ms", median_of(ms))
           .add("rate_gops", static_cast<double>(n) / (median_of(ms) * 1e6))
@@ -150,7 +197,12 @@ void run_growth(context& ctx) {
       ctx.emit(line.str());
     };
     emit("insert_grown", t.grown_ms, t.grown_capacity);
+    emit("insert_subtables", t.subtables_ms, t.subtables_capacity);
     emit("insert_presized", t.presized_ms, t.presized_capacity);
+    emit("find_hit_grown", t.grown_hit_ms, t.grown_capacity);
+    emit("find_miss_grown", t.grown_miss_ms, t.grown_capacity);
+    emit("find_hit_subtables", t.subtables_hit_ms, t.subtables_capacity);
+    emit("find_miss_subtables", t.subtables_miss_ms, t.subtables_capacity);
   });
 }
 
@@ -158,8 +210,9 @@ void run_growth(context& ctx) {
 
 experiment cuckoo_growth_experiment() {
   return {"cuckoo.growth",
-          "growth by rebuilding: n keys inserted in batches into a table created small against "
-          "one created for n (--n: 2^26 GPU, 2^22 CPU; --batch: n/16; --initial: 1024 slots; "
+          "growth by rebuilding against added subtables: n keys inserted in batches into a "
+          "table created small, a subtable chain created small and a table created for n, then "
+          "finds of n present and n absent keys in the grown ones (--n: 2^26 GPU, 2^22 CPU; --batch: n/16; --initial: 1024 slots; "
           "--design=bucketed_cuckoo,linear_probing; --key-bits; --backend; --reps)",
           [](context& ctx) {
             for_each_backend(ctx, [&]<class Backend>() { run_growth<Backend>(ctx); });
