@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "gpuhash/bucketed_cuckoo_map.hpp"
+#include "gpuhash/dachash_map.hpp"
 #include "gpuhash/linear_probing_map.hpp"
 
 namespace gpuhash::support {
@@ -24,7 +25,9 @@ using registered_designs =
     type_list<design_instance<linear_probing_map, std::uint32_t, std::uint32_t>,
               design_instance<linear_probing_map, std::uint64_t, std::uint64_t>,
               design_instance<bucketed_cuckoo_map, std::uint32_t, std::uint32_t>,
-              design_instance<bucketed_cuckoo_map, std::uint64_t, std::uint64_t>>;
+              design_instance<bucketed_cuckoo_map, std::uint64_t, std::uint64_t>,
+              design_instance<dachash_map, std::uint32_t, std::uint32_t>,
+              design_instance<dachash_map, std::uint64_t, std::uint64_t>>;
 
 /// Calls f.template operator()<T>() for each T of a type_list.
 template <class... Types, class F>

@@ -17,12 +17,14 @@
 // Growth: before a batch that may insert n keys, if occupied slots + n would
 // pass max_load_factor x capacity, the table is rebuilt larger (at least
 // doubled). Occupied counts tombstones for designs that keep them. Load
-// factor means keys over allocated slots.
+// factor means keys over allocated slots. Chained designs (those whose engine
+// can `reclaim`) "rebuild" without moving keys between buckets: they clean
+// their chains and add pool nodes; when keys come back `full` (the pool ran
+// dry) they clean first and add nodes only if that freed too few.
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -173,9 +175,9 @@ class basic_map {
     staged<key_type> device_keys(keys);
     staged<bool> device_flags(keys.size());
     contains(device_keys.data(), keys.size(), device_flags.data(), {});
-    const auto flags = std::make_unique<bool[]>(keys.size());
-    device_flags.copy_to(std::span<bool>(flags.get(), keys.size()));
-    return std::vector<bool>(flags.get(), flags.get() + keys.size());
+    auto flags = backend_type::template allocate_host<bool>(keys.size());
+    device_flags.copy_to(std::span<bool>(flags.data(), keys.size()));
+    return std::vector<bool>(flags.data(), flags.data() + keys.size());
   }
   std::vector<status> erase(std::span<const key_type> keys) {
     staged<key_type> device_keys(keys);
@@ -232,6 +234,14 @@ class basic_map {
       sync_counters(stream);
       rebuild(minimum_capacity_for(n), stream);
     }
+  }
+
+  /// Reclaims the slots that erases left (tombstones) without growing:
+  /// DACHash's clean, a rebuild at the same size for open addressing.
+  void compact(stream_type stream = {}) {
+    use_stream(stream);
+    sync_counters(stream);
+    rebuild(engine_.capacity(), stream);
   }
 
   /// Slots allocated (pool nodes included for chained designs).
@@ -325,7 +335,10 @@ class basic_map {
         throw error("gpuhash: " + std::string(design_name) + " could not place " +
                     std::to_string(count) + " keys after growing to " + std::to_string(capacity()) +
                     " slots");
-      rebuild(std::max(2 * engine_.capacity(), minimum_capacity_for(live() + count)), stream);
+      // Chained designs clean first; if the retry still comes back full,
+      // the next round grows.
+      if (round > 0 || !reclaimed_room(stream))
+        rebuild(std::max(2 * engine_.capacity(), minimum_capacity_for(live() + count)), stream);
 
       auto keys = backend_type::template allocate<key_type>(count, stream);
       auto values = backend_type::template allocate<mapped_type>(count, stream);
@@ -355,6 +368,20 @@ class basic_map {
                            remaining, next.data(), stream);
       positions = std::move(next);
       count = remaining;
+    }
+  }
+
+  /// For chained designs, whose `full` means the node pool ran dry: cleans
+  /// the chains and reports whether that freed any node. Other designs must
+  /// grow.
+  bool reclaimed_room(stream_type stream) {
+    if constexpr (requires(Engine& e) { e.reclaim(stream); }) {
+      const std::size_t free_nodes = engine_.reclaim(stream);
+      at_rehash_ = synced_;
+      live_at_rehash_ = live();
+      return free_nodes > 0;
+    } else {
+      return false;
     }
   }
 

@@ -8,8 +8,8 @@
 #include <type_traits>
 
 #include "gpuhash/detail/batch.hpp"
-#include "gpuhash/detail/bucketed_cuckoo/slots.hpp"
 #include "gpuhash/detail/host_device.hpp"
+#include "gpuhash/detail/slot_steps.hpp"
 #include "gpuhash/hash.hpp"
 #include "gpuhash/status.hpp"
 

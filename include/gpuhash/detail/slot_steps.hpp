@@ -1,8 +1,9 @@
 #pragma once
-// Slot layouts of the bucketed cuckoo table and the atomic steps on one slot.
-// Each step takes the caller's copy of the slot and, when the slot no longer
-// holds what the copy shows, refreshes the copy and reports failure, so the
-// caller re-examines the slot (docs/designs/bucketed_cuckoo.md).
+// The atomic steps on one slot of slot_layouts.hpp's two layouts, shared by
+// the designs that keep pairs in slots (bucketed cuckoo, DACHash). Each step
+// takes the caller's copy of the slot and, when the slot no longer holds what
+// the copy shows, refreshes the copy and reports failure, so the caller
+// re-examines the slot (docs/designs/bucketed_cuckoo.md).
 
 #include <cstdint>
 
@@ -10,7 +11,7 @@
 #include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/detail/slot_layouts.hpp"
 
-namespace gpuhash::detail::bucketed_cuckoo {
+namespace gpuhash::detail {
 
 /// 32-bit keys and values: packed_pair's one-word slots, every change one CAS.
 template <class Key, class Value>
@@ -33,6 +34,9 @@ struct packed_slots : packed_pair<Key, Value> {
       copy[i + 1] = pair.second;
     }
   }
+
+  /// Copies one slot.
+  GPUHASH_HD static slot_type load_one(const slot_type* slot) { return load_relaxed(slot); }
 
   /// The key the copy shows (a packed slot is never half-written).
   GPUHASH_HD static Key settled_key(const slot_type*, slot_type& copy) { return key_of(copy); }
@@ -86,6 +90,12 @@ struct pair_slots : published_pair<Key, Value> {
       const word_pair pair = load_pair_for_probe(words + 2 * i);
       copy[i] = {static_cast<Key>(pair.first), static_cast<Value>(pair.second)};
     }
+  }
+
+  /// Copies one slot's key (acquire: settled_key and value rely on it); the
+  /// value is read by value() once the key is known.
+  GPUHASH_HD static slot_type load_one(const slot_type* slot) {
+    return {load_acquire(&slot->key), Value{}};
   }
 
   /// The key of the slot once no insert is half-way through publishing it.
@@ -145,4 +155,4 @@ struct pair_slots : published_pair<Key, Value> {
   }
 };
 
-}  // namespace gpuhash::detail::bucketed_cuckoo
+}  // namespace gpuhash::detail

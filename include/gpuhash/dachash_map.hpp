@@ -1,0 +1,28 @@
+#pragma once
+// gpuhash::dachash_map: DACHash (dachash-thesis.txt), buckets of chained
+// super nodes taken from a preallocated node pool. 32/32-bit pairs live in
+// one 64-bit slot changed by a single CAS; 64/64-bit pairs use the
+// busy-then-publish protocol of detail/slot_layouts.hpp. Erase leaves a
+// tombstone, removed by clean (which runs when the table needs room, or on
+// compact()). The table grows by adding pool nodes, never by rebuilding.
+// Reserved keys: the two largest values (32-bit) or three largest (64-bit),
+// see reserved_keys().
+//
+//   gpuhash::dachash_map<std::uint32_t, std::uint32_t> cpu_table;
+//   gpuhash::dachash_map<std::uint64_t, std::uint64_t, gpuhash::cuda_backend> gpu_table;
+//
+// Compiled into the library for <uint32_t, uint32_t> and <uint64_t,
+// uint64_t> with 64-byte nodes on each backend.
+
+#include <cstdint>
+
+#include "gpuhash/cpu/backend.hpp"
+#include "gpuhash/detail/dachash/engine.hpp"
+#include "gpuhash/map.hpp"
+
+namespace gpuhash {
+
+template <class Key, class Value, class Backend = cpu_backend>
+using dachash_map = basic_map<detail::dachash::engine<Key, Value, Backend>>;
+
+}  // namespace gpuhash

@@ -1,0 +1,94 @@
+#pragma once
+// The DACHash engine: buckets of chained super nodes over a node pool, and
+// batch execution by the one-to-one mapping (one thread per key). The public
+// face is gpuhash::dachash_map. Members are defined in engine_impl.hpp and
+// compiled into the library for 32/32 and 64/64-bit pairs with 64-byte nodes
+// (the thesis' 16x4 bytes) on each backend; other node sizes instantiate
+// engine_impl.hpp in the user's own .cpp (CPU) or .cu (CUDA) file.
+//
+// Capacity and growth. The bucket count is fixed at construction: the
+// capacity hint over the pairs a node holds, so that the head nodes alone
+// hold the hint. Capacity counts the slots of the head nodes and of every
+// pool node. Growth never rebuilds (thesis 4.3; issue #4): it cleans the
+// chains (returning nodes that erases emptied) and, if the table still needs
+// room, adds a pool chunk; chains get longer as the table grows past its
+// hint.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "gpuhash/detail/batch.hpp"
+#include "gpuhash/detail/counters.hpp"
+#include "gpuhash/detail/dachash/view.hpp"
+#include "gpuhash/detail/node_pool.hpp"
+
+namespace gpuhash::detail::dachash {
+
+/// The thesis' choice: 16x4 bytes.
+inline constexpr std::uint32_t default_node_bytes = 64;
+
+template <class Key, class Value, class Backend, std::uint32_t NodeBytes = default_node_bytes>
+class engine {
+  static_assert((sizeof(Key) == 4 && sizeof(Value) == 4) ||
+                    (sizeof(Key) == 8 && sizeof(Value) == 8),
+                "gpuhash::dachash_map stores 32/32 or 64/64-bit key/value pairs: use "
+                "std::uint32_t or std::uint64_t for both");
+
+ public:
+  using key_type = Key;
+  using mapped_type = Value;
+  using backend_type = Backend;
+  using stream_type = typename Backend::stream_type;
+  using view_type = chain_view<Key, Value, NodeBytes>;
+  using node_type = typename view_type::node_type;
+  using slot_type = typename view_type::slot_type;
+
+  static constexpr std::string_view name = "dachash";
+  /// Chains leave the tail of their last node empty; above about 0.8 of all
+  /// slots the pool runs dry before the load limit is reached.
+  static constexpr float default_max_load_factor = 0.75f;
+  /// Erase leaves a tombstone until clean.
+  static constexpr bool erase_frees_slot = false;
+  static constexpr std::uint32_t node_bytes = NodeBytes;
+  static constexpr std::uint32_t pairs_per_node = node_type::pairs;
+
+  static constexpr bool is_reserved(Key key) noexcept { return view_type::is_reserved(key); }
+  static constexpr std::span<const Key> reserved_keys() noexcept {
+    return view_type::reserved_keys;
+  }
+
+  engine(std::size_t min_capacity, std::uint64_t seed, stream_type stream);
+
+  std::size_t capacity() const noexcept {
+    return (buckets_ + pool_.nodes()) * std::size_t{pairs_per_node};
+  }
+  std::size_t memory_bytes() const noexcept {
+    return buckets_ * sizeof(node_type) + pool_.memory_bytes();
+  }
+  std::size_t buckets() const noexcept { return buckets_; }
+  std::size_t pool_nodes() const noexcept { return pool_.nodes(); }
+  /// Pool nodes not in any chain (waits for the stream).
+  std::size_t free_nodes(stream_type stream) const { return pool_.free_nodes(stream); }
+
+  void execute_async(const batch<Key, Value>& args, table_counters* counters, stream_type stream);
+  /// Cleans, then adds pool chunks until the capacity reaches `min_capacity`.
+  void rehash(std::size_t min_capacity, stream_type stream);
+  /// The thesis' clean: compacts every chain and returns the nodes it frees
+  /// to the pool. Returns the pool's free nodes afterwards.
+  std::size_t reclaim(stream_type stream);
+  void clear(stream_type stream);
+  /// Writes the `count` stored pairs (count must equal the table's size).
+  void retrieve_all(Key* keys, Value* values, std::size_t count, stream_type stream) const;
+
+ private:
+  view_type view() const;
+
+  typename Backend::template buffer<node_type> heads_;
+  std::size_t buckets_ = 0;
+  std::uint64_t seed_ = 0;
+  node_pool<node_type, Backend> pool_;
+};
+
+}  // namespace gpuhash::detail::dachash

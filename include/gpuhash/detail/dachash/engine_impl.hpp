@@ -1,0 +1,105 @@
+#pragma once
+// Member definitions of dachash::engine. Included only by the files that
+// instantiate the engine: a .cpp for the CPU backend, a .cu for CUDA.
+
+#include <algorithm>
+#include <string>
+
+#include "gpuhash/detail/dachash/engine.hpp"
+#include "gpuhash/detail/exec.hpp"
+#include "gpuhash/errors.hpp"
+
+namespace gpuhash::detail::dachash {
+
+/// Clean, one bucket per thread.
+template <class View>
+struct compact_bucket {
+  View view;
+  GPUHASH_HD void operator()(std::uint64_t bucket) const { view.compact(bucket); }
+};
+
+/// retrieve_all, one node per thread (heads first, then the pool's nodes):
+/// live pairs go to the next free output position.
+template <class View>
+struct copy_out_node {
+  View view;
+  std::uint64_t buckets;
+  typename View::key_type* keys;
+  typename View::mapped_type* values;
+  std::uint64_t* written;
+  std::uint64_t capacity;  // of keys and values
+
+  GPUHASH_HD void operator()(std::uint64_t i) const {
+    const auto& node = i < buckets ? view.head(i)
+                                   : view.pool().node(static_cast<node_index>(i - buckets));
+    for (const auto& slot : node.slots) {
+      if (!View::is_live(slot)) continue;
+      const std::uint64_t at = fetch_add_relaxed(written, std::uint64_t{1});
+      if (at >= capacity) continue;  // more pairs than counted: reported by the caller
+      keys[at] = View::steps::key_of(slot);
+      values[at] = View::steps::value_of(slot);
+    }
+  }
+};
+
+template <class Key, class Value, class Backend, std::uint32_t NodeBytes>
+engine<Key, Value, Backend, NodeBytes>::engine(std::size_t min_capacity, std::uint64_t seed,
+                                               stream_type stream)
+    : heads_(Backend::template allocate<node_type>(
+          std::max<std::size_t>(1, (min_capacity + pairs_per_node - 1) / pairs_per_node), stream)),
+      buckets_(heads_.size()),
+      seed_(seed),
+      // A quarter of the heads' count to start: chains that outgrow their
+      // head take nodes from it, and it grows by chunks.
+      pool_(buckets_ / 4, stream) {
+  Backend::fill_bytes(heads_.data(), buckets_ * sizeof(node_type), 0xff, stream);
+}
+
+template <class Key, class Value, class Backend, std::uint32_t NodeBytes>
+auto engine<Key, Value, Backend, NodeBytes>::view() const -> view_type {
+  return view_type(const_cast<node_type*>(heads_.data()), buckets_, seed_, pool_.view());
+}
+
+template <class Key, class Value, class Backend, std::uint32_t NodeBytes>
+void engine<Key, Value, Backend, NodeBytes>::execute_async(const batch<Key, Value>& args,
+                                                           table_counters* counters,
+                                                           stream_type stream) {
+  run_batch<Backend>(view(), args, counters, stream);
+}
+
+template <class Key, class Value, class Backend, std::uint32_t NodeBytes>
+std::size_t engine<Key, Value, Backend, NodeBytes>::reclaim(stream_type stream) {
+  exec<Backend>::for_each(buckets_, compact_bucket<view_type>{view()}, stream);
+  return pool_.free_nodes(stream);
+}
+
+template <class Key, class Value, class Backend, std::uint32_t NodeBytes>
+void engine<Key, Value, Backend, NodeBytes>::rehash(std::size_t min_capacity, stream_type stream) {
+  reclaim(stream);
+  while (capacity() < min_capacity) pool_.add_chunk(stream);
+}
+
+template <class Key, class Value, class Backend, std::uint32_t NodeBytes>
+void engine<Key, Value, Backend, NodeBytes>::clear(stream_type stream) {
+  Backend::fill_bytes(heads_.data(), buckets_ * sizeof(node_type), 0xff, stream);
+  pool_.reset(stream);
+}
+
+template <class Key, class Value, class Backend, std::uint32_t NodeBytes>
+void engine<Key, Value, Backend, NodeBytes>::retrieve_all(Key* keys, Value* values,
+                                                          std::size_t count,
+                                                          stream_type stream) const {
+  auto written = Backend::template allocate<std::uint64_t>(1, stream);
+  Backend::fill_bytes(written.data(), sizeof(std::uint64_t), 0, stream);
+  exec<Backend>::for_each(buckets_ + pool_.nodes(),
+                          copy_out_node<view_type>{view(), buckets_, keys, values, written.data(),
+                                                   count},
+                          stream);
+  std::uint64_t found = 0;
+  Backend::copy_to_host(&found, written.data(), 1, stream);
+  if (found != count)
+    throw error("gpuhash: dachash retrieve_all found " + std::to_string(found) +
+                " pairs where the table counted " + std::to_string(count));
+}
+
+}  // namespace gpuhash::detail::dachash

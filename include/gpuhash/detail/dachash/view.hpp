@@ -1,0 +1,227 @@
+#pragma once
+// DACHash: the per-key algorithms of the one-to-one mapping (thesis Alg. 2:
+// one thread per key), shared by the CPU and CUDA backends, and the clean
+// phase (section 4.2). Proofs: docs/designs/dachash.md.
+//
+// A key hashes to a bucket; the bucket is a chain of super nodes starting at
+// the bucket's preallocated head node. Invariants while batches run:
+//  * Slots fill in chain order. An insert claims the first empty slot of the
+//    chain (a CAS from empty), and a slot never becomes empty again (erase
+//    leaves a tombstone; only clean, which runs alone, empties slots). So
+//    every slot before a stored key is non-empty, and a search, update or
+//    erase that meets an empty slot knows the key is not further on.
+//  * Tombstones are not reused while batches run, so two inserts of a key
+//    always race for the same first empty slot: a key is stored at most once,
+//    also when it is erased and reinserted in one batch.
+//  * A node is attached by whoever turns the full last node's next index
+//    from no_node to linking_node; it pops a node (already empty) and
+//    publishes its index with release order. Others wait for the index; a
+//    search takes linking_node as the end of the chain (the node being
+//    attached holds no key yet). An empty pool makes the insert report
+//    `full`, and the host makes room and retries it.
+
+#include <cstdint>
+#include <type_traits>
+
+#include "gpuhash/detail/atomic.hpp"
+#include "gpuhash/detail/batch.hpp"
+#include "gpuhash/detail/dachash/super_node.hpp"
+#include "gpuhash/detail/host_device.hpp"
+#include "gpuhash/detail/node_pool.hpp"
+#include "gpuhash/detail/slot_steps.hpp"
+#include "gpuhash/hash.hpp"
+#include "gpuhash/status.hpp"
+
+namespace gpuhash::detail::dachash {
+
+template <class Key, class Value, std::uint32_t NodeBytes>
+class chain_view {
+ public:
+  using key_type = Key;
+  using mapped_type = Value;
+  /// 32/32: one-word slots, every change one CAS; 64/64: busy-then-publish.
+  using steps =
+      std::conditional_t<sizeof(Key) == 4, packed_slots<Key, Value>, pair_slots<Key, Value>>;
+  using slot_type = typename steps::slot_type;
+  using node_type = super_node<slot_type, NodeBytes>;
+  using pool_type = node_pool_view<node_type>;
+  static constexpr auto reserved_keys = steps::reserved_keys;
+  static constexpr Key empty_key = steps::empty_key;
+
+  chain_view() = default;
+  GPUHASH_HD chain_view(node_type* heads, std::uint64_t buckets, std::uint64_t seed,
+                        pool_type pool)
+      : heads_(heads), buckets_(buckets), hash_{seed}, pool_(pool) {}
+
+  GPUHASH_HD static constexpr bool is_reserved(Key key) { return steps::is_reserved(key); }
+  GPUHASH_HD static bool is_live(const slot_type& slot) { return steps::is_live(slot); }
+
+  GPUHASH_HD std::uint64_t bucket_of(Key key) const { return reduce_range(hash_(key), buckets_); }
+  GPUHASH_HD node_type& head(std::uint64_t bucket) const { return heads_[bucket]; }
+  GPUHASH_HD const pool_type& pool() const { return pool_; }
+
+  /// Thesis "search": the chain's slots in order, up to the key or the first
+  /// empty slot.
+  GPUHASH_HD status find(Key key, Value* value_out) const {
+    const node_type* node = &heads_[bucket_of(key)];
+    for (;;) {
+      for (std::uint32_t s = 0; s < node_type::pairs; ++s) {
+        auto* slot = const_cast<slot_type*>(&node->slots[s]);
+        slot_type copy = steps::load_one(slot);
+        const Key seen = steps::settled_key(slot, copy);
+        if (seen == key) {
+          if (value_out != nullptr) *value_out = steps::value(slot, copy);
+          return status::found;
+        }
+        if (seen == empty_key) return status::not_found;
+      }
+      const node_index next = load_acquire(&node->next);
+      if (next == no_node || next == linking_node) return status::not_found;
+      node = &pool_.node(next);
+    }
+  }
+
+  GPUHASH_HD status insert(Key key, Value value) const {
+    return write<write_mode::insert_if_absent>(key, value);
+  }
+  /// The thesis' "insert" (it updates a key that is present).
+  GPUHASH_HD status upsert(Key key, Value value) const {
+    return write<write_mode::upsert>(key, value);
+  }
+  GPUHASH_HD status update(Key key, Value value) const {
+    return write<write_mode::update_if_present>(key, value);
+  }
+
+  /// Thesis "delete": marks the key's slot as a tombstone (logical delete).
+  GPUHASH_HD status erase(Key key) const {
+    node_type* node = &heads_[bucket_of(key)];
+    for (;;) {
+      for (std::uint32_t s = 0; s < node_type::pairs; ++s) {
+        slot_type* slot = &node->slots[s];
+        slot_type copy = steps::load_one(slot);
+        for (;;) {
+          const Key seen = steps::settled_key(slot, copy);
+          if (seen == empty_key) return status::not_found;
+          if (seen != key) break;
+          // Fails when a concurrent update changed the value (retry with it)
+          // or a concurrent erase won (the slot then shows a tombstone).
+          if (steps::bury(slot, copy)) return status::erased;
+        }
+      }
+      const node_index next = load_acquire(&node->next);
+      if (next == no_node || next == linking_node) return status::not_found;
+      node = &pool_.node(next);
+    }
+  }
+
+  /// Thesis "clean" for one bucket: moves the chain's live pairs to its
+  /// front, in order, so that only the last node in use has empty slots, and
+  /// returns the nodes after it to the pool, emptied. Runs alone (no batch
+  /// at the same time); buckets are cleaned in parallel.
+  GPUHASH_HD void compact(std::uint64_t bucket) const {
+    node_type* write_node = &heads_[bucket];
+    std::uint32_t written = 0;  // pairs written to write_node
+    for (node_type* read_node = write_node;;) {
+      for (std::uint32_t s = 0; s < node_type::pairs; ++s) {
+        const slot_type slot = read_node->slots[s];
+        if (!is_live(slot)) continue;
+        // The write position never passes the read position, so the node
+        // after a full write_node exists.
+        if (written == node_type::pairs) {
+          write_node = &pool_.node(write_node->next);
+          written = 0;
+        }
+        write_node->slots[written++] = slot;
+      }
+      if (read_node->next == no_node) break;
+      read_node = &pool_.node(read_node->next);
+    }
+    for (std::uint32_t s = written; s < node_type::pairs; ++s) empty(write_node->slots[s]);
+    node_index unused = write_node->next;
+    write_node->next = no_node;
+    while (unused != no_node) {
+      node_type& node = pool_.node(unused);
+      const node_index after = node.next;
+      for (slot_type& slot : node.slots) empty(slot);
+      node.next = no_node;
+      pool_.push(unused);
+      unused = after;
+    }
+  }
+
+ private:
+  GPUHASH_HD static void empty(slot_type& slot) {
+    if constexpr (sizeof(Key) == 4) {
+      slot = steps::empty_slot;
+    } else {
+      slot = {empty_key, ~Value{0}};
+    }
+  }
+
+  template <write_mode Mode>
+  GPUHASH_HD status write(Key key, Value value) const {
+    node_type* node = &heads_[bucket_of(key)];
+    for (;;) {
+      for (std::uint32_t s = 0; s < node_type::pairs; ++s) {
+        slot_type* slot = &node->slots[s];
+        slot_type copy = steps::load_one(slot);
+        // Re-examine the slot until it holds neither our key nor empty: a
+        // lost CAS means someone else changed it, and that change decides.
+        for (;;) {
+          const Key seen = steps::settled_key(slot, copy);
+          if (seen == key) {
+            if constexpr (Mode == write_mode::insert_if_absent) return status::exists;
+            // Lost to another write of the key's value: ours counts as done,
+            // ordered just before the one that won (retrying would serialize
+            // every writer of a hot key).
+            if (steps::set_value(slot, copy, value) || steps::settled_key(slot, copy) == key)
+              return status::updated;
+            continue;  // erased meanwhile: the slot now holds a tombstone
+          }
+          if (seen != empty_key) break;
+          if constexpr (Mode == write_mode::update_if_present) return status::not_found;
+          if (steps::claim(slot, copy, key, value)) return status::inserted;
+        }
+      }
+      node_index next = load_acquire(&node->next);
+      while (next == linking_node) {
+        spin_pause();
+        next = load_acquire(&node->next);
+      }
+      if (next == no_node) {
+        if constexpr (Mode == write_mode::update_if_present) return status::not_found;
+        next = attach_node(*node);
+        if (next == no_node) return status::full;
+      }
+      node = &pool_.node(next);
+    }
+  }
+
+  /// Attaches a node after `last` (whose next was no_node when the caller
+  /// looked) or waits for whoever is attaching one. Returns the next node's
+  /// index, or no_node if the pool is empty.
+  GPUHASH_HD node_index attach_node(node_type& last) const {
+    for (;;) {
+      node_index seen = compare_exchange_acquire(&last.next, no_node, linking_node);
+      if (seen == no_node) {
+        const node_index fresh = pool_.pop();
+        // Publishes the link (or, with an empty pool, gives the end back so
+        // that waiting threads try and report `full` too).
+        store_release(&last.next, fresh);
+        return fresh;
+      }
+      while (seen == linking_node) {
+        spin_pause();
+        seen = load_acquire(&last.next);
+      }
+      if (seen != no_node) return seen;
+    }
+  }
+
+  node_type* heads_ = nullptr;
+  std::uint64_t buckets_ = 0;
+  seeded_hash<Key> hash_{};
+  pool_type pool_{};
+};
+
+}  // namespace gpuhash::detail::dachash

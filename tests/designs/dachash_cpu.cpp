@@ -1,0 +1,20 @@
+#include <cstdint>
+
+#include "dachash_tests.hpp"
+#include "gpuhash/detail/dachash/engine_impl.hpp"
+#include "node_pool_tests.hpp"
+
+namespace gpuhash::detail::dachash {
+// 16-byte nodes (one 32/32 pair each) are not compiled into the library;
+// these tests instantiate them for the longest chains.
+template class engine<std::uint32_t, std::uint32_t, cpu_backend, 16>;
+}  // namespace gpuhash::detail::dachash
+
+namespace gpuhash::testing {
+using cpu_dachash_tables = ::testing::Types<
+    dachash_map<std::uint32_t, std::uint32_t, cpu_backend>,
+    dachash_map<std::uint64_t, std::uint64_t, cpu_backend>,
+    basic_map<detail::dachash::engine<std::uint32_t, std::uint32_t, cpu_backend, 16>>>;
+INSTANTIATE_TYPED_TEST_SUITE_P(dachash, dachash, cpu_dachash_tables);
+INSTANTIATE_TYPED_TEST_SUITE_P(node_pool, node_pool, ::testing::Types<cpu_backend>);
+}  // namespace gpuhash::testing
