@@ -252,6 +252,12 @@ class basic_map {
   }
   float max_load_factor() const noexcept { return max_load_factor_; }
 
+  /// The design's engine, for what only this design has (DACHash's mapping
+  /// settings and chain statistics, for instance). No batch may run while
+  /// its settings change.
+  Engine& engine() noexcept { return engine_; }
+  const Engine& engine() const noexcept { return engine_; }
+
  private:
   using batch_type = detail::batch<key_type, mapped_type>;
   template <class T>

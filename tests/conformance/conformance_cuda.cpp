@@ -9,11 +9,27 @@
 #include "conformance.hpp"
 #include "designs.hpp"
 #include "gpuhash/cpu/backend.hpp"
+#include "gpuhash/dachash_map.hpp"
 #include "gpuhash/cuda/backend.hpp"
 
 namespace gpuhash::testing {
 
 INSTANTIATE_TYPED_TEST_SUITE_P(conformance, conformance, conformance_tables<cuda_backend>);
+
+// DACHash runs its dynamic mapping by default, which picks one-to-one for
+// short chains: the suite again with many-to-one forced.
+template <class Table>
+struct dachash_many_to_one : Table {
+  explicit dachash_many_to_one(table_options options = {}) : Table(options) {
+    auto settings = this->engine().settings();
+    settings.mapping = ::gpuhash::detail::dachash::mapping_scheme::many_to_one;
+    this->engine().configure(settings);
+  }
+};
+using dachash_many_to_one_tables =
+    ::testing::Types<dachash_many_to_one<dachash_map<std::uint32_t, std::uint32_t, cuda_backend>>,
+                     dachash_many_to_one<dachash_map<std::uint64_t, std::uint64_t, cuda_backend>>>;
+INSTANTIATE_TYPED_TEST_SUITE_P(dachash_many_to_one, conformance, dachash_many_to_one_tables);
 
 template <class Instance>
 class backends_agree : public ::testing::Test {

@@ -1,22 +1,77 @@
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "dachash_tests.hpp"
 #include "gpuhash/cuda/backend.hpp"
 #include "gpuhash/detail/dachash/engine_impl.hpp"
 #include "node_pool_tests.hpp"
+#include "reorder_tests.hpp"
 
 namespace gpuhash::detail::dachash {
 // 16-byte nodes (one 32/32 pair each) are not compiled into the library;
 // these tests instantiate them for the longest chains and the most racing
 // node attachments.
 template class engine<std::uint32_t, std::uint32_t, cuda_backend, 16>;
+template class engine<std::uint32_t, std::uint32_t, cuda_backend, 16, 1>;
 }  // namespace gpuhash::detail::dachash
 
 namespace gpuhash::testing {
+namespace dh = ::gpuhash::detail::dachash;
+template <class Table>
+using one_to_one = with_mapping<Table, dh::mapping_scheme::one_to_one>;
+template <class Table>
+using many_to_one = with_mapping<Table, dh::mapping_scheme::many_to_one>;
+
+// Each mapping on its own (the default, dynamic, picks one per batch), and
+// 16-byte nodes with tiles of 1 and 2 lanes (the most racing attachments).
 using cuda_dachash_tables = ::testing::Types<
-    dachash_map<std::uint32_t, std::uint32_t, cuda_backend>,
-    dachash_map<std::uint64_t, std::uint64_t, cuda_backend>,
-    basic_map<detail::dachash::engine<std::uint32_t, std::uint32_t, cuda_backend, 16>>>;
+    one_to_one<dachash_map<std::uint32_t, std::uint32_t, cuda_backend>>,
+    one_to_one<dachash_map<std::uint64_t, std::uint64_t, cuda_backend>>,
+    many_to_one<dachash_map<std::uint32_t, std::uint32_t, cuda_backend>>,
+    many_to_one<dachash_map<std::uint64_t, std::uint64_t, cuda_backend>>,
+    one_to_one<basic_map<dh::engine<std::uint32_t, std::uint32_t, cuda_backend, 16>>>,
+    many_to_one<basic_map<dh::engine<std::uint32_t, std::uint32_t, cuda_backend, 16>>>,
+    many_to_one<basic_map<dh::engine<std::uint32_t, std::uint32_t, cuda_backend, 16, 1>>>>;
 INSTANTIATE_TYPED_TEST_SUITE_P(dachash, dachash, cuda_dachash_tables);
+
+// The many-to-one mapping on the GPU gives what the CPU backend (one-to-one)
+// gives, batch by batch: distinct keys per batch, so outcomes are determined.
+template <class Instance>
+class dachash_mappings_agree : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cuda_backend::available())
+      GTEST_SKIP() << "no cuda device: these tests need an NVIDIA GPU (scripts/gpu-check runs them)";
+  }
+};
+using dachash_widths = ::testing::Types<std::uint32_t, std::uint64_t>;
+TYPED_TEST_SUITE(dachash_mappings_agree, dachash_widths);
+
+TYPED_TEST(dachash_mappings_agree, many_to_one_on_the_gpu_matches_the_cpu) {
+  using K = TypeParam;
+  using cpu_table = dachash_map<K, K, cpu_backend>;
+  using gpu_table = many_to_one<dachash_map<K, K, cuda_backend>>;
+  seeded_random random;
+  const table_options options{256, 0.0f, random.next()};
+  cpu_table on_cpu(options);
+  gpu_table on_gpu(options);
+  const auto universe = distinct_keys<cpu_table>(random, scaled(20000));
+  const std::size_t batch = scaled(4000);
+  for (int round = 0; round < 30; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    const std::vector<K> keys = sample_distinct(universe, batch, random);
+    const auto values = random_values<K>(random, batch);
+    std::vector<operation> ops(batch);
+    for (auto& op : ops) op = static_cast<operation>(random.below(5));
+    std::vector<K> a = values;
+    std::vector<K> b = values;
+    ASSERT_EQ(on_cpu.apply(ops, keys, a), on_gpu.apply(ops, keys, b));
+    ASSERT_EQ(a, b);
+    ASSERT_EQ(on_cpu.size(), on_gpu.size());
+  }
+  EXPECT_EQ(contents(on_cpu), contents(on_gpu));
+}
 INSTANTIATE_TYPED_TEST_SUITE_P(node_pool, node_pool, ::testing::Types<cuda_backend>);
+INSTANTIATE_TYPED_TEST_SUITE_P(reorder, reorder, ::testing::Types<cuda_backend>);
 }  // namespace gpuhash::testing

@@ -1,9 +1,10 @@
 #pragma once
 // The DACHash engine: buckets of chained super nodes over a node pool, and
-// batch execution by the one-to-one mapping (one thread per key). The public
-// face is gpuhash::dachash_map. Members are defined in engine_impl.hpp and
-// compiled into the library for 32/32 and 64/64-bit pairs with 64-byte nodes
-// (the thesis' 16x4 bytes) on each backend; other node sizes instantiate
+// batch execution by the one-to-one, many-to-one or dynamic mapping
+// (mapping.hpp). The public face is gpuhash::dachash_map. Members are defined
+// in engine_impl.hpp and compiled into the library for 32/32 and 64/64-bit
+// pairs with 64-byte nodes (the thesis' 16x4 bytes) and tiles of one lane per
+// node cell on each backend; other node and tile sizes instantiate
 // engine_impl.hpp in the user's own .cpp (CPU) or .cu (CUDA) file.
 //
 // Capacity and growth. The bucket count is fixed at construction: the
@@ -21,6 +22,7 @@
 
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/counters.hpp"
+#include "gpuhash/detail/dachash/mapping.hpp"
 #include "gpuhash/detail/dachash/view.hpp"
 #include "gpuhash/detail/node_pool.hpp"
 
@@ -28,8 +30,14 @@ namespace gpuhash::detail::dachash {
 
 /// The thesis' choice: 16x4 bytes.
 inline constexpr std::uint32_t default_node_bytes = 64;
+/// Lanes of a many-to-one tile by default: one per slot-sized cell of a node
+/// (8 for 64-byte nodes of 32/32 pairs), so a tile reads a node in one request.
+template <class Key, std::uint32_t NodeBytes>
+inline constexpr unsigned default_tile_size =
+    NodeBytes / (2 * sizeof(Key)) < 32 ? NodeBytes / (2 * sizeof(Key)) : 32;
 
-template <class Key, class Value, class Backend, std::uint32_t NodeBytes = default_node_bytes>
+template <class Key, class Value, class Backend, std::uint32_t NodeBytes = default_node_bytes,
+          unsigned TileSize = default_tile_size<Key, NodeBytes>>
 class engine {
   static_assert((sizeof(Key) == 4 && sizeof(Value) == 4) ||
                     (sizeof(Key) == 8 && sizeof(Value) == 8),
@@ -53,6 +61,7 @@ class engine {
   static constexpr bool erase_frees_slot = false;
   static constexpr std::uint32_t node_bytes = NodeBytes;
   static constexpr std::uint32_t pairs_per_node = node_type::pairs;
+  static constexpr unsigned tile_size = TileSize;
 
   static constexpr bool is_reserved(Key key) noexcept { return view_type::is_reserved(key); }
   static constexpr std::span<const Key> reserved_keys() noexcept {
@@ -71,6 +80,16 @@ class engine {
   std::size_t pool_nodes() const noexcept { return pool_.nodes(); }
   /// Pool nodes not in any chain (waits for the stream).
   std::size_t free_nodes(stream_type stream) const { return pool_.free_nodes(stream); }
+  /// The thesis' expected length: nodes per bucket over two, so that 0.5
+  /// means one node per bucket and 1 two (its Fig. 7.1). Waits for the stream.
+  double expected_chain_length(stream_type stream) const;
+
+  const dachash::settings& settings() const noexcept { return settings_; }
+  /// Takes effect from the next batch.
+  void configure(const dachash::settings& s) { settings_ = s; }
+  /// The mapping the next batch would run with (the dynamic scheme's choice;
+  /// one-to-one on backends without tiles). Waits for the stream when dynamic.
+  mapping_scheme mapping_for_next_batch(stream_type stream) const;
 
   void execute_async(const batch<Key, Value>& args, table_counters* counters, stream_type stream);
   /// Cleans, then adds pool chunks until the capacity reaches `min_capacity`.
@@ -84,11 +103,18 @@ class engine {
 
  private:
   view_type view() const;
+  /// Runs a batch, in the given order, with the mapping the settings choose.
+  void run_mapped(const batch<Key, Value>& args, table_counters* counters, stream_type stream);
+  /// Runs a batch in the reorder's order and puts the results back in the
+  /// caller's.
+  void run_reordered(const batch<Key, Value>& args, table_counters* counters,
+                     stream_type stream);
 
   typename Backend::template buffer<node_type> heads_;
   std::size_t buckets_ = 0;
   std::uint64_t seed_ = 0;
   node_pool<node_type, Backend> pool_;
+  dachash::settings settings_{};
 };
 
 }  // namespace gpuhash::detail::dachash

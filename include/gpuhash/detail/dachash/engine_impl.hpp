@@ -7,7 +7,12 @@
 
 #include "gpuhash/detail/dachash/engine.hpp"
 #include "gpuhash/detail/exec.hpp"
+#include "gpuhash/detail/reorder.hpp"
 #include "gpuhash/errors.hpp"
+
+#if defined(__CUDACC__)
+#include "gpuhash/detail/dachash/many_to_one.cuh"
+#endif
 
 namespace gpuhash::detail::dachash {
 
@@ -42,8 +47,8 @@ struct copy_out_node {
   }
 };
 
-template <class Key, class Value, class Backend, std::uint32_t NodeBytes>
-engine<Key, Value, Backend, NodeBytes>::engine(std::size_t min_capacity, std::uint64_t seed,
+template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
+engine<Key, Value, Backend, NodeBytes, TileSize>::engine(std::size_t min_capacity, std::uint64_t seed,
                                                stream_type stream)
     : heads_(Backend::template allocate<node_type>(
           std::max<std::size_t>(1, (min_capacity + pairs_per_node - 1) / pairs_per_node), stream)),
@@ -55,38 +60,120 @@ engine<Key, Value, Backend, NodeBytes>::engine(std::size_t min_capacity, std::ui
   Backend::fill_bytes(heads_.data(), buckets_ * sizeof(node_type), 0xff, stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t NodeBytes>
-auto engine<Key, Value, Backend, NodeBytes>::view() const -> view_type {
+template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
+auto engine<Key, Value, Backend, NodeBytes, TileSize>::view() const -> view_type {
   return view_type(const_cast<node_type*>(heads_.data()), buckets_, seed_, pool_.view());
 }
 
-template <class Key, class Value, class Backend, std::uint32_t NodeBytes>
-void engine<Key, Value, Backend, NodeBytes>::execute_async(const batch<Key, Value>& args,
-                                                           table_counters* counters,
-                                                           stream_type stream) {
+template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
+void engine<Key, Value, Backend, NodeBytes, TileSize>::execute_async(const batch<Key, Value>& args,
+                                                                     table_counters* counters,
+                                                                     stream_type stream) {
+  if (settings_.combined_buckets != 0 && args.n > 1)
+    run_reordered(args, counters, stream);
+  else
+    run_mapped(args, counters, stream);
+}
+
+template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
+void engine<Key, Value, Backend, NodeBytes, TileSize>::run_mapped(const batch<Key, Value>& args,
+                                                                  table_counters* counters,
+                                                                  stream_type stream) {
+  if constexpr (many_to_one_mapping<Backend>::available) {
+    if (mapping_for_next_batch(stream) == mapping_scheme::many_to_one) {
+      many_to_one_mapping<Backend>::template run<TileSize>(view(), args, counters, stream);
+      return;
+    }
+  }
   run_batch<Backend>(view(), args, counters, stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t NodeBytes>
-std::size_t engine<Key, Value, Backend, NodeBytes>::reclaim(stream_type stream) {
+template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
+void engine<Key, Value, Backend, NodeBytes, TileSize>::run_reordered(const batch<Key, Value>& args,
+                                                                     table_counters* counters,
+                                                                     stream_type stream) {
+  static_assert(sizeof(std::size_t) == sizeof(std::uint64_t));
+  const std::size_t n = args.n;
+  auto order = Backend::template allocate<std::size_t>(n, stream);
+  reorder_by_bucket<Backend>(args.keys, n, view().buckets(), buckets_, settings_.combined_buckets,
+                             reinterpret_cast<std::uint64_t*>(order.data()), stream);
+  const std::size_t* positions = order.data();
+
+  // The batch's arrays in the new order; outputs get room of their own.
+  batch<Key, Value> permuted = args;
+  auto keys = Backend::template allocate<Key>(n, stream);
+  Backend::gather(args.keys, positions, n, keys.data(), stream);
+  permuted.keys = keys.data();
+  typename Backend::template buffer<Value> values;
+  if (args.values != nullptr) {  // inputs of writes; searches keep what they do not find
+    values = Backend::template allocate<Value>(n, stream);
+    Backend::gather(static_cast<const Value*>(args.values), positions, n, values.data(), stream);
+    permuted.values = values.data();
+  }
+  typename Backend::template buffer<operation> ops;
+  if (args.ops != nullptr) {
+    ops = Backend::template allocate<operation>(n, stream);
+    Backend::gather(args.ops, positions, n, ops.data(), stream);
+    permuted.ops = ops.data();
+  }
+  typename Backend::template buffer<status> statuses;
+  if (args.statuses != nullptr) {
+    statuses = Backend::template allocate<status>(n, stream);
+    permuted.statuses = statuses.data();
+  }
+  typename Backend::template buffer<bool> flags;
+  if (args.flags != nullptr) {
+    flags = Backend::template allocate<bool>(n, stream);
+    permuted.flags = flags.data();
+  }
+
+  run_mapped(permuted, counters, stream);
+
+  if (args.statuses != nullptr)
+    Backend::scatter(static_cast<const status*>(statuses.data()), positions, n, args.statuses,
+                     stream);
+  if (args.flags != nullptr)
+    Backend::scatter(static_cast<const bool*>(flags.data()), positions, n, args.flags, stream);
+  if (args.kind == batch_kind::find || args.kind == batch_kind::apply)
+    Backend::scatter(static_cast<const Value*>(values.data()), positions, n, args.values, stream);
+}
+
+template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
+double engine<Key, Value, Backend, NodeBytes, TileSize>::expected_chain_length(
+    stream_type stream) const {
+  const auto nodes_in_use = static_cast<double>(buckets_ + pool_.nodes() - free_nodes(stream));
+  return nodes_in_use / (2.0 * static_cast<double>(buckets_));
+}
+
+template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
+mapping_scheme engine<Key, Value, Backend, NodeBytes, TileSize>::mapping_for_next_batch(
+    stream_type stream) const {
+  if (!many_to_one_mapping<Backend>::available) return mapping_scheme::one_to_one;
+  if (settings_.mapping != mapping_scheme::dynamic) return settings_.mapping;
+  return expected_chain_length(stream) < settings_.threshold ? mapping_scheme::one_to_one
+                                                             : mapping_scheme::many_to_one;
+}
+
+template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
+std::size_t engine<Key, Value, Backend, NodeBytes, TileSize>::reclaim(stream_type stream) {
   exec<Backend>::for_each(buckets_, compact_bucket<view_type>{view()}, stream);
   return pool_.free_nodes(stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t NodeBytes>
-void engine<Key, Value, Backend, NodeBytes>::rehash(std::size_t min_capacity, stream_type stream) {
+template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
+void engine<Key, Value, Backend, NodeBytes, TileSize>::rehash(std::size_t min_capacity, stream_type stream) {
   reclaim(stream);
   while (capacity() < min_capacity) pool_.add_chunk(stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t NodeBytes>
-void engine<Key, Value, Backend, NodeBytes>::clear(stream_type stream) {
+template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
+void engine<Key, Value, Backend, NodeBytes, TileSize>::clear(stream_type stream) {
   Backend::fill_bytes(heads_.data(), buckets_ * sizeof(node_type), 0xff, stream);
   pool_.reset(stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t NodeBytes>
-void engine<Key, Value, Backend, NodeBytes>::retrieve_all(Key* keys, Value* values,
+template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
+void engine<Key, Value, Backend, NodeBytes, TileSize>::retrieve_all(Key* keys, Value* values,
                                                           std::size_t count,
                                                           stream_type stream) const {
   auto written = Backend::template allocate<std::uint64_t>(1, stream);

@@ -34,6 +34,14 @@
 
 namespace gpuhash::detail::dachash {
 
+/// A key's bucket: a seeded hash reduced to [0, buckets).
+template <class Key>
+struct bucket_hash {
+  seeded_hash<Key> hash;
+  std::uint64_t buckets;
+  GPUHASH_HD std::uint64_t operator()(Key key) const { return reduce_range(hash(key), buckets); }
+};
+
 template <class Key, class Value, std::uint32_t NodeBytes>
 class chain_view {
  public:
@@ -51,12 +59,13 @@ class chain_view {
   chain_view() = default;
   GPUHASH_HD chain_view(node_type* heads, std::uint64_t buckets, std::uint64_t seed,
                         pool_type pool)
-      : heads_(heads), buckets_(buckets), hash_{seed}, pool_(pool) {}
+      : heads_(heads), bucket_of_{seeded_hash<Key>{seed}, buckets}, pool_(pool) {}
 
   GPUHASH_HD static constexpr bool is_reserved(Key key) { return steps::is_reserved(key); }
   GPUHASH_HD static bool is_live(const slot_type& slot) { return steps::is_live(slot); }
 
-  GPUHASH_HD std::uint64_t bucket_of(Key key) const { return reduce_range(hash_(key), buckets_); }
+  GPUHASH_HD std::uint64_t bucket_of(Key key) const { return bucket_of_(key); }
+  GPUHASH_HD const bucket_hash<Key>& buckets() const { return bucket_of_; }
   GPUHASH_HD node_type& head(std::uint64_t bucket) const { return heads_[bucket]; }
   GPUHASH_HD const pool_type& pool() const { return pool_; }
 
@@ -149,6 +158,28 @@ class chain_view {
     }
   }
 
+  /// Attaches a node after `last` (whose next was no_node when the caller
+  /// looked) or waits for whoever is attaching one. Returns the next node's
+  /// index, or no_node if the pool is empty. (Public for the many-to-one
+  /// mapping, whose tiles attach nodes the same way.)
+  GPUHASH_HD node_index attach_node(node_type& last) const {
+    for (;;) {
+      node_index seen = compare_exchange_acquire(&last.next, no_node, linking_node);
+      if (seen == no_node) {
+        const node_index fresh = pool_.pop();
+        // Publishes the link (or, with an empty pool, gives the end back so
+        // that waiting threads try and report `full` too).
+        store_release(&last.next, fresh);
+        return fresh;
+      }
+      while (seen == linking_node) {
+        spin_pause();
+        seen = load_acquire(&last.next);
+      }
+      if (seen != no_node) return seen;
+    }
+  }
+
  private:
   GPUHASH_HD static void empty(slot_type& slot) {
     if constexpr (sizeof(Key) == 4) {
@@ -197,30 +228,8 @@ class chain_view {
     }
   }
 
-  /// Attaches a node after `last` (whose next was no_node when the caller
-  /// looked) or waits for whoever is attaching one. Returns the next node's
-  /// index, or no_node if the pool is empty.
-  GPUHASH_HD node_index attach_node(node_type& last) const {
-    for (;;) {
-      node_index seen = compare_exchange_acquire(&last.next, no_node, linking_node);
-      if (seen == no_node) {
-        const node_index fresh = pool_.pop();
-        // Publishes the link (or, with an empty pool, gives the end back so
-        // that waiting threads try and report `full` too).
-        store_release(&last.next, fresh);
-        return fresh;
-      }
-      while (seen == linking_node) {
-        spin_pause();
-        seen = load_acquire(&last.next);
-      }
-      if (seen != no_node) return seen;
-    }
-  }
-
   node_type* heads_ = nullptr;
-  std::uint64_t buckets_ = 0;
-  seeded_hash<Key> hash_{};
+  bucket_hash<Key> bucket_of_{};
   pool_type pool_{};
 };
 
