@@ -27,7 +27,11 @@ using registered_designs =
               design_instance<bucketed_cuckoo_map, std::uint32_t, std::uint32_t>,
               design_instance<bucketed_cuckoo_map, std::uint64_t, std::uint64_t>,
               design_instance<dachash_map, std::uint32_t, std::uint32_t>,
-              design_instance<dachash_map, std::uint64_t, std::uint64_t>>;
+              design_instance<dachash_map, std::uint64_t, std::uint64_t>,
+              design_instance<dachash_paper_map, std::uint32_t, std::uint32_t>,
+              design_instance<dachash_paper_map, std::uint64_t, std::uint64_t>,
+              design_instance<dachash_slab_map, std::uint32_t, std::uint32_t>,
+              design_instance<dachash_slab_map, std::uint64_t, std::uint64_t>>;
 
 /// Calls f.template operator()<T>() for each T of a type_list.
 template <class... Types, class F>

@@ -12,7 +12,8 @@
 //   gpuhash::dachash_map<std::uint64_t, std::uint64_t, gpuhash::cuda_backend> gpu_table;
 //
 // Compiled into the library for <uint32_t, uint32_t> and <uint64_t,
-// uint64_t> with 64-byte nodes on each backend.
+// uint64_t>, each preset, on each backend. Mapping and reorder settings
+// change at run time: table.engine().configure(...).
 
 #include <cstdint>
 
@@ -22,7 +23,20 @@
 
 namespace gpuhash {
 
+/// The thesis' configuration: 16x4-byte nodes, dynamic mapping (tau 0.6).
 template <class Key, class Value, class Backend = cpu_backend>
 using dachash_map = basic_map<detail::dachash::engine<Key, Value, Backend>>;
+
+/// DACHash as the Cuckoo Node Hashing paper compared against it: 32x4-byte
+/// nodes, reorder with a combining factor of 2^10.
+template <class Key, class Value, class Backend = cpu_backend>
+using dachash_paper_map =
+    basic_map<detail::dachash::engine<Key, Value, Backend, detail::dachash::paper_preset>>;
+
+/// SlabHash's design in DACHash's code: 128-byte nodes, a warp per key, no
+/// reorder (the thesis' baseline, run on the same inputs).
+template <class Key, class Value, class Backend = cpu_backend>
+using dachash_slab_map =
+    basic_map<detail::dachash::engine<Key, Value, Backend, detail::dachash::slab_preset>>;
 
 }  // namespace gpuhash

@@ -1,4 +1,4 @@
-// The DACHash engine on the CUDA backend, for the library's key/value widths.
+// The DACHash engine (thesis, paper and slab presets) on the CUDA backend, for the library's key/value widths.
 
 #include <cstdint>
 
@@ -8,4 +8,8 @@
 namespace gpuhash::detail::dachash {
 template class engine<std::uint32_t, std::uint32_t, cuda_backend>;
 template class engine<std::uint64_t, std::uint64_t, cuda_backend>;
+template class engine<std::uint32_t, std::uint32_t, cuda_backend, paper_preset>;
+template class engine<std::uint64_t, std::uint64_t, cuda_backend, paper_preset>;
+template class engine<std::uint32_t, std::uint32_t, cuda_backend, slab_preset>;
+template class engine<std::uint64_t, std::uint64_t, cuda_backend, slab_preset>;
 }  // namespace gpuhash::detail::dachash

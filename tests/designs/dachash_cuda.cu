@@ -12,8 +12,8 @@ namespace gpuhash::detail::dachash {
 // 16-byte nodes (one 32/32 pair each) are not compiled into the library;
 // these tests instantiate them for the longest chains and the most racing
 // node attachments.
-template class engine<std::uint32_t, std::uint32_t, cuda_backend, 16>;
-template class engine<std::uint32_t, std::uint32_t, cuda_backend, 16, 1>;
+template class engine<std::uint32_t, std::uint32_t, cuda_backend, preset<16>>;
+template class engine<std::uint32_t, std::uint32_t, cuda_backend, preset<16, 1>>;
 }  // namespace gpuhash::detail::dachash
 
 namespace gpuhash::testing {
@@ -23,16 +23,20 @@ using one_to_one = with_mapping<Table, dh::mapping_scheme::one_to_one>;
 template <class Table>
 using many_to_one = with_mapping<Table, dh::mapping_scheme::many_to_one>;
 
-// Each mapping on its own (the default, dynamic, picks one per batch), and
-// 16-byte nodes with tiles of 1 and 2 lanes (the most racing attachments).
+// Each mapping on its own (the default, dynamic, picks one per batch),
+// 16-byte nodes with tiles of 1 and 2 lanes (the most racing attachments),
+// and the paper and slab presets.
 using cuda_dachash_tables = ::testing::Types<
     one_to_one<dachash_map<std::uint32_t, std::uint32_t, cuda_backend>>,
     one_to_one<dachash_map<std::uint64_t, std::uint64_t, cuda_backend>>,
     many_to_one<dachash_map<std::uint32_t, std::uint32_t, cuda_backend>>,
     many_to_one<dachash_map<std::uint64_t, std::uint64_t, cuda_backend>>,
-    one_to_one<basic_map<dh::engine<std::uint32_t, std::uint32_t, cuda_backend, 16>>>,
-    many_to_one<basic_map<dh::engine<std::uint32_t, std::uint32_t, cuda_backend, 16>>>,
-    many_to_one<basic_map<dh::engine<std::uint32_t, std::uint32_t, cuda_backend, 16, 1>>>>;
+    one_to_one<basic_map<dh::engine<std::uint32_t, std::uint32_t, cuda_backend, dh::preset<16>>>>,
+    many_to_one<basic_map<dh::engine<std::uint32_t, std::uint32_t, cuda_backend, dh::preset<16>>>>,
+    many_to_one<basic_map<dh::engine<std::uint32_t, std::uint32_t, cuda_backend, dh::preset<16, 1>>>>,
+    dachash_paper_map<std::uint32_t, std::uint32_t, cuda_backend>,
+    dachash_slab_map<std::uint32_t, std::uint32_t, cuda_backend>,
+    dachash_slab_map<std::uint64_t, std::uint64_t, cuda_backend>>;
 INSTANTIATE_TYPED_TEST_SUITE_P(dachash, dachash, cuda_dachash_tables);
 
 // The many-to-one mapping on the GPU gives what the CPU backend (one-to-one)

@@ -1,16 +1,19 @@
 #pragma once
 // The DACHash engine: buckets of chained super nodes over a node pool, and
 // batch execution by the one-to-one, many-to-one or dynamic mapping
-// (mapping.hpp). The public face is gpuhash::dachash_map. Members are defined
-// in engine_impl.hpp and compiled into the library for 32/32 and 64/64-bit
-// pairs with 64-byte nodes (the thesis' 16x4 bytes) and tiles of one lane per
-// node cell on each backend; other node and tile sizes instantiate
-// engine_impl.hpp in the user's own .cpp (CPU) or .cu (CUDA) file.
+// (mapping.hpp). The public face is gpuhash::dachash_map and its presets.
+// Members are defined in engine_impl.hpp and compiled into the library for
+// 32/32 and 64/64-bit pairs with the thesis, paper and slab presets on each
+// backend; other node and tile sizes instantiate engine_impl.hpp in the
+// user's own .cpp (CPU) or .cu (CUDA) file.
 //
 // Capacity and growth. The bucket count is fixed at construction: the
 // capacity hint over the pairs a node holds, so that the head nodes alone
-// hold the hint. Capacity counts the slots of the head nodes and of every
-// pool node. Growth never rebuilds (thesis 4.3; issue #4): it cleans the
+// would hold the hint if keys spread evenly; the pool starts with at least
+// half as many nodes as there are buckets, enough for the chains that
+// outgrow their head when the hint's number of keys is stored (about 30% of
+// buckets at 7 pairs per node). Capacity counts the slots of the head nodes
+// and of every pool node. Growth never rebuilds (thesis 4.3; issue #4): it cleans the
 // chains (returning nodes that erases emptied) and, if the table still needs
 // room, adds a pool chunk; chains get longer as the table grows past its
 // hint.
@@ -28,16 +31,7 @@
 
 namespace gpuhash::detail::dachash {
 
-/// The thesis' choice: 16x4 bytes.
-inline constexpr std::uint32_t default_node_bytes = 64;
-/// Lanes of a many-to-one tile by default: one per slot-sized cell of a node
-/// (8 for 64-byte nodes of 32/32 pairs), so a tile reads a node in one request.
-template <class Key, std::uint32_t NodeBytes>
-inline constexpr unsigned default_tile_size =
-    NodeBytes / (2 * sizeof(Key)) < 32 ? NodeBytes / (2 * sizeof(Key)) : 32;
-
-template <class Key, class Value, class Backend, std::uint32_t NodeBytes = default_node_bytes,
-          unsigned TileSize = default_tile_size<Key, NodeBytes>>
+template <class Key, class Value, class Backend, class Preset = thesis_preset>
 class engine {
   static_assert((sizeof(Key) == 4 && sizeof(Value) == 4) ||
                     (sizeof(Key) == 8 && sizeof(Value) == 8),
@@ -49,19 +43,19 @@ class engine {
   using mapped_type = Value;
   using backend_type = Backend;
   using stream_type = typename Backend::stream_type;
-  using view_type = chain_view<Key, Value, NodeBytes>;
+  using view_type = chain_view<Key, Value, Preset::node_bytes>;
   using node_type = typename view_type::node_type;
   using slot_type = typename view_type::slot_type;
 
-  static constexpr std::string_view name = "dachash";
+  static constexpr std::string_view name = Preset::name;
   /// Chains leave the tail of their last node empty; above about 0.8 of all
   /// slots the pool runs dry before the load limit is reached.
   static constexpr float default_max_load_factor = 0.75f;
   /// Erase leaves a tombstone until clean.
   static constexpr bool erase_frees_slot = false;
-  static constexpr std::uint32_t node_bytes = NodeBytes;
+  static constexpr std::uint32_t node_bytes = Preset::node_bytes;
   static constexpr std::uint32_t pairs_per_node = node_type::pairs;
-  static constexpr unsigned tile_size = TileSize;
+  static constexpr unsigned tile_size = Preset::template tile_size<Key>;
 
   static constexpr bool is_reserved(Key key) noexcept { return view_type::is_reserved(key); }
   static constexpr std::span<const Key> reserved_keys() noexcept {
@@ -114,7 +108,7 @@ class engine {
   std::size_t buckets_ = 0;
   std::uint64_t seed_ = 0;
   node_pool<node_type, Backend> pool_;
-  dachash::settings settings_{};
+  dachash::settings settings_ = Preset::initial;
 };
 
 }  // namespace gpuhash::detail::dachash

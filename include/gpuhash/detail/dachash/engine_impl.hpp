@@ -47,26 +47,24 @@ struct copy_out_node {
   }
 };
 
-template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
-engine<Key, Value, Backend, NodeBytes, TileSize>::engine(std::size_t min_capacity, std::uint64_t seed,
+template <class Key, class Value, class Backend, class Preset>
+engine<Key, Value, Backend, Preset>::engine(std::size_t min_capacity, std::uint64_t seed,
                                                stream_type stream)
     : heads_(Backend::template allocate<node_type>(
           std::max<std::size_t>(1, (min_capacity + pairs_per_node - 1) / pairs_per_node), stream)),
       buckets_(heads_.size()),
       seed_(seed),
-      // A quarter of the heads' count to start: chains that outgrow their
-      // head take nodes from it, and it grows by chunks.
-      pool_(buckets_ / 4, stream) {
+      pool_(buckets_ / 2, stream) {
   Backend::fill_bytes(heads_.data(), buckets_ * sizeof(node_type), 0xff, stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
-auto engine<Key, Value, Backend, NodeBytes, TileSize>::view() const -> view_type {
+template <class Key, class Value, class Backend, class Preset>
+auto engine<Key, Value, Backend, Preset>::view() const -> view_type {
   return view_type(const_cast<node_type*>(heads_.data()), buckets_, seed_, pool_.view());
 }
 
-template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
-void engine<Key, Value, Backend, NodeBytes, TileSize>::execute_async(const batch<Key, Value>& args,
+template <class Key, class Value, class Backend, class Preset>
+void engine<Key, Value, Backend, Preset>::execute_async(const batch<Key, Value>& args,
                                                                      table_counters* counters,
                                                                      stream_type stream) {
   if (settings_.combined_buckets != 0 && args.n > 1)
@@ -75,21 +73,21 @@ void engine<Key, Value, Backend, NodeBytes, TileSize>::execute_async(const batch
     run_mapped(args, counters, stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
-void engine<Key, Value, Backend, NodeBytes, TileSize>::run_mapped(const batch<Key, Value>& args,
+template <class Key, class Value, class Backend, class Preset>
+void engine<Key, Value, Backend, Preset>::run_mapped(const batch<Key, Value>& args,
                                                                   table_counters* counters,
                                                                   stream_type stream) {
   if constexpr (many_to_one_mapping<Backend>::available) {
     if (mapping_for_next_batch(stream) == mapping_scheme::many_to_one) {
-      many_to_one_mapping<Backend>::template run<TileSize>(view(), args, counters, stream);
+      many_to_one_mapping<Backend>::template run<tile_size>(view(), args, counters, stream);
       return;
     }
   }
   run_batch<Backend>(view(), args, counters, stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
-void engine<Key, Value, Backend, NodeBytes, TileSize>::run_reordered(const batch<Key, Value>& args,
+template <class Key, class Value, class Backend, class Preset>
+void engine<Key, Value, Backend, Preset>::run_reordered(const batch<Key, Value>& args,
                                                                      table_counters* counters,
                                                                      stream_type stream) {
   static_assert(sizeof(std::size_t) == sizeof(std::uint64_t));
@@ -138,15 +136,15 @@ void engine<Key, Value, Backend, NodeBytes, TileSize>::run_reordered(const batch
     Backend::scatter(static_cast<const Value*>(values.data()), positions, n, args.values, stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
-double engine<Key, Value, Backend, NodeBytes, TileSize>::expected_chain_length(
+template <class Key, class Value, class Backend, class Preset>
+double engine<Key, Value, Backend, Preset>::expected_chain_length(
     stream_type stream) const {
   const auto nodes_in_use = static_cast<double>(buckets_ + pool_.nodes() - free_nodes(stream));
   return nodes_in_use / (2.0 * static_cast<double>(buckets_));
 }
 
-template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
-mapping_scheme engine<Key, Value, Backend, NodeBytes, TileSize>::mapping_for_next_batch(
+template <class Key, class Value, class Backend, class Preset>
+mapping_scheme engine<Key, Value, Backend, Preset>::mapping_for_next_batch(
     stream_type stream) const {
   if (!many_to_one_mapping<Backend>::available) return mapping_scheme::one_to_one;
   if (settings_.mapping != mapping_scheme::dynamic) return settings_.mapping;
@@ -154,26 +152,26 @@ mapping_scheme engine<Key, Value, Backend, NodeBytes, TileSize>::mapping_for_nex
                                                              : mapping_scheme::many_to_one;
 }
 
-template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
-std::size_t engine<Key, Value, Backend, NodeBytes, TileSize>::reclaim(stream_type stream) {
+template <class Key, class Value, class Backend, class Preset>
+std::size_t engine<Key, Value, Backend, Preset>::reclaim(stream_type stream) {
   exec<Backend>::for_each(buckets_, compact_bucket<view_type>{view()}, stream);
   return pool_.free_nodes(stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
-void engine<Key, Value, Backend, NodeBytes, TileSize>::rehash(std::size_t min_capacity, stream_type stream) {
+template <class Key, class Value, class Backend, class Preset>
+void engine<Key, Value, Backend, Preset>::rehash(std::size_t min_capacity, stream_type stream) {
   reclaim(stream);
   while (capacity() < min_capacity) pool_.add_chunk(stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
-void engine<Key, Value, Backend, NodeBytes, TileSize>::clear(stream_type stream) {
+template <class Key, class Value, class Backend, class Preset>
+void engine<Key, Value, Backend, Preset>::clear(stream_type stream) {
   Backend::fill_bytes(heads_.data(), buckets_ * sizeof(node_type), 0xff, stream);
   pool_.reset(stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t NodeBytes, unsigned TileSize>
-void engine<Key, Value, Backend, NodeBytes, TileSize>::retrieve_all(Key* keys, Value* values,
+template <class Key, class Value, class Backend, class Preset>
+void engine<Key, Value, Backend, Preset>::retrieve_all(Key* keys, Value* values,
                                                           std::size_t count,
                                                           stream_type stream) const {
   auto written = Backend::template allocate<std::uint64_t>(1, stream);

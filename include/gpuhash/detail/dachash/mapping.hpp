@@ -7,6 +7,7 @@
 // the expected chain length against a threshold tau.
 
 #include <cstdint>
+#include <string_view>
 
 namespace gpuhash::detail::dachash {
 
@@ -27,6 +28,41 @@ struct settings {
   /// only when chains are long enough to share cached nodes (measured in
   /// dachash.fig7_2 and fig7_4).
   std::uint64_t combined_buckets = 0;
+};
+
+/// The thesis' node size, 16x4 bytes (docs/designs/dachash.md).
+inline constexpr std::uint32_t default_node_bytes = 64;
+
+/// A DACHash configuration: the node size and the many-to-one tile size are
+/// compile-time (each pair is its own set of kernels), the settings a table
+/// starts with can be changed at run time (engine::configure). A tile size
+/// of 0 means one lane per slot-sized cell of a node (8 for 64-byte nodes of
+/// 32/32 pairs), so a tile reads a node in one request.
+template <std::uint32_t NodeBytes = default_node_bytes, unsigned TileSize = 0,
+          mapping_scheme Mapping = mapping_scheme::dynamic, std::uint64_t CombinedBuckets = 0>
+struct preset {
+  static constexpr std::string_view name = "dachash";
+  static constexpr std::uint32_t node_bytes = NodeBytes;
+  template <class Key>
+  static constexpr unsigned tile_size =
+      TileSize != 0 ? TileSize
+                    : (NodeBytes / (2 * sizeof(Key)) < 32 ? NodeBytes / (2 * sizeof(Key)) : 32);
+  static constexpr settings initial{Mapping, 0.6, CombinedBuckets};
+};
+
+/// The thesis' choices: 16x4-byte nodes, the dynamic mapping with tau 0.6,
+/// reorder off (switched on per table, or by the paper preset).
+struct thesis_preset : preset<> {};
+/// DACHash as the Cuckoo Node Hashing paper ran it against its own table:
+/// nodes of 32 (x4 bytes), reorder with a combining factor of 2^10.
+struct paper_preset : preset<128, 0, mapping_scheme::dynamic, 1024> {
+  static constexpr std::string_view name = "dachash_paper";
+};
+/// SlabHash's design inside DACHash's code, for the thesis' comparisons on
+/// the same inputs: 128-byte nodes (15 pairs and a next index), a warp per
+/// key (warp-cooperative work sharing), no reorder.
+struct slab_preset : preset<128, 32, mapping_scheme::many_to_one, 0> {
+  static constexpr std::string_view name = "dachash_slab";
 };
 
 /// Runs batches with the many-to-one mapping on backends that have tiles.
