@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "gpuhash/bucketed_cuckoo_map.hpp"
+#include "gpuhash/dachash_map.hpp"
 #include "gpuhash/linear_probing_map.hpp"
 
 namespace gpuhash::bench {
@@ -34,6 +35,16 @@ struct access_profile<basic_map<detail::bucketed_cuckoo::engine<Key, Value, Back
   static constexpr std::string_view find = BucketBytes == 32   ? "random_read_32"
                                            : BucketBytes == 64 ? "random_read_64"
                                                                : "random_read_128";
+  static constexpr std::string_view write = "read_then_cas_write";
+};
+
+/// DACHash reads whole super nodes: a search at short chains one node, a
+/// write one node and a CAS.
+template <class Key, class Value, class Backend, class Preset>
+struct access_profile<basic_map<detail::dachash::engine<Key, Value, Backend, Preset>>> {
+  static constexpr std::string_view find = Preset::node_bytes <= 32   ? "random_read_32"
+                                           : Preset::node_bytes == 64 ? "random_read_64"
+                                                                      : "random_read_128";
   static constexpr std::string_view write = "read_then_cas_write";
 };
 

@@ -10,6 +10,7 @@ const std::vector<experiment>& all_experiments() {
     for (auto& e : cuckoo_experiments()) list.push_back(std::move(e));
     list.push_back(cuckoo_index_experiment());
     list.push_back(cuckoo_growth_experiment());
+    for (auto& e : dachash_experiments()) list.push_back(std::move(e));
     return list;
   }();
   return experiments;

@@ -14,5 +14,6 @@ experiment limits_experiment();
 std::vector<experiment> cuckoo_experiments();
 experiment cuckoo_index_experiment();
 experiment cuckoo_growth_experiment();
+std::vector<experiment> dachash_experiments();
 
 }  // namespace gpuhash::bench

@@ -1,0 +1,12 @@
+// dachash.fig7_1's node sizes besides the library's (dachash_variants.hpp),
+// on the CUDA backend.
+
+#include <cstdint>
+
+#include "gpuhash/cuda/backend.hpp"
+#include "gpuhash/detail/dachash/engine_impl.hpp"
+
+namespace gpuhash::detail::dachash {
+template class engine<std::uint32_t, std::uint32_t, cuda_backend, preset<16>>;
+template class engine<std::uint32_t, std::uint32_t, cuda_backend, preset<32>>;
+}  // namespace gpuhash::detail::dachash
