@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "gpuhash/dachash_map.hpp"
@@ -272,12 +274,45 @@ TYPED_TEST_P(dachash, reordered_batches_give_the_same_results) {
   EXPECT_EQ(contents(in_order), contents(reordered));
 }
 
+TYPED_TEST_P(dachash, a_build_at_two_nodes_per_chain_inserts_every_key) {
+  using V = typename TestFixture::value_type;
+  seeded_random random;
+  // The benchmark's setting of dachash.fig7_1 at expected length 1: keys
+  // fill two nodes per bucket on average, the pool reserved ahead, the build
+  // one batch, reordered.
+  const std::size_t n = scaled(std::size_t{1} << 20);
+  const std::size_t pairs = TypeParam::engine_type::pairs_per_node;
+  TypeParam table(table_options{n / 2, 0.0f, random.next()});
+  table.reserve(n);
+  for (const std::uint64_t combined : {std::uint64_t{0}, std::uint64_t{256}}) {
+    SCOPED_TRACE("combined buckets " + std::to_string(combined) + ", pairs " +
+                 std::to_string(pairs));
+    auto settings = table.engine().settings();
+    settings.combined_buckets = combined;
+    table.engine().configure(settings);
+    table.clear();
+    const std::size_t slots = table.capacity();
+    const auto keys = distinct_keys<TypeParam>(random, n);
+    const auto values = random_values<V>(random, n);
+    const auto statuses = table.insert(keys, values);
+    std::map<status, std::size_t> counts;
+    for (const status s : statuses) ++counts[s];
+    std::string histogram;
+    for (const auto& [s, count] : counts)
+      histogram += std::string(to_string(s)) + ": " + std::to_string(count) + " ";
+    EXPECT_EQ(counts[status::inserted], n) << histogram;
+    EXPECT_EQ(table.capacity(), slots) << "the reserved table grew";
+    TestFixture::expect_all_found(table, keys, values);
+  }
+}
+
 REGISTER_TYPED_TEST_SUITE_P(dachash, long_chains_keep_every_key,
                             an_empty_pool_reports_full_and_loses_nothing,
                             clean_compacts_chains_and_keeps_survivors,
                             growth_cleans_before_adding_nodes,
                             a_dry_pool_is_cleaned_before_it_grows,
                             finds_never_miss_present_keys_while_chains_grow,
-                            reordered_batches_give_the_same_results);
+                            reordered_batches_give_the_same_results,
+                            a_build_at_two_nodes_per_chain_inserts_every_key);
 
 }  // namespace gpuhash::testing

@@ -6,13 +6,20 @@
 // cached nodes. Included by engine implementations only (it launches work
 // through exec).
 //
-// Alg. 1: a row per group of `combined` buckets, each ceil(n / rows) wide;
-// a key takes the next position of its row by an atomic add and, when the
-// row is full, of the rows after it (wrapping around). The rows hold the
-// keys' batch positions; the filled positions, read row by row, are the
-// batch's new order. The thesis stores the keys themselves; we store their
-// positions so that results go back to the caller's order.
+// Alg. 1: a row per group of `combined` buckets; a key takes the next
+// position of its row by an atomic add and, when the row is full, of the
+// rows after it (wrapping around). The rows hold the keys' batch positions;
+// the filled positions, read row by row, are the batch's new order. Two
+// departures from the thesis, both measured on the H200 (docs/results/
+// dachash.md, fig7_2):
+//  * Rows are ceil(n / rows) plus four standard deviations of a row's count
+//    wide, not ceil(n / rows): with no slack the space is exactly full, the
+//    last keys walk long runs of full rows (linear probing at load 1), and a
+//    batch of 2^22 keys with one bucket per row took 0.5 s.
+//  * The thesis stores the keys themselves; we store their positions so that
+//    results go back to the caller's order.
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -62,7 +69,9 @@ void reorder_by_bucket(const Key* keys, std::uint64_t n, const BucketOf& bucket_
   if (n == 0) return;
   combined = combined == 0 ? 1 : combined;
   const std::uint64_t rows = (buckets + combined - 1) / combined;
-  const std::uint64_t width = (n + rows - 1) / rows;
+  const std::uint64_t mean = (n + rows - 1) / rows;
+  const auto spread = static_cast<std::uint64_t>(4.0 * std::sqrt(static_cast<double>(mean)));
+  const std::uint64_t width = mean + spread + 1;
   auto record = Backend::template allocate<std::uint64_t>(rows, stream);
   auto space = Backend::template allocate<std::uint64_t>(rows * width, stream);
   Backend::fill_bytes(record.data(), rows * sizeof(std::uint64_t), 0, stream);
@@ -73,7 +82,7 @@ void reorder_by_bucket(const Key* keys, std::uint64_t n, const BucketOf& bucket_
                           stream);
   const std::uint64_t placed =
       exec<Backend>::select_if(space.data(), rows * width, order, is_position{}, stream);
-  if (placed != n)  // rows x width >= n: every key finds a position
+  if (placed != n)  // rows x width > n: every key finds a position
     throw error("gpuhash: reorder placed " + std::to_string(placed) + " of " +
                 std::to_string(n) + " keys");
 }

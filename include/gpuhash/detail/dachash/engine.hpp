@@ -74,16 +74,21 @@ class engine {
   std::size_t pool_nodes() const noexcept { return pool_.nodes(); }
   /// Pool nodes not in any chain (waits for the stream).
   std::size_t free_nodes(stream_type stream) const { return pool_.free_nodes(stream); }
-  /// The thesis' expected length: nodes per bucket over two, so that 0.5
-  /// means one node per bucket and 1 two (its Fig. 7.1). Waits for the stream.
-  double expected_chain_length(stream_type stream) const;
+  /// The thesis' expected length for `keys` stored keys: keys over twice
+  /// the pairs of a bucket's head, so 0.5 when they would fill one node per
+  /// bucket and 1 two (its Fig. 7.1).
+  double expected_chain_length(std::size_t keys) const noexcept {
+    return static_cast<double>(keys) / (2.0 * static_cast<double>(buckets_ * pairs_per_node));
+  }
 
   const dachash::settings& settings() const noexcept { return settings_; }
   /// Takes effect from the next batch.
   void configure(const dachash::settings& s) { settings_ = s; }
-  /// The mapping the next batch would run with (the dynamic scheme's choice;
-  /// one-to-one on backends without tiles). Waits for the stream when dynamic.
-  mapping_scheme mapping_for_next_batch(stream_type stream) const;
+  /// The mapping a batch runs with: the setting, or the dynamic scheme's
+  /// choice (which reads the table's counters, waiting for the stream, for
+  /// mixed batches only); one-to-one on backends without tiles.
+  mapping_scheme mapping_for(const batch<Key, Value>& args, const table_counters* counters,
+                             stream_type stream) const;
 
   void execute_async(const batch<Key, Value>& args, table_counters* counters, stream_type stream);
   /// Cleans, then adds pool chunks until the capacity reaches `min_capacity`.

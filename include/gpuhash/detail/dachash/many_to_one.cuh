@@ -1,6 +1,6 @@
 #pragma once
 // DACHash's many-to-one mapping (thesis chapter 6, Alg. 3): a tile of Tile
-// lanes (1 to 32) runs one key's operation at a time. The tile reads a super
+// lanes (1 to 32) takes Tile keys and runs their operations one at a time. The tile reads a super
 // node together, each lane a run of adjacent slots (one coalesced request per
 // node instead of one per slot), finds by ballot the first slot that holds
 // the key or is empty, and one lane does the atomic step there. The probe
@@ -206,36 +206,51 @@ __device__ GPUHASH_FORCEINLINE operation operation_of(const batch<Key, Value>& a
   return operation::search;  // find, contains
 }
 
-/// One tile per key over a grid-stride loop, uniform per warp (the warp's
-/// first tile decides) so that the warp reconverges before its tiles' first
-/// lanes store their results and the warp adds its tallies.
+/// Thesis Alg. 3: each tile loads Tile keys at once (one per lane), then
+/// runs their operations one after the other, every lane helping; lane l
+/// keeps the outcome of the tile's l-th key, and the tile stores its Tile
+/// outcomes together (coalesced, as the keys were loaded). The grid-stride
+/// loop is uniform per warp (the warp's first key decides), so the warp
+/// reconverges before storing and adding its tallies.
 template <unsigned Tile, batch_kind Kind, class View, class Key, class Value>
 __global__ void __launch_bounds__(cuda::block_size)
     many_to_one_kernel(batch_functor<Kind, View, Key, Value> f, table_counters* counters) {
   namespace cg = cooperative_groups;
   using ops = tile_operations<Tile, View>;
   const auto tile = cg::tiled_partition<Tile>(cg::this_thread_block());
-  const std::uint64_t stride = std::uint64_t{gridDim.x} * (blockDim.x / Tile);
-  const unsigned tile_in_warp = (threadIdx.x % 32) / Tile;
+  const unsigned lane = threadIdx.x % 32;
+  const std::uint64_t n = f.args.n;
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
   status_tally tally;
-  for (std::uint64_t i = (std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / Tile;
-       i - tile_in_warp < f.args.n; i += stride) {
-    const bool active = i < f.args.n;  // uniform over the tile
-    key_outcome<Value> out;
+  for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i - lane < n;
+       i += stride) {
+    const bool active = i < n;
+    Key key{};
+    operation op = operation::search;
+    key_outcome<Value> mine;
     if (active) {
-      const Key key = f.args.keys[i];
-      if (!View::is_reserved(key)) {
-        // Read by writes (insert, upsert, and apply's), written by searches.
-        if constexpr (Kind == batch_kind::apply || Kind == batch_kind::insert ||
-                      Kind == batch_kind::upsert)
-          out.value = f.args.values[i];
-        out.result = ops::run(tile, f.view, operation_of<Kind>(f.args, i), key, out.value);
+      key = f.args.keys[i];
+      op = operation_of<Kind>(f.args, i);
+      // Read by writes (insert, upsert, and apply's), written by searches.
+      if constexpr (Kind == batch_kind::apply || Kind == batch_kind::insert ||
+                    Kind == batch_kind::upsert)
+        mine.value = f.args.values[i];
+    }
+    const std::uint64_t tile_first = i - tile.thread_rank();
+    for (unsigned l = 0; l < Tile && tile_first + l < n; ++l) {  // uniform over the tile
+      const Key k = tile.shfl(key, l);
+      if (View::is_reserved(k)) continue;  // the outcome stays invalid_key
+      Value value = tile.shfl(mine.value, l);
+      const status result = ops::run(tile, f.view, tile.shfl(op, l), k, value);
+      if (tile.thread_rank() == l) {
+        mine.result = result;
+        mine.value = value;
       }
     }
     __syncwarp();
-    if (active && tile.thread_rank() == 0) {
-      f.finish(i, out);
-      tally.count(out.result);
+    if (active) {
+      f.finish(i, mine);
+      tally.count(mine.result);
     }
   }
   if (counters != nullptr) cuda::add_warp_tally(tally, counters);
@@ -252,8 +267,7 @@ struct many_to_one_mapping<cuda_backend> {
     if (args.n == 0) return;
     const auto launch = [&]<batch_kind Kind>(table_counters* tally) {
       const auto kernel = many_to_one_kernel<Tile, Kind, View, Key, Value>;
-      const std::uint64_t threads = args.n * Tile;
-      kernel<<<cuda::grid_size(kernel, threads), cuda::block_size, 0, stream>>>(
+      kernel<<<cuda::grid_size(kernel, args.n), cuda::block_size, 0, stream>>>(
           batch_functor<Kind, View, Key, Value>{view, args}, tally);
       GPUHASH_CUDA_CHECK_LAUNCH(stream);
     };

@@ -3,8 +3,12 @@
 // table runs with. The one-to-one mapping (one thread per key, Alg. 2) runs
 // on every backend; the many-to-one mapping (a tile of lanes per key, Alg. 3)
 // where the backend has tiles (CUDA: many_to_one.cuh); elsewhere it runs as
-// one-to-one, with the same results. The dynamic scheme picks per batch by
-// the expected chain length against a threshold tau.
+// one-to-one, with the same results. The dynamic scheme (thesis 7.1.3)
+// applies to mixed batches only: it runs one-to-one below the threshold tau
+// of the expected chain length (stored keys over twice the pairs of a
+// bucket's nodes: 0.5 when they would fill one node per bucket) and
+// many-to-one above; batches of one kind run one-to-one, which the thesis
+// found faster at every length (its Fig. 7.3a).
 
 #include <cstdint>
 #include <string_view>
@@ -14,7 +18,7 @@ namespace gpuhash::detail::dachash {
 enum class mapping_scheme : std::uint8_t {
   one_to_one,   ///< Alg. 2: one thread per key
   many_to_one,  ///< Alg. 3: one tile of TileSize lanes per key
-  dynamic,      ///< many-to-one when the expected chain length passes the threshold
+  dynamic,      ///< for mixed batches, many-to-one when the expected length passes tau
 };
 
 struct settings {
