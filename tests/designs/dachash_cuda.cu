@@ -1,4 +1,5 @@
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -78,4 +79,52 @@ TYPED_TEST(dachash_mappings_agree, many_to_one_on_the_gpu_matches_the_cpu) {
 }
 INSTANTIATE_TYPED_TEST_SUITE_P(node_pool, node_pool, ::testing::Types<cuda_backend>);
 INSTANTIATE_TYPED_TEST_SUITE_P(reorder, reorder, ::testing::Types<cuda_backend>);
+}  // namespace gpuhash::testing
+
+namespace gpuhash::testing {
+
+// The setting in which dachash.fig7_5 once saw a build status go wrong: the
+// benchmark's sizes (2^22 keys), expected lengths 0.7 to 1, reorder on,
+// several builds into one cleared table.
+TEST(dachash_reordered_builds, every_key_is_inserted_at_benchmark_size) {
+  if (!cuda_backend::available()) GTEST_SKIP() << "no cuda device";
+  using table_type = dachash_map<std::uint32_t, std::uint32_t, cuda_backend>;
+  seeded_random random;
+  const std::size_t n = scaled(std::size_t{1} << 22);
+  for (const double length : {0.7, 0.8, 1.0}) {
+    const auto buckets = static_cast<std::size_t>(static_cast<double>(n) / (2 * length * 7));
+    table_type table(table_options{buckets * 7, 0.0f, random.next()});
+    table.reserve(n);
+    auto settings = table.engine().settings();
+    settings.combined_buckets = 256;
+    table.engine().configure(settings);
+    for (int round = 0; round < 6; ++round) {
+      SCOPED_TRACE("length " + std::to_string(length) + ", round " + std::to_string(round));
+      table.clear();
+      const auto keys = distinct_keys<table_type>(random, n);
+      const auto values = random_values<std::uint32_t>(random, n);
+      // The asynchronous form, as the benchmark: a synchronous insert would
+      // retry keys that came back `full`.
+      auto device_keys = cuda_backend::allocate<std::uint32_t>(n);
+      auto device_values = cuda_backend::allocate<std::uint32_t>(n);
+      auto device_statuses = cuda_backend::allocate<status>(n);
+      cuda_backend::copy_from_host(device_keys.data(), keys.data(), n);
+      cuda_backend::copy_from_host(device_values.data(), values.data(), n);
+      table.insert_async(device_keys.data(), device_values.data(), n, device_statuses.data());
+      std::vector<status> statuses(n);
+      cuda_backend::copy_to_host(statuses.data(), device_statuses.data(), n);
+      std::map<status, std::size_t> counts;
+      std::string wrong;
+      for (std::size_t i = 0; i < n; ++i) {
+        ++counts[statuses[i]];
+        if (statuses[i] != status::inserted && wrong.size() < 400)
+          wrong += " key " + std::to_string(keys[i]) + " at " + std::to_string(i) + ": " +
+                   std::string(to_string(statuses[i])) + ";";
+      }
+      ASSERT_EQ(counts[status::inserted], n) << wrong;
+      ASSERT_EQ(table.size(), n);
+    }
+  }
+}
+
 }  // namespace gpuhash::testing
