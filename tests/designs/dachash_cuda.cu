@@ -93,13 +93,16 @@ TEST(dachash_reordered_builds, every_key_is_inserted_at_benchmark_size) {
   const std::size_t n = scaled(std::size_t{1} << 22);
   for (const double length : {0.7, 0.8, 1.0}) {
     const auto buckets = static_cast<std::size_t>(static_cast<double>(n) / (2 * length * 7));
-    table_type table(table_options{buckets * 7, 0.0f, random.next()});
+    const std::uint64_t table_seed = random.next();
+    table_type table(table_options{buckets * 7, 0.0f, table_seed});
     table.reserve(n);
-    auto settings = table.engine().settings();
-    settings.combined_buckets = 256;
-    table.engine().configure(settings);
-    for (int round = 0; round < 6; ++round) {
-      SCOPED_TRACE("length " + std::to_string(length) + ", round " + std::to_string(round));
+    for (int round = 0; round < 8; ++round) {
+      // Reorder on in even rounds, off in odd ones.
+      auto settings = table.engine().settings();
+      settings.combined_buckets = round % 2 == 0 ? 256 : 0;
+      table.engine().configure(settings);
+      SCOPED_TRACE("length " + std::to_string(length) + ", round " + std::to_string(round) +
+                   ", combined buckets " + std::to_string(settings.combined_buckets));
       table.clear();
       const auto keys = distinct_keys<table_type>(random, n);
       const auto values = random_values<std::uint32_t>(random, n);
@@ -117,12 +120,27 @@ TEST(dachash_reordered_builds, every_key_is_inserted_at_benchmark_size) {
       std::string wrong;
       for (std::size_t i = 0; i < n; ++i) {
         ++counts[statuses[i]];
-        if (statuses[i] != status::inserted && wrong.size() < 400)
+        if (statuses[i] != status::inserted && wrong.size() < 400) {
+          const auto stored = table.find(std::vector<std::uint32_t>{keys[i]});
           wrong += " key " + std::to_string(keys[i]) + " at " + std::to_string(i) + ": " +
-                   std::string(to_string(statuses[i])) + ";";
+                   std::string(to_string(statuses[i])) + " (a search then: " +
+                   std::string(to_string(stored.statuses[0])) + ");";
+        }
       }
-      ASSERT_EQ(counts[status::inserted], n) << wrong;
-      ASSERT_EQ(table.size(), n);
+      // Pool nodes the chains need, against those they took: an attach
+      // that lost or leaked a node would show as more taken than needed.
+      const dh::bucket_hash<std::uint32_t> bucket_of{seeded_hash<std::uint32_t>{table_seed},
+                                                     table.engine().buckets()};
+      std::vector<std::uint32_t> per_bucket(table.engine().buckets(), 0);
+      for (const auto key : keys) ++per_bucket[bucket_of(key)];
+      std::size_t needed = 0;
+      for (const auto count : per_bucket) needed += count <= 7 ? 0 : (count - 1) / 7;
+      const std::size_t taken = table.engine().pool_nodes() - table.engine().free_nodes({});
+      EXPECT_EQ(taken, needed) << "pool nodes taken by the chains";
+      EXPECT_EQ(counts[status::inserted], n) << wrong << " pool nodes taken " << taken
+                                             << ", needed " << needed << ", in the pool "
+                                             << table.engine().pool_nodes();
+      EXPECT_EQ(table.size(), counts[status::inserted]);
     }
   }
 }
