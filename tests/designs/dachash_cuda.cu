@@ -141,6 +141,12 @@ TEST(dachash_reordered_builds, every_key_is_inserted_at_benchmark_size) {
                                              << ", needed " << needed << ", in the pool "
                                              << table.engine().pool_nodes();
       EXPECT_EQ(table.size(), counts[status::inserted]);
+      // Every key reported inserted is found.
+      const auto found = table.find(keys);
+      std::size_t lost = 0;
+      for (std::size_t i = 0; i < n; ++i)
+        lost += statuses[i] == status::inserted && found.statuses[i] != status::found;
+      EXPECT_EQ(lost, 0U) << "keys reported inserted but not found";
     }
   }
 }
