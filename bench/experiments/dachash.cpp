@@ -11,8 +11,9 @@
 //                 256 buckets (its 7.1.2), the dynamic mapping (tau 0.6)
 //   dachash_slab  SlabHash's design (the slab preset): 128-byte nodes, a
 //                 warp per key, no reorder
-//   one_to_one    the thesis' baseline of Fig. 7.6a: one thread per key,
-//                 no reorder
+//   dachash_no_reorder  DACHash without the reorder (the library's default):
+//                 for batches of one kind the one-to-one mapping, the
+//                 thesis' baseline of Fig. 7.6a
 // The reorder's time is inside every timed batch that uses it, as in the
 // thesis.
 
@@ -58,7 +59,7 @@ struct dachash_case {
 /// The thesis' DACHash, its SlabHash stand-in and its baseline.
 dh::settings thesis_settings() { return {dh::mapping_scheme::dynamic, 0.6, 256}; }
 dh::settings slab_settings() { return dh::slab_preset::initial; }
-dh::settings baseline_settings() { return {dh::mapping_scheme::one_to_one, 0.6, 0}; }
+dh::settings no_reorder_settings() { return {dh::mapping_scheme::dynamic, 0.6, 0}; }
 
 const char* mapping_name(dh::mapping_scheme m) {
   switch (m) {
@@ -220,10 +221,10 @@ void on_each_backend(context& ctx, const std::string& experiment, Run&& run) {
   });
 }
 
-/// DACHash against the slab preset (and optionally the one-to-one
-/// baseline) at each expected length, for one workload.
+/// DACHash with and without the reorder against the slab preset at each
+/// expected length, for one workload.
 void thesis_versus_slab(context& ctx, const std::string& experiment, workload work,
-                        const std::vector<operation_mix>& mixes, bool with_baseline,
+                        const std::vector<operation_mix>& mixes,
                         std::vector<double> default_lengths) {
   const auto chosen = lengths(ctx, std::move(default_lengths));
   on_each_backend(ctx, experiment, [&]<class Backend>(const sweep_point& base, auto&& keep) {
@@ -232,8 +233,9 @@ void thesis_versus_slab(context& ctx, const std::string& experiment, workload wo
         for_each_width<Backend, dachash_map>(ctx, [&]<class Table>() {
           if (ctx.selected_design("dachash", {"all"}))
             keep(run_case<Table>(base, {"dachash", thesis_settings(), length, 0}, work, mix));
-          if (with_baseline && ctx.selected_design("one_to_one", {"all"}))
-            keep(run_case<Table>(base, {"one_to_one", baseline_settings(), length, 0}, work, mix));
+          if (ctx.selected_design("dachash_no_reorder", {"all"}))
+            keep(run_case<Table>(base, {"dachash_no_reorder", no_reorder_settings(), length, 0},
+                                 work, mix));
         });
         for_each_width<Backend, dachash_slab_map>(ctx, [&]<class Table>() {
           if (ctx.selected_design("dachash_slab", {"all"}))
@@ -340,14 +342,14 @@ std::vector<experiment> dachash_experiments() {
        [](context& ctx) { compare_mappings(ctx, "dachash.fig7_3b", true); }},
       fig7_4(),
       {"dachash.fig7_5",
-       "build rate vs expected length, DACHash vs the slab preset (--n: 2^22 GPU, 2^20 CPU; "
-       "--length)",
+       "build rate vs expected length, DACHash with and without reorder vs the slab preset "
+       "(--n: 2^22 GPU, 2^20 CPU; --length)",
        [builds](context& ctx) {
-         thesis_versus_slab(ctx, "dachash.fig7_5", workload::build, {{}}, false, builds);
+         thesis_versus_slab(ctx, "dachash.fig7_5", workload::build, {{}}, builds);
        }},
       {"dachash.fig7_6a",
-       "static search vs element count at expected length 0.5: DACHash, the slab preset and "
-       "the one-to-one baseline (--n: 2^19..2^28 GPU, 2^16..2^22 CPU)",
+       "static search vs element count at expected length 0.5: DACHash with and without "
+       "reorder and the slab preset (--n: 2^19..2^28 GPU, 2^16..2^22 CPU)",
        [](context& ctx) {
          on_each_backend(ctx, "dachash.fig7_6a", [&]<class Backend>(sweep_point base, auto&& keep) {
            const auto sizes = ctx.arguments().sizes(
@@ -359,7 +361,8 @@ std::vector<experiment> dachash_experiments() {
              base.n = n;
              for_each_width<Backend, dachash_map>(ctx, [&]<class Table>() {
                keep(run_case<Table>(base, {"dachash", thesis_settings(), 0.5, 0}, workload::search, {}));
-               keep(run_case<Table>(base, {"one_to_one", baseline_settings(), 0.5, 0}, workload::search, {}));
+               keep(run_case<Table>(base, {"dachash_no_reorder", no_reorder_settings(), 0.5, 0},
+                                    workload::search, {}));
              });
              for_each_width<Backend, dachash_slab_map>(ctx, [&]<class Table>() {
                keep(run_case<Table>(base, {"dachash_slab", slab_settings(), 0.5, 0}, workload::search, {}));
@@ -368,16 +371,17 @@ std::vector<experiment> dachash_experiments() {
          });
        }},
       {"dachash.fig7_6b",
-       "static search vs expected length 0.1..1, 2^22 elements: DACHash, the slab preset and "
-       "the one-to-one baseline (--n; --length)",
+       "static search vs expected length 0.1..1, 2^22 elements: DACHash with and without "
+       "reorder and the slab preset (--n; --length)",
        [](context& ctx) {
-         thesis_versus_slab(ctx, "dachash.fig7_6b", workload::search, {{}}, true, tenth_to_one);
+         thesis_versus_slab(ctx, "dachash.fig7_6b", workload::search, {{}}, tenth_to_one);
        }},
       {"dachash.fig7_7",
        "mixed batches (80% searches, 10% updates, 10% deletes; and 60/20/20) vs expected "
-       "length, DACHash (dynamic mapping) vs the slab preset (--n: 2^22 GPU, 2^20 CPU; --length)",
+       "length, DACHash (dynamic mapping) with and without reorder vs the slab preset (--n: "
+       "2^22 GPU, 2^20 CPU; --length)",
        [](context& ctx) {
-         thesis_versus_slab(ctx, "dachash.fig7_7", workload::mixed, {{0.8, 0.1}, {0.6, 0.2}}, false,
+         thesis_versus_slab(ctx, "dachash.fig7_7", workload::mixed, {{0.8, 0.1}, {0.6, 0.2}},
                             tenth_to_one);
        }},
   };

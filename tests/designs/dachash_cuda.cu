@@ -137,6 +137,8 @@ TEST(dachash_reordered_builds, every_key_is_inserted_at_benchmark_size) {
       for (const auto count : per_bucket) needed += count <= 7 ? 0 : (count - 1) / 7;
       const std::size_t taken = table.engine().pool_nodes() - table.engine().free_nodes({});
       EXPECT_EQ(taken, needed) << "pool nodes taken by the chains";
+      EXPECT_EQ(table.engine().empty_entries_popped({}), 0U)
+          << "pops that found no node below the top of the stack";
       EXPECT_EQ(counts[status::inserted], n) << wrong << " pool nodes taken " << taken
                                              << ", needed " << needed << ", in the pool "
                                              << table.engine().pool_nodes();

@@ -83,6 +83,7 @@ TYPED_TEST_P(node_pool, concurrent_pops_hand_out_each_node_once) {
   EXPECT_EQ(nodes.size(), pool.nodes());
   EXPECT_EQ(*nodes.rbegin(), pool.nodes() - 1);
   EXPECT_EQ(pool.free_nodes({}), 0U) << "failed pops must leave the count at zero";
+  EXPECT_EQ(pool.empty_entries_popped({}), 0U);
 }
 
 TYPED_TEST_P(node_pool, pushed_nodes_are_handed_out_again) {

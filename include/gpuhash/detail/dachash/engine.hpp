@@ -74,6 +74,10 @@ class engine {
   std::size_t pool_nodes() const noexcept { return pool_.nodes(); }
   /// Pool nodes not in any chain (waits for the stream).
   std::size_t free_nodes(stream_type stream) const { return pool_.free_nodes(stream); }
+  /// Pool diagnostics (node_pool::empty_entries_popped); tests check it is 0.
+  std::size_t empty_entries_popped(stream_type stream) const {
+    return pool_.empty_entries_popped(stream);
+  }
   /// The thesis' expected length for `keys` stored keys: keys over twice
   /// the pairs of a bucket's head, so 0.5 when they would fill one node per
   /// bucket and 1 two (its Fig. 7.1).
