@@ -50,16 +50,22 @@ struct operation_mix {
 
 /// One configuration of a table at one point.
 struct dachash_case {
-  std::string label;     ///< the design's name in the results
+  std::string label;      ///< the design's name in the results
   dh::settings settings;  ///< mapping and reorder
   double expected_length = 0.5;
   std::uint64_t buckets = 0;  ///< 0: from the expected length
 };
 
 /// The thesis' DACHash, its SlabHash stand-in and its baseline.
-dh::settings thesis_settings() { return {dh::mapping_scheme::dynamic, 0.6, 256}; }
-dh::settings slab_settings() { return dh::slab_preset::initial; }
-dh::settings no_reorder_settings() { return {dh::mapping_scheme::dynamic, 0.6, 0}; }
+dh::settings thesis_settings() {
+  return {dh::mapping_scheme::dynamic, 0.6, 256};
+}
+dh::settings slab_settings() {
+  return dh::slab_preset::initial;
+}
+dh::settings no_reorder_settings() {
+  return {dh::mapping_scheme::dynamic, 0.6, 0};
+}
 
 const char* mapping_name(dh::mapping_scheme m) {
   switch (m) {
@@ -75,8 +81,8 @@ std::uint64_t buckets_for(const dachash_case& c, std::uint64_t n) {
   if (c.buckets != 0) return c.buckets;
   const double pairs = Table::engine_type::pairs_per_node;
   return std::max<std::uint64_t>(
-      1, static_cast<std::uint64_t>(std::llround(static_cast<double>(n) /
-                                                 (2.0 * c.expected_length * pairs))));
+      1, static_cast<std::uint64_t>(
+             std::llround(static_cast<double>(n) / (2.0 * c.expected_length * pairs))));
 }
 
 /// n operations with the mix's shares, in random order (host memory).
@@ -117,14 +123,16 @@ point_report run_case(const sweep_point& point, const dachash_case& c, workload 
   auto statuses = backend::template allocate<status>(n);
   auto ops = backend::template allocate<operation>(work == workload::mixed ? n : 0);
 
-  const char* op_name = work == workload::build ? "build" : work == workload::search ? "search" : "mixed";
+  const char* op_name = work == workload::build    ? "build"
+                        : work == workload::search ? "search"
+                                                   : "mixed";
   point_report report = report_for<Table>(
       point, {{op_name, work == workload::search ? access_profile<Table>::find
                                                  : access_profile<Table>::write}});
   report.design = c.label;
   report.parameters = {
-      {"expected_length", static_cast<double>(n) /
-                              (2.0 * static_cast<double>(buckets * engine_type::pairs_per_node))},
+      {"expected_length",
+       static_cast<double>(n) / (2.0 * static_cast<double>(buckets * engine_type::pairs_per_node))},
       {"buckets", static_cast<double>(buckets)},
       {"node_bytes", static_cast<double>(engine_type::node_bytes)},
       {"tile_size", static_cast<double>(engine_type::tile_size)},
@@ -143,15 +151,17 @@ point_report run_case(const sweep_point& point, const dachash_case& c, workload 
     // reorder on, an open bug (issue #4, docs/results/dachash.md) answers
     // `full` for about one key in twenty builds of 2^22; the synchronous
     // form retries such keys, and its time includes the retry.
-    const auto build = [&] { table.insert(keys.data(), values.data(), n, statuses.data(), stream); };
+    const auto build = [&] {
+      table.insert(keys.data(), values.data(), n, statuses.data(), stream);
+    };
     double ms = 0;
     if (work == workload::build) {
       ms = timer.time(build, stream);
     } else {
       build();
     }
-    require_all(count_unexpected<key_type, value_type>(backend{}, keys.data(), nullptr,
-                                                       statuses.data(), n, status::inserted, stream),
+    require_all(count_unexpected<key_type, value_type>(
+                    backend{}, keys.data(), nullptr, statuses.data(), n, status::inserted, stream),
                 n, "build");
     require_no_growth(table, capacity);
 
@@ -167,7 +177,9 @@ point_report run_case(const sweep_point& point, const dachash_case& c, workload 
       backend::copy(found.data(), values.data(), n, stream);  // updates write the same values
       backend::synchronize(stream);
       ms = timer.time(
-          [&] { table.apply_async(ops.data(), keys.data(), found.data(), n, statuses.data(), stream); },
+          [&] {
+            table.apply_async(ops.data(), keys.data(), found.data(), n, statuses.data(), stream);
+          },
           stream);
       // Every key appears once: searches find the stored value, updates and
       // deletes find their key.
@@ -197,8 +209,10 @@ point_report run_case(const sweep_point& point, const dachash_case& c, workload 
 /// operator()<Table>().
 template <class Backend, template <class, class, class> class Map, class F>
 void for_each_width(const context& ctx, F&& f) {
-  if (ctx.selected_width(32, {"32"})) f.template operator()<Map<std::uint32_t, std::uint32_t, Backend>>();
-  if (ctx.selected_width(64, {"32"})) f.template operator()<Map<std::uint64_t, std::uint64_t, Backend>>();
+  if (ctx.selected_width(32, {"32"}))
+    f.template operator()<Map<std::uint32_t, std::uint32_t, Backend>>();
+  if (ctx.selected_width(64, {"32"}))
+    f.template operator()<Map<std::uint64_t, std::uint64_t, Backend>>();
 }
 
 /// Expected lengths 0.1, 0.2, ..., 1.0 (or --length).
@@ -219,9 +233,8 @@ void on_each_backend(context& ctx, const std::string& experiment, Run&& run) {
     sweep_point base = repetitions_from(ctx);
     base.load_factor = 1.0;
     base.n = n_of(ctx, std::uint64_t{1} << 20, std::uint64_t{1} << 22, Backend::host_accessible);
-    run.template operator()<Backend>(base, [&](const point_report& report) {
-      record(ctx, experiment, table, report);
-    });
+    run.template operator()<Backend>(
+        base, [&](const point_report& report) { record(ctx, experiment, table, report); });
   });
 }
 
@@ -257,28 +270,32 @@ experiment fig7_1() {
           "nodes need GPUHASH_BENCH_VARIANTS",
           [](context& ctx) {
             const auto chosen = lengths(ctx, {0.5, 1.0});
-            on_each_backend(ctx, "dachash.fig7_1", [&]<class Backend>(const sweep_point& base, auto&& keep) {
-              for (const double length : chosen) {
-                support::for_each_type(node_size_configurations{}, [&]<class Preset>() {
-                  using Table = basic_map<dh::engine<std::uint32_t, std::uint32_t, Backend, Preset>>;
-                  keep(run_case<Table>(base, {"dachash", thesis_settings(), length, 0},
-                                       workload::search, {}));
+            on_each_backend(
+                ctx, "dachash.fig7_1", [&]<class Backend>(const sweep_point& base, auto&& keep) {
+                  for (const double length : chosen) {
+                    support::for_each_type(node_size_configurations{}, [&]<class Preset>() {
+                      using Table =
+                          basic_map<dh::engine<std::uint32_t, std::uint32_t, Backend, Preset>>;
+                      keep(run_case<Table>(base, {"dachash", thesis_settings(), length, 0},
+                                           workload::search, {}));
+                    });
+                  }
                 });
-              }
-            });
           }};
 }
 
 experiment fig7_2() {
-  return {"dachash.fig7_2",
-          "search time (reorder included) vs the length of combined buckets (0: reorder off), "
-          "2^19 buckets (--n: 2^22 GPU, 2^20 CPU; --buckets; --combined)",
-          [](context& ctx) {
-            const auto combined = ctx.arguments().numbers(
-                "combined", {0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096});
-            on_each_backend(ctx, "dachash.fig7_2", [&]<class Backend>(const sweep_point& base, auto&& keep) {
-              const std::uint64_t buckets =
-                  ctx.arguments().size("buckets", Backend::host_accessible ? (1u << 17) : (1u << 19));
+  return {
+      "dachash.fig7_2",
+      "search time (reorder included) vs the length of combined buckets (0: reorder off), "
+      "2^19 buckets (--n: 2^22 GPU, 2^20 CPU; --buckets; --combined)",
+      [](context& ctx) {
+        const auto combined = ctx.arguments().numbers(
+            "combined", {0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096});
+        on_each_backend(
+            ctx, "dachash.fig7_2", [&]<class Backend>(const sweep_point& base, auto&& keep) {
+              const std::uint64_t buckets = ctx.arguments().size(
+                  "buckets", Backend::host_accessible ? (1u << 17) : (1u << 19));
               for (const double c : combined) {
                 dh::settings s = thesis_settings();
                 s.combined_buckets = static_cast<std::uint64_t>(c);
@@ -287,7 +304,7 @@ experiment fig7_2() {
                 });
               }
             });
-          }};
+      }};
 }
 
 /// Fig. 7.3: the two mappings across expected lengths, for uniform (all
@@ -315,17 +332,19 @@ experiment fig7_4() {
           "(--n: 2^22 GPU, 2^20 CPU; --length)",
           [](context& ctx) {
             const auto chosen = lengths(ctx, tenth_to_one);
-            on_each_backend(ctx, "dachash.fig7_4", [&]<class Backend>(const sweep_point& base, auto&& keep) {
-              for (const double length : chosen) {
-                for_each_width<Backend, dachash_map>(ctx, [&]<class Table>() {
-                  dh::settings off = thesis_settings();
-                  off.combined_buckets = 0;
-                  keep(run_case<Table>(base, {"reorder_on", thesis_settings(), length, 0},
-                                       workload::search, {}));
-                  keep(run_case<Table>(base, {"reorder_off", off, length, 0}, workload::search, {}));
+            on_each_backend(
+                ctx, "dachash.fig7_4", [&]<class Backend>(const sweep_point& base, auto&& keep) {
+                  for (const double length : chosen) {
+                    for_each_width<Backend, dachash_map>(ctx, [&]<class Table>() {
+                      dh::settings off = thesis_settings();
+                      off.combined_buckets = 0;
+                      keep(run_case<Table>(base, {"reorder_on", thesis_settings(), length, 0},
+                                           workload::search, {}));
+                      keep(run_case<Table>(base, {"reorder_off", off, length, 0}, workload::search,
+                                           {}));
+                    });
+                  }
                 });
-              }
-            });
           }};
 }
 
@@ -357,19 +376,22 @@ std::vector<experiment> dachash_experiments() {
        [](context& ctx) {
          on_each_backend(ctx, "dachash.fig7_6a", [&]<class Backend>(sweep_point base, auto&& keep) {
            const auto sizes = ctx.arguments().sizes(
-               "n", Backend::host_accessible ? std::vector<std::uint64_t>{1u << 16, 1u << 18, 1u << 20, 1u << 22}
-                                             : std::vector<std::uint64_t>{1u << 19, 1u << 20, 1u << 21, 1u << 22,
-                                                                          1u << 23, 1u << 24, 1u << 25, 1u << 26,
-                                                                          1u << 27, 1u << 28});
+               "n",
+               Backend::host_accessible
+                   ? std::vector<std::uint64_t>{1u << 16, 1u << 18, 1u << 20, 1u << 22}
+                   : std::vector<std::uint64_t>{1u << 19, 1u << 20, 1u << 21, 1u << 22, 1u << 23,
+                                                1u << 24, 1u << 25, 1u << 26, 1u << 27, 1u << 28});
            for (const std::uint64_t n : sizes) {
              base.n = n;
              for_each_width<Backend, dachash_map>(ctx, [&]<class Table>() {
-               keep(run_case<Table>(base, {"dachash", thesis_settings(), 0.5, 0}, workload::search, {}));
+               keep(run_case<Table>(base, {"dachash", thesis_settings(), 0.5, 0}, workload::search,
+                                    {}));
                keep(run_case<Table>(base, {"dachash_no_reorder", no_reorder_settings(), 0.5, 0},
                                     workload::search, {}));
              });
              for_each_width<Backend, dachash_slab_map>(ctx, [&]<class Table>() {
-               keep(run_case<Table>(base, {"dachash_slab", slab_settings(), 0.5, 0}, workload::search, {}));
+               keep(run_case<Table>(base, {"dachash_slab", slab_settings(), 0.5, 0},
+                                    workload::search, {}));
              });
            }
          });

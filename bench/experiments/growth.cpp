@@ -167,14 +167,14 @@ void run_growth(context& ctx) {
                     static_cast<int>(std::lround(100 * (ms / presized - 1))));
       return std::string(text);
     };
-    std::printf("%-16s %-5d %-22s %-22s %-22.3f %-10zu\n",
-                std::string(Table::design_name).c_str(), bits,
-                versus(median_of(t.grown_ms)).c_str(), versus(median_of(t.subtables_ms)).c_str(),
-                presized, t.subtables);
-    std::printf("%-16s %-5s find-hit ms: rebuilt %.3f, subtables %.3f; find-miss ms: rebuilt "
-                "%.3f, subtables %.3f\n",
-                "", "", median_of(t.grown_hit_ms), median_of(t.subtables_hit_ms),
-                median_of(t.grown_miss_ms), median_of(t.subtables_miss_ms));
+    std::printf("%-16s %-5d %-22s %-22s %-22.3f %-10zu\n", std::string(Table::design_name).c_str(),
+                bits, versus(median_of(t.grown_ms)).c_str(),
+                versus(median_of(t.subtables_ms)).c_str(), presized, t.subtables);
+    std::printf(
+        "%-16s %-5s find-hit ms: rebuilt %.3f, subtables %.3f; find-miss ms: rebuilt "
+        "%.3f, subtables %.3f\n",
+        "", "", median_of(t.grown_hit_ms), median_of(t.subtables_hit_ms),
+        median_of(t.grown_miss_ms), median_of(t.subtables_miss_ms));
     const auto emit = [&](const char* op, const std::vector<double>& ms, std::size_t capacity) {
       json_line line;
       line.add("experiment", "cuckoo.growth")
@@ -212,7 +212,8 @@ experiment cuckoo_growth_experiment() {
   return {"cuckoo.growth",
           "growth by rebuilding against added subtables: n keys inserted in batches into a "
           "table created small, a subtable chain created small and a table created for n, then "
-          "finds of n present and n absent keys in the grown ones (--n: 2^26 GPU, 2^22 CPU; --batch: n/16; --initial: 1024 slots; "
+          "finds of n present and n absent keys in the grown ones (--n: 2^26 GPU, 2^22 CPU; "
+          "--batch: n/16; --initial: 1024 slots; "
           "--design=bucketed_cuckoo,linear_probing; --key-bits; --backend; --reps)",
           [](context& ctx) {
             for_each_backend(ctx, [&]<class Backend>() { run_growth<Backend>(ctx); });

@@ -37,8 +37,7 @@ class subtable_chain {
   using value_type = mapped_type;
   using stream_type = typename backend::stream_type;
 
-  subtable_chain(std::size_t initial_capacity, std::uint64_t seed)
-      : seed_(seed) {
+  subtable_chain(std::size_t initial_capacity, std::uint64_t seed) : seed_(seed) {
     add_table(initial_capacity);
   }
 
@@ -109,8 +108,8 @@ class subtable_chain {
                       here_values.data(), stream);
       tables_[t].find(pending_keys.data(), count, here_values.data(), found_statuses.data(),
                       stream);
-      backend::scatter(static_cast<const value_type*>(here_values.data()), positions.data(),
-                       count, values, stream);
+      backend::scatter(static_cast<const value_type*>(here_values.data()), positions.data(), count,
+                       values, stream);
       backend::scatter(static_cast<const status*>(found_statuses.data()), positions.data(), count,
                        statuses, stream);
     }
@@ -130,13 +129,14 @@ class subtable_chain {
   static constexpr double load_limit = 0.9;
 
   std::size_t room_in_newest() const {
-    const auto limit = static_cast<std::size_t>(
-        load_limit * static_cast<double>(tables_.back().capacity()));
+    const auto limit =
+        static_cast<std::size_t>(load_limit * static_cast<double>(tables_.back().capacity()));
     return limit > keys_in_.back() ? limit - keys_in_.back() : 0;
   }
 
   void add_table(std::size_t capacity) {
-    tables_.emplace_back(table_options{capacity, static_cast<float>(load_limit), seed_ + tables_.size()});
+    tables_.emplace_back(
+        table_options{capacity, static_cast<float>(load_limit), seed_ + tables_.size()});
     keys_in_.push_back(0);
   }
 
@@ -160,8 +160,8 @@ class subtable_chain {
                                          std::size_t m, stream_type stream) {
     if (outer.size() == 0) return std::move(inner);
     auto composed = backend::template allocate<std::size_t>(m, stream);
-    backend::gather(static_cast<const std::size_t*>(outer.data()), inner.data(), m,
-                    composed.data(), stream);
+    backend::gather(static_cast<const std::size_t*>(outer.data()), inner.data(), m, composed.data(),
+                    stream);
     return composed;
   }
 

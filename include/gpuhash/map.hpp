@@ -381,7 +381,7 @@ class basic_map {
   /// the chains and reports whether that freed any node. Other designs must
   /// grow.
   bool reclaimed_room(stream_type stream) {
-    if constexpr (requires(Engine& e) { e.reclaim(stream); }) {
+    if constexpr (requires(Engine & e) { e.reclaim(stream); }) {
       const std::size_t free_nodes = engine_.reclaim(stream);
       at_rehash_ = synced_;
       live_at_rehash_ = live();

@@ -1,4 +1,5 @@
-// The DACHash engine (thesis, paper and slab presets) on the CPU backend, for the library's key/value widths.
+// The DACHash engine (thesis, paper and slab presets) on the CPU backend, for the library's
+// key/value widths.
 
 #include <cstdint>
 

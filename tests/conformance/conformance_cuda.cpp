@@ -9,8 +9,8 @@
 #include "conformance.hpp"
 #include "designs.hpp"
 #include "gpuhash/cpu/backend.hpp"
-#include "gpuhash/dachash_map.hpp"
 #include "gpuhash/cuda/backend.hpp"
+#include "gpuhash/dachash_map.hpp"
 
 namespace gpuhash::testing {
 

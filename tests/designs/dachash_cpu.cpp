@@ -12,13 +12,13 @@ template class engine<std::uint32_t, std::uint32_t, cpu_backend, preset<16>>;
 }  // namespace gpuhash::detail::dachash
 
 namespace gpuhash::testing {
-using cpu_dachash_tables = ::testing::Types<
-    dachash_map<std::uint32_t, std::uint32_t, cpu_backend>,
-    dachash_map<std::uint64_t, std::uint64_t, cpu_backend>,
-    basic_map<detail::dachash::engine<std::uint32_t, std::uint32_t, cpu_backend,
-                                      detail::dachash::preset<16>>>,
-    dachash_paper_map<std::uint32_t, std::uint32_t, cpu_backend>,
-    dachash_slab_map<std::uint64_t, std::uint64_t, cpu_backend>>;
+using cpu_dachash_tables =
+    ::testing::Types<dachash_map<std::uint32_t, std::uint32_t, cpu_backend>,
+                     dachash_map<std::uint64_t, std::uint64_t, cpu_backend>,
+                     basic_map<detail::dachash::engine<std::uint32_t, std::uint32_t, cpu_backend,
+                                                       detail::dachash::preset<16>>>,
+                     dachash_paper_map<std::uint32_t, std::uint32_t, cpu_backend>,
+                     dachash_slab_map<std::uint64_t, std::uint64_t, cpu_backend>>;
 INSTANTIATE_TYPED_TEST_SUITE_P(dachash, dachash, cpu_dachash_tables);
 INSTANTIATE_TYPED_TEST_SUITE_P(node_pool, node_pool, ::testing::Types<cpu_backend>);
 INSTANTIATE_TYPED_TEST_SUITE_P(reorder, reorder, ::testing::Types<cpu_backend>);

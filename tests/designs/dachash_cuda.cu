@@ -36,7 +36,8 @@ using cuda_dachash_tables = ::testing::Types<
     many_to_one<dachash_map<std::uint64_t, std::uint64_t, cuda_backend>>,
     one_to_one<basic_map<dh::engine<std::uint32_t, std::uint32_t, cuda_backend, dh::preset<16>>>>,
     many_to_one<basic_map<dh::engine<std::uint32_t, std::uint32_t, cuda_backend, dh::preset<16>>>>,
-    many_to_one<basic_map<dh::engine<std::uint32_t, std::uint32_t, cuda_backend, dh::preset<16, 1>>>>,
+    many_to_one<
+        basic_map<dh::engine<std::uint32_t, std::uint32_t, cuda_backend, dh::preset<16, 1>>>>,
     dachash_paper_map<std::uint32_t, std::uint32_t, cuda_backend>,
     dachash_slab_map<std::uint32_t, std::uint32_t, cuda_backend>,
     dachash_slab_map<std::uint64_t, std::uint64_t, cuda_backend>>;
@@ -49,7 +50,8 @@ class dachash_mappings_agree : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!cuda_backend::available())
-      GTEST_SKIP() << "no cuda device: these tests need an NVIDIA GPU (scripts/gpu-check runs them)";
+      GTEST_SKIP()
+          << "no cuda device: these tests need an NVIDIA GPU (scripts/gpu-check runs them)";
   }
 };
 using dachash_widths = ::testing::Types<std::uint32_t, std::uint64_t>;
@@ -57,27 +59,11 @@ TYPED_TEST_SUITE(dachash_mappings_agree, dachash_widths);
 
 TYPED_TEST(dachash_mappings_agree, many_to_one_on_the_gpu_matches_the_cpu) {
   using K = TypeParam;
-  using cpu_table = dachash_map<K, K, cpu_backend>;
-  using gpu_table = many_to_one<dachash_map<K, K, cuda_backend>>;
   seeded_random random;
   const table_options options{256, 0.0f, random.next()};
-  cpu_table on_cpu(options);
-  gpu_table on_gpu(options);
-  const auto universe = distinct_keys<cpu_table>(random, scaled(20000));
-  const std::size_t batch = scaled(4000);
-  for (int round = 0; round < 30; ++round) {
-    SCOPED_TRACE("round " + std::to_string(round));
-    const std::vector<K> keys = sample_distinct(universe, batch, random);
-    const auto values = random_values<K>(random, batch);
-    std::vector<operation> ops(batch);
-    for (auto& op : ops) op = static_cast<operation>(random.below(5));
-    std::vector<K> a = values;
-    std::vector<K> b = values;
-    ASSERT_EQ(on_cpu.apply(ops, keys, a), on_gpu.apply(ops, keys, b));
-    ASSERT_EQ(a, b);
-    ASSERT_EQ(on_cpu.size(), on_gpu.size());
-  }
-  EXPECT_EQ(contents(on_cpu), contents(on_gpu));
+  dachash_map<K, K, cpu_backend> on_cpu(options);
+  many_to_one<dachash_map<K, K, cuda_backend>> on_gpu(options);
+  expect_same_outcomes(on_cpu, on_gpu, random, 30);
 }
 INSTANTIATE_TYPED_TEST_SUITE_P(node_pool, node_pool, ::testing::Types<cuda_backend>);
 INSTANTIATE_TYPED_TEST_SUITE_P(reorder, reorder, ::testing::Types<cuda_backend>);
@@ -149,11 +135,12 @@ TEST(dachash_reordered_builds, no_key_is_lost_at_benchmark_size) {
         for (const auto key : keys) ++per_bucket[bucket_of(key)];
         std::size_t needed = 0;
         for (const auto count : per_bucket) needed += count <= 7 ? 0 : (count - 1) / 7;
-        std::printf("[ note     ] spurious full: %zu key(s), %s; pool nodes taken %zu, needed %zu "
-                    "(with those keys), in the pool %zu\n",
-                    rejected.size(), settings.combined_buckets != 0 ? "reorder on" : "reorder off",
-                    table.engine().pool_nodes() - table.engine().free_nodes({}), needed,
-                    table.engine().pool_nodes());
+        std::printf(
+            "[ note     ] spurious full: %zu key(s), %s; pool nodes taken %zu, needed %zu "
+            "(with those keys), in the pool %zu\n",
+            rejected.size(), settings.combined_buckets != 0 ? "reorder on" : "reorder off",
+            table.engine().pool_nodes() - table.engine().free_nodes({}), needed,
+            table.engine().pool_nodes());
         for (const status s : table.find(rejected).statuses) EXPECT_EQ(s, status::not_found);
         for (const status s : table.insert(rejected, rejected_values))
           EXPECT_EQ(s, status::inserted);

@@ -33,6 +33,19 @@ struct with_mapping : Table {
   }
 };
 
+/// Every key found with its value.
+template <class Table>
+void expect_all_found(Table& table, const std::vector<typename Table::key_type>& keys,
+                      const std::vector<typename Table::mapped_type>& values) {
+  const auto result = table.find(keys);
+  EXPECT_EQ("", first_failures(
+                    keys.size(),
+                    [&](std::size_t i) {
+                      return result.statuses[i] == status::found && result.values[i] == values[i];
+                    },
+                    [&](std::size_t i) { return "key " + std::to_string(keys[i]); }));
+}
+
 template <class Table>
 class dachash : public ::testing::Test {
  protected:
@@ -42,18 +55,6 @@ class dachash : public ::testing::Test {
     if (!Table::backend_type::available())
       GTEST_SKIP() << "no " << Table::backend_type::name
                    << " device: these tests need an NVIDIA GPU (scripts/gpu-check runs them)";
-  }
-
-  /// Every key found with its value.
-  static void expect_all_found(Table& table, const std::vector<key_type>& keys,
-                               const std::vector<value_type>& values) {
-    const auto result = table.find(keys);
-    EXPECT_EQ("", first_failures(
-                      keys.size(),
-                      [&](std::size_t i) {
-                        return result.statuses[i] == status::found && result.values[i] == values[i];
-                      },
-                      [&](std::size_t i) { return "key " + std::to_string(keys[i]); }));
   }
 };
 
@@ -68,7 +69,7 @@ TYPED_TEST_P(dachash, long_chains_keep_every_key) {
   const auto values = random_values<V>(random, keys.size());
   for (const status s : table.insert(keys, values)) ASSERT_EQ(s, status::inserted);
   EXPECT_EQ(table.size(), keys.size());
-  TestFixture::expect_all_found(table, keys, values);
+  expect_all_found(table, keys, values);
   EXPECT_EQ(contents(table).size(), keys.size());
 }
 
@@ -88,8 +89,7 @@ TYPED_TEST_P(dachash, an_empty_pool_reports_full_and_loses_nothing) {
   auto device_statuses = backend::template allocate<status>(keys.size());
   backend::copy_from_host(device_keys.data(), keys.data(), keys.size());
   backend::copy_from_host(device_values.data(), values.data(), keys.size());
-  table.insert_async(device_keys.data(), device_values.data(), keys.size(),
-                     device_statuses.data());
+  table.insert_async(device_keys.data(), device_values.data(), keys.size(), device_statuses.data());
   std::vector<status> statuses(keys.size());
   backend::copy_to_host(statuses.data(), device_statuses.data(), keys.size());
   ASSERT_EQ(table.capacity(), slots) << "the batch was meant to run without growing";
@@ -114,7 +114,7 @@ TYPED_TEST_P(dachash, an_empty_pool_reports_full_and_loses_nothing) {
   for (const status s : table.insert(rejected, rejected_values)) ASSERT_EQ(s, status::inserted);
   EXPECT_GT(table.capacity(), slots);
   EXPECT_EQ(table.size(), keys.size());
-  TestFixture::expect_all_found(table, keys, values);
+  expect_all_found(table, keys, values);
 }
 
 TYPED_TEST_P(dachash, clean_compacts_chains_and_keeps_survivors) {
@@ -136,7 +136,7 @@ TYPED_TEST_P(dachash, clean_compacts_chains_and_keeps_survivors) {
   const std::vector<K> kept(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(survivors));
   const std::vector<V> kept_values(values.begin(),
                                    values.begin() + static_cast<std::ptrdiff_t>(survivors));
-  TestFixture::expect_all_found(table, kept, kept_values);
+  expect_all_found(table, kept, kept_values);
   for (const status s : table.find(erased).statuses) ASSERT_EQ(s, status::not_found);
   EXPECT_EQ(contents(table).size(), survivors);
 
@@ -148,8 +148,33 @@ TYPED_TEST_P(dachash, clean_compacts_chains_and_keeps_survivors) {
   const auto more_values = random_values<V>(random, more.size());
   for (const status s : table.insert(more, more_values)) ASSERT_EQ(s, status::inserted);
   EXPECT_EQ(table.capacity(), slots) << "the freed nodes were not reused";
-  TestFixture::expect_all_found(table, more, more_values);
-  TestFixture::expect_all_found(table, kept, kept_values);
+  expect_all_found(table, more, more_values);
+  expect_all_found(table, kept, kept_values);
+}
+
+/// Runs the same random mixed batches (distinct keys per batch, so the
+/// outcomes do not depend on the order the operations run in) on two tables
+/// that must agree, comparing statuses, found values, sizes and contents.
+template <class TableA, class TableB>
+void expect_same_outcomes(TableA& a, TableB& b, seeded_random& random, int rounds) {
+  using K = typename TableA::key_type;
+  using V = typename TableA::mapped_type;
+  const auto universe = distinct_keys<TableA>(random, scaled(20000));
+  const std::size_t batch = scaled(4000);
+  for (int round = 0; round < rounds; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    const std::vector<K> keys = sample_distinct(universe, batch, random);
+    const auto values = random_values<V>(random, batch);
+    std::vector<operation> ops(batch);
+    for (auto& op : ops) op = static_cast<operation>(random.below(5));
+    std::vector<V> in_out_a = values;
+    std::vector<V> in_out_b = values;
+    ASSERT_EQ(a.apply(ops, keys, in_out_a), b.apply(ops, keys, in_out_b));
+    ASSERT_EQ(in_out_a, in_out_b);
+    ASSERT_EQ(a.contains(keys), b.contains(keys));
+    ASSERT_EQ(a.size(), b.size());
+  }
+  EXPECT_EQ(contents(a), contents(b));
 }
 
 /// Fills half of a table's slots and erases those keys: tombstones fill the
@@ -168,42 +193,41 @@ template <class Table>
 std::vector<typename Table::key_type> keys_other_than(
     const std::vector<typename Table::key_type>& used, std::size_t n, seeded_random& random) {
   auto keys = distinct_keys<Table>(random, n);
-  std::erase_if(keys, [&](auto key) { return std::find(used.begin(), used.end(), key) != used.end(); });
+  std::erase_if(keys,
+                [&](auto key) { return std::find(used.begin(), used.end(), key) != used.end(); });
   return keys;
 }
 
-TYPED_TEST_P(dachash, growth_cleans_before_adding_nodes) {
-  using V = typename TestFixture::value_type;
+/// Fills half of a 4096-slot table with keys and erases them, then inserts
+/// `percent` of its slots in new keys, which must all find room without the
+/// table adding nodes (clean frees the tombstones' nodes).
+template <class Table>
+void expect_room_after_tombstones(std::size_t percent) {
+  using V = typename Table::mapped_type;
   seeded_random random;
-  TypeParam table(table_options{4096, 1.0f, random.next()});
+  Table table(table_options{4096, 1.0f, random.next()});
   const std::size_t slots = table.capacity();
   const auto erased = fill_with_tombstones(table, random);
-  // The batch passes the load limit only with the tombstones counted, so the
-  // table cleans before it (a rebuild at the same size) and needs no new node.
-  const auto keys = keys_other_than<TypeParam>(erased, slots * 55 / 100, random);
+  const auto keys = keys_other_than<Table>(erased, slots * percent / 100, random);
   const auto values = random_values<V>(random, keys.size());
   for (const status s : table.insert(keys, values)) ASSERT_EQ(s, status::inserted);
   EXPECT_EQ(table.capacity(), slots) << "the table added nodes where clean freed enough";
   EXPECT_EQ(table.size(), keys.size());
-  TestFixture::expect_all_found(table, keys, values);
+  expect_all_found(table, keys, values);
+}
+
+TYPED_TEST_P(dachash, growth_cleans_before_adding_nodes) {
+  // The batch passes the load limit only with the tombstones counted, so the
+  // table cleans before it (a rebuild at the same size) and needs no new node.
+  expect_room_after_tombstones<TypeParam>(55);
 }
 
 TYPED_TEST_P(dachash, a_dry_pool_is_cleaned_before_it_grows) {
-  using V = typename TestFixture::value_type;
-  seeded_random random;
-  TypeParam table(table_options{4096, 1.0f, random.next()});
-  const std::size_t slots = table.capacity();
-  const auto erased = fill_with_tombstones(table, random);
   // Within the load limit even with the tombstones, so the batch runs as is;
   // its keys cannot reuse tombstones, so with 95% of the slots taken and
   // chains of unequal length the pool runs dry, and the keys that came back
   // `full` are retried after a clean, which frees enough nodes.
-  const auto keys = keys_other_than<TypeParam>(erased, slots * 45 / 100, random);
-  const auto values = random_values<V>(random, keys.size());
-  for (const status s : table.insert(keys, values)) ASSERT_EQ(s, status::inserted);
-  EXPECT_EQ(table.capacity(), slots) << "the table added nodes where clean freed enough";
-  EXPECT_EQ(table.size(), keys.size());
-  TestFixture::expect_all_found(table, keys, values);
+  expect_room_after_tombstones<TypeParam>(45);
 }
 
 TYPED_TEST_P(dachash, finds_never_miss_present_keys_while_chains_grow) {
@@ -238,14 +262,13 @@ TYPED_TEST_P(dachash, finds_never_miss_present_keys_while_chains_grow) {
                       return statuses[i] == status::found && values[i] == present_values[i / 2];
                     },
                     [&](std::size_t i) {
-                      return "key " + std::to_string(keys[i]) + ": " + std::string(to_string(statuses[i]));
+                      return "key " + std::to_string(keys[i]) + ": " +
+                             std::string(to_string(statuses[i]));
                     }));
   EXPECT_EQ(table.size(), 2 * n);
 }
 
 TYPED_TEST_P(dachash, reordered_batches_give_the_same_results) {
-  using K = typename TestFixture::key_type;
-  using V = typename TestFixture::value_type;
   seeded_random random;
   const table_options options{512, 0.0f, random.next()};
   TypeParam in_order(options);
@@ -253,25 +276,7 @@ TYPED_TEST_P(dachash, reordered_batches_give_the_same_results) {
   auto settings = reordered.engine().settings();
   settings.combined_buckets = 4;
   reordered.engine().configure(settings);
-  const auto universe = distinct_keys<TypeParam>(random, scaled(20000));
-  const std::size_t batch = scaled(4000);
-  for (int round = 0; round < 20; ++round) {
-    SCOPED_TRACE("round " + std::to_string(round));
-    // Distinct keys per batch, so outcomes do not depend on the order.
-    const std::vector<K> keys = sample_distinct(universe, batch, random);
-    const auto values = random_values<V>(random, batch);
-    std::vector<operation> ops(batch);
-    for (auto& op : ops) op = static_cast<operation>(random.below(5));
-    std::vector<V> a = values;
-    std::vector<V> b = values;
-    ASSERT_EQ(in_order.apply(ops, keys, a), reordered.apply(ops, keys, b));
-    ASSERT_EQ(a, b);
-    const auto found_a = in_order.find(keys);
-    const auto found_b = reordered.find(keys);
-    ASSERT_EQ(found_a.statuses, found_b.statuses);
-    ASSERT_EQ(in_order.contains(keys), reordered.contains(keys));
-  }
-  EXPECT_EQ(contents(in_order), contents(reordered));
+  expect_same_outcomes(in_order, reordered, random, 20);
 }
 
 TYPED_TEST_P(dachash, a_build_at_two_nodes_per_chain_inserts_every_key) {
@@ -302,17 +307,14 @@ TYPED_TEST_P(dachash, a_build_at_two_nodes_per_chain_inserts_every_key) {
       histogram += std::string(to_string(s)) + ": " + std::to_string(count) + " ";
     EXPECT_EQ(counts[status::inserted], n) << histogram;
     EXPECT_EQ(table.capacity(), slots) << "the reserved table grew";
-    TestFixture::expect_all_found(table, keys, values);
+    expect_all_found(table, keys, values);
   }
 }
 
-REGISTER_TYPED_TEST_SUITE_P(dachash, long_chains_keep_every_key,
-                            an_empty_pool_reports_full_and_loses_nothing,
-                            clean_compacts_chains_and_keeps_survivors,
-                            growth_cleans_before_adding_nodes,
-                            a_dry_pool_is_cleaned_before_it_grows,
-                            finds_never_miss_present_keys_while_chains_grow,
-                            reordered_batches_give_the_same_results,
-                            a_build_at_two_nodes_per_chain_inserts_every_key);
+REGISTER_TYPED_TEST_SUITE_P(
+    dachash, long_chains_keep_every_key, an_empty_pool_reports_full_and_loses_nothing,
+    clean_compacts_chains_and_keeps_survivors, growth_cleans_before_adding_nodes,
+    a_dry_pool_is_cleaned_before_it_grows, finds_never_miss_present_keys_while_chains_grow,
+    reordered_batches_give_the_same_results, a_build_at_two_nodes_per_chain_inserts_every_key);
 
 }  // namespace gpuhash::testing

@@ -54,8 +54,7 @@ class node_pool : public ::testing::Test {
   static void push_concurrently(pool_type& pool, const std::vector<detail::node_index>& nodes) {
     auto in = Backend::template allocate<detail::node_index>(nodes.size());
     Backend::copy_from_host(in.data(), nodes.data(), nodes.size(), {});
-    detail::exec<Backend>::for_each(nodes.size(), push_from<test_node>{pool.view(), in.data()},
-                                    {});
+    detail::exec<Backend>::for_each(nodes.size(), push_from<test_node>{pool.view(), in.data()}, {});
     Backend::synchronize({});
   }
   /// The popped nodes (no_node left out), checked to be distinct.

@@ -175,17 +175,18 @@ class node_pool {
 
   /// Empties every node and puts all of them on the stack (clear).
   void reset(stream_type stream) {
-    for (auto& chunk : chunks_) Backend::fill_bytes(chunk.data(), chunk.size() * sizeof(Node), 0xff, stream);
-    exec<Backend>::for_each(nodes(),
-                            stack_range{free_.data(), 0, static_cast<node_index>(nodes() - 1)},
-                            stream);
+    for (auto& chunk : chunks_)
+      Backend::fill_bytes(chunk.data(), chunk.size() * sizeof(Node), 0xff, stream);
+    exec<Backend>::for_each(
+        nodes(), stack_range{free_.data(), 0, static_cast<node_index>(nodes() - 1)}, stream);
     const auto top = static_cast<std::int64_t>(nodes());
     Backend::copy_from_host(top_.data(), &top, 1, stream);
   }
 
   view_type view() const {
     view_type v;
-    for (std::size_t k = 0; k < chunks_.size(); ++k) v.chunks[k] = const_cast<Node*>(chunks_[k].data());
+    for (std::size_t k = 0; k < chunks_.size(); ++k)
+      v.chunks[k] = const_cast<Node*>(chunks_[k].data());
     v.first_chunk_log2 = first_chunk_log2_;
     v.top = const_cast<std::int64_t*>(top_.data());
     v.free = const_cast<node_index*>(free_.data());

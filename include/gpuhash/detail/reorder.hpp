@@ -40,9 +40,9 @@ struct place_in_row {
   BucketOf bucket_of;
   std::uint64_t combined;  ///< buckets per row
   std::uint64_t rows;
-  std::uint64_t width;      ///< positions per row
-  std::uint64_t* record;    ///< positions taken per row (may pass width)
-  std::uint64_t* space;     ///< rows x width batch positions, no_position where unused
+  std::uint64_t width;    ///< positions per row
+  std::uint64_t* record;  ///< positions taken per row (may pass width)
+  std::uint64_t* space;   ///< rows x width batch positions, no_position where unused
 
   GPUHASH_HD void operator()(std::uint64_t i) const {
     std::uint64_t row = bucket_of(keys[i]) / combined;
@@ -83,8 +83,8 @@ void reorder_by_bucket(const Key* keys, std::uint64_t n, const BucketOf& bucket_
   const std::uint64_t placed =
       exec<Backend>::select_if(space.data(), rows * width, order, is_position{}, stream);
   if (placed != n)  // rows x width > n: every key finds a position
-    throw error("gpuhash: reorder placed " + std::to_string(placed) + " of " +
-                std::to_string(n) + " keys");
+    throw error("gpuhash: reorder placed " + std::to_string(placed) + " of " + std::to_string(n) +
+                " keys");
 }
 
 }  // namespace gpuhash::detail

@@ -110,8 +110,7 @@ class engine {
   void run_mapped(const batch<Key, Value>& args, table_counters* counters, stream_type stream);
   /// Runs a batch in the reorder's order and puts the results back in the
   /// caller's.
-  void run_reordered(const batch<Key, Value>& args, table_counters* counters,
-                     stream_type stream);
+  void run_reordered(const batch<Key, Value>& args, table_counters* counters, stream_type stream);
 
   typename Backend::template buffer<node_type> heads_;
   std::size_t buckets_ = 0;

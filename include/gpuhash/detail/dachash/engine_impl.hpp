@@ -35,8 +35,8 @@ struct copy_out_node {
   std::uint64_t capacity;  // of keys and values
 
   GPUHASH_HD void operator()(std::uint64_t i) const {
-    const auto& node = i < buckets ? view.head(i)
-                                   : view.pool().node(static_cast<node_index>(i - buckets));
+    const auto& node =
+        i < buckets ? view.head(i) : view.pool().node(static_cast<node_index>(i - buckets));
     for (const auto& slot : node.slots) {
       if (!View::is_live(slot)) continue;
       const std::uint64_t at = fetch_add_relaxed(written, std::uint64_t{1});
@@ -49,7 +49,7 @@ struct copy_out_node {
 
 template <class Key, class Value, class Backend, class Preset>
 engine<Key, Value, Backend, Preset>::engine(std::size_t min_capacity, std::uint64_t seed,
-                                               stream_type stream)
+                                            stream_type stream)
     : heads_(Backend::template allocate<node_type>(
           std::max<std::size_t>(1, (min_capacity + pairs_per_node - 1) / pairs_per_node), stream)),
       buckets_(heads_.size()),
@@ -65,8 +65,8 @@ auto engine<Key, Value, Backend, Preset>::view() const -> view_type {
 
 template <class Key, class Value, class Backend, class Preset>
 void engine<Key, Value, Backend, Preset>::execute_async(const batch<Key, Value>& args,
-                                                                     table_counters* counters,
-                                                                     stream_type stream) {
+                                                        table_counters* counters,
+                                                        stream_type stream) {
   if (settings_.combined_buckets != 0 && args.n > 1)
     run_reordered(args, counters, stream);
   else
@@ -75,8 +75,7 @@ void engine<Key, Value, Backend, Preset>::execute_async(const batch<Key, Value>&
 
 template <class Key, class Value, class Backend, class Preset>
 void engine<Key, Value, Backend, Preset>::run_mapped(const batch<Key, Value>& args,
-                                                                  table_counters* counters,
-                                                                  stream_type stream) {
+                                                     table_counters* counters, stream_type stream) {
   if constexpr (many_to_one_mapping<Backend>::available) {
     if (mapping_for(args, counters, stream) == mapping_scheme::many_to_one) {
       many_to_one_mapping<Backend>::template run<tile_size>(view(), args, counters, stream);
@@ -88,8 +87,8 @@ void engine<Key, Value, Backend, Preset>::run_mapped(const batch<Key, Value>& ar
 
 template <class Key, class Value, class Backend, class Preset>
 void engine<Key, Value, Backend, Preset>::run_reordered(const batch<Key, Value>& args,
-                                                                     table_counters* counters,
-                                                                     stream_type stream) {
+                                                        table_counters* counters,
+                                                        stream_type stream) {
   static_assert(sizeof(std::size_t) == sizeof(std::uint64_t));
   const std::size_t n = args.n;
   auto order = Backend::template allocate<std::size_t>(n, stream);
@@ -138,8 +137,8 @@ void engine<Key, Value, Backend, Preset>::run_reordered(const batch<Key, Value>&
 
 template <class Key, class Value, class Backend, class Preset>
 mapping_scheme engine<Key, Value, Backend, Preset>::mapping_for(const batch<Key, Value>& args,
-                                                               const table_counters* counters,
-                                                               stream_type stream) const {
+                                                                const table_counters* counters,
+                                                                stream_type stream) const {
   if (!many_to_one_mapping<Backend>::available) return mapping_scheme::one_to_one;
   if (settings_.mapping != mapping_scheme::dynamic) return settings_.mapping;
   if (args.kind != batch_kind::apply || counters == nullptr) return mapping_scheme::one_to_one;
@@ -169,15 +168,13 @@ void engine<Key, Value, Backend, Preset>::clear(stream_type stream) {
 }
 
 template <class Key, class Value, class Backend, class Preset>
-void engine<Key, Value, Backend, Preset>::retrieve_all(Key* keys, Value* values,
-                                                          std::size_t count,
-                                                          stream_type stream) const {
+void engine<Key, Value, Backend, Preset>::retrieve_all(Key* keys, Value* values, std::size_t count,
+                                                       stream_type stream) const {
   auto written = Backend::template allocate<std::uint64_t>(1, stream);
   Backend::fill_bytes(written.data(), sizeof(std::uint64_t), 0, stream);
-  exec<Backend>::for_each(buckets_ + pool_.nodes(),
-                          copy_out_node<view_type>{view(), buckets_, keys, values, written.data(),
-                                                   count},
-                          stream);
+  exec<Backend>::for_each(
+      buckets_ + pool_.nodes(),
+      copy_out_node<view_type>{view(), buckets_, keys, values, written.data(), count}, stream);
   std::uint64_t found = 0;
   Backend::copy_to_host(&found, written.data(), 1, stream);
   if (found != count)

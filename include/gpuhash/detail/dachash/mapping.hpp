@@ -48,9 +48,10 @@ struct preset {
   static constexpr std::string_view name = "dachash";
   static constexpr std::uint32_t node_bytes = NodeBytes;
   template <class Key>
-  static constexpr unsigned tile_size =
-      TileSize != 0 ? TileSize
-                    : (NodeBytes / (2 * sizeof(Key)) < 32 ? NodeBytes / (2 * sizeof(Key)) : 32);
+  static constexpr unsigned tile_size = TileSize != 0 ? TileSize
+                                                      : (NodeBytes / (2 * sizeof(Key)) < 32
+                                                             ? NodeBytes / (2 * sizeof(Key))
+                                                             : 32);
   static constexpr settings initial{Mapping, 0.6, CombinedBuckets};
 };
 

@@ -57,8 +57,7 @@ class chain_view {
   static constexpr Key empty_key = steps::empty_key;
 
   chain_view() = default;
-  GPUHASH_HD chain_view(node_type* heads, std::uint64_t buckets, std::uint64_t seed,
-                        pool_type pool)
+  GPUHASH_HD chain_view(node_type* heads, std::uint64_t buckets, std::uint64_t seed, pool_type pool)
       : heads_(heads), bucket_of_{seeded_hash<Key>{seed}, buckets}, pool_(pool) {}
 
   GPUHASH_HD static constexpr bool is_reserved(Key key) { return steps::is_reserved(key); }
