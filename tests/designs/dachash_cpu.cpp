@@ -2,8 +2,6 @@
 
 #include "dachash_tests.hpp"
 #include "gpuhash/detail/dachash/engine_impl.hpp"
-#include "node_pool_tests.hpp"
-#include "reorder_tests.hpp"
 
 namespace gpuhash::detail::dachash {
 // 16-byte nodes (one 32/32 pair each) are not compiled into the library;
@@ -20,6 +18,4 @@ using cpu_dachash_tables =
                      dachash_paper_map<std::uint32_t, std::uint32_t, cpu_backend>,
                      dachash_slab_map<std::uint64_t, std::uint64_t, cpu_backend>>;
 INSTANTIATE_TYPED_TEST_SUITE_P(dachash, dachash, cpu_dachash_tables);
-INSTANTIATE_TYPED_TEST_SUITE_P(node_pool, node_pool, ::testing::Types<cpu_backend>);
-INSTANTIATE_TYPED_TEST_SUITE_P(reorder, reorder, ::testing::Types<cpu_backend>);
 }  // namespace gpuhash::testing

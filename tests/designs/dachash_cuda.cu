@@ -8,8 +8,6 @@
 #include "dachash_tests.hpp"
 #include "gpuhash/cuda/backend.hpp"
 #include "gpuhash/detail/dachash/engine_impl.hpp"
-#include "node_pool_tests.hpp"
-#include "reorder_tests.hpp"
 
 namespace gpuhash::detail::dachash {
 // 16-byte nodes (one 32/32 pair each) are not compiled into the library;
@@ -65,8 +63,6 @@ TYPED_TEST(dachash_mappings_agree, many_to_one_on_the_gpu_matches_the_cpu) {
   many_to_one<dachash_map<K, K, cuda_backend>> on_gpu(options);
   expect_same_outcomes(on_cpu, on_gpu, random, 30);
 }
-INSTANTIATE_TYPED_TEST_SUITE_P(node_pool, node_pool, ::testing::Types<cuda_backend>);
-INSTANTIATE_TYPED_TEST_SUITE_P(reorder, reorder, ::testing::Types<cuda_backend>);
 }  // namespace gpuhash::testing
 
 namespace gpuhash::testing {

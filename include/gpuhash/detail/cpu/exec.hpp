@@ -68,6 +68,42 @@ struct exec<cpu_backend> {
     return total;
   }
 
+  /// out[i] = in[0] + ... + in[i-1] (out may alias in); returns the total.
+  /// Two passes over the same fixed chunks: chunk sums, then each chunk's scan.
+  static std::uint64_t exclusive_scan(const std::uint64_t* in, std::uint64_t n, std::uint64_t* out,
+                                      stream_type stream) {
+    auto& pool = stream.get();
+    const std::uint64_t chunks = std::uint64_t{pool.thread_count()} * 4;
+    const std::uint64_t chunk_size = (n + chunks - 1) / chunks;
+    std::vector<std::uint64_t> offsets(chunks + 1, 0);
+    const auto chunk_end = [&](std::uint64_t c) { return std::min(n, (c + 1) * chunk_size); };
+    pool.parallel_for(
+        chunks,
+        [&](std::uint64_t first, std::uint64_t last) {
+          for (std::uint64_t c = first; c < last; ++c) {
+            std::uint64_t sum = 0;
+            for (std::uint64_t i = c * chunk_size; i < chunk_end(c); ++i) sum += in[i];
+            offsets[c + 1] = sum;
+          }
+        },
+        1);
+    for (std::uint64_t c = 0; c < chunks; ++c) offsets[c + 1] += offsets[c];
+    pool.parallel_for(
+        chunks,
+        [&](std::uint64_t first, std::uint64_t last) {
+          for (std::uint64_t c = first; c < last; ++c) {
+            std::uint64_t running = offsets[c];
+            for (std::uint64_t i = c * chunk_size; i < chunk_end(c); ++i) {
+              const std::uint64_t value = in[i];
+              out[i] = running;
+              running += value;
+            }
+          }
+        },
+        1);
+    return offsets[chunks];
+  }
+
   template <class Key>
   static void sort_by_key(const Key* keys, std::uint64_t n, Key* sorted, std::uint64_t* order,
                           stream_type) {

@@ -6,6 +6,7 @@
 #include <thrust/iterator/transform_iterator.h>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
 #include <cstdint>
@@ -99,6 +100,24 @@ struct exec<cuda_backend> {
     GPUHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, keys, sorted,
                                                      indices.data(), order, items, 0,
                                                      int{8 * sizeof(Key)}, stream));
+  }
+
+  /// out[i] = in[0] + ... + in[i-1] with cub::DeviceScan (out may alias
+  /// in); returns the total (waits for it).
+  static std::uint64_t exclusive_scan(const std::uint64_t* in, std::uint64_t n, std::uint64_t* out,
+                                      stream_type stream) {
+    if (n == 0) return 0;
+    std::uint64_t last_in = 0;
+    cuda_backend::copy_to_host(&last_in, in + (n - 1), 1, stream);
+    const auto items = static_cast<std::int64_t>(n);
+    std::size_t temp_bytes = 0;
+    GPUHASH_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, out, items, stream));
+    gpuhash::cuda::device_buffer<unsigned char> temp(temp_bytes, stream);
+    GPUHASH_CUDA_TRY(
+        cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, in, out, items, stream));
+    std::uint64_t last_out = 0;
+    cuda_backend::copy_to_host(&last_out, out + (n - 1), 1, stream);
+    return last_out + last_in;
   }
 
   /// Stream compaction with cub::DeviceSelect::If; waits for the count.

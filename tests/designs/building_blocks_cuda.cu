@@ -1,0 +1,13 @@
+// The building blocks of the chained and HashGraph designs on the CUDA
+// backend: the node pool, the reorder, the segments.
+
+#include "gpuhash/cuda/backend.hpp"
+#include "node_pool_tests.hpp"
+#include "reorder_tests.hpp"
+#include "segments_tests.hpp"
+
+namespace gpuhash::testing {
+INSTANTIATE_TYPED_TEST_SUITE_P(node_pool, node_pool, ::testing::Types<cuda_backend>);
+INSTANTIATE_TYPED_TEST_SUITE_P(reorder, reorder, ::testing::Types<cuda_backend>);
+INSTANTIATE_TYPED_TEST_SUITE_P(segments, segments, ::testing::Types<cuda_backend>);
+}  // namespace gpuhash::testing
