@@ -14,7 +14,9 @@
 //   select_if(in, n, out, pred, stream)       stream compaction; returns the count
 //   count_if(in, n, pred, stream)             how many elements satisfy pred (waits)
 //   exclusive_scan(in, n, out, stream)        out[i] = sum of in[0, i); returns the total (waits)
-//   sort_by_key(keys, n, sorted, order, s)    stable sort: sorted[i] = keys[order[i]]
+//   sort_by_key(keys, n, sorted, order, s[, end_bit])
+//                                             stable sort by bits [0, end_bit):
+//                                             sorted[i] = keys[order[i]]
 
 namespace gpuhash::detail {
 template <class Backend>

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include "gpuhash/cpu/backend.hpp"
@@ -104,13 +105,69 @@ struct exec<cpu_backend> {
     return offsets[chunks];
   }
 
+  /// Stable sort of (key, index) pairs by the key's bits [0, end_bit): a
+  /// parallel LSD radix sort, 8 bits a pass. Each pass counts digits per fixed
+  /// chunk, turns the counts into each (digit, chunk)'s first position, and
+  /// scatters every chunk in order, which keeps equal keys in input order.
   template <class Key>
   static void sort_by_key(const Key* keys, std::uint64_t n, Key* sorted, std::uint64_t* order,
-                          stream_type) {
-    std::iota(order, order + n, std::uint64_t{0});
-    std::stable_sort(order, order + n,
-                     [&](std::uint64_t a, std::uint64_t b) { return keys[a] < keys[b]; });
-    for (std::uint64_t i = 0; i < n; ++i) sorted[i] = keys[order[i]];
+                          stream_type stream, int end_bit = int{8 * sizeof(Key)}) {
+    static_assert(std::is_unsigned_v<Key>, "gpuhash: sort_by_key sorts unsigned integer keys");
+    constexpr int digit_bits = 8;
+    constexpr std::uint64_t radix = std::uint64_t{1} << digit_bits;
+    auto& pool = stream.get();
+    const int passes = (end_bit + digit_bits - 1) / digit_bits;
+    const std::uint64_t chunks = std::uint64_t{pool.thread_count()} * 4;
+    const std::uint64_t chunk_size = (n + chunks - 1) / chunks;
+    const auto chunk_end = [&](std::uint64_t c) { return std::min(n, (c + 1) * chunk_size); };
+    // Passes alternate between (sorted, order) and the spare pair, so an odd
+    // number of passes starts in the output and an even one in the spare.
+    std::vector<Key> spare_keys(passes > 0 ? n : 0);
+    std::vector<std::uint64_t> spare_order(passes > 0 ? n : 0);
+    Key* from_keys = passes % 2 == 0 ? sorted : spare_keys.data();
+    std::uint64_t* from_order = passes % 2 == 0 ? order : spare_order.data();
+    std::copy(keys, keys + n, from_keys);
+    std::iota(from_order, from_order + n, std::uint64_t{0});
+    std::vector<std::uint64_t> starts(chunks * radix);
+    for (int pass = 0; pass < passes; ++pass) {
+      const int shift = pass * digit_bits;
+      Key* to_keys = from_keys == sorted ? spare_keys.data() : sorted;
+      std::uint64_t* to_order = from_order == order ? spare_order.data() : order;
+      const auto digit = [&](Key key) { return (std::uint64_t{key} >> shift) & (radix - 1); };
+      pool.parallel_for(
+          chunks,
+          [&](std::uint64_t first, std::uint64_t last) {
+            for (std::uint64_t c = first; c < last; ++c) {
+              std::uint64_t* counts = &starts[c * radix];
+              std::fill(counts, counts + radix, std::uint64_t{0});
+              for (std::uint64_t i = c * chunk_size; i < chunk_end(c); ++i)
+                ++counts[digit(from_keys[i])];
+            }
+          },
+          1);
+      std::uint64_t running = 0;
+      for (std::uint64_t d = 0; d < radix; ++d)
+        for (std::uint64_t c = 0; c < chunks; ++c) {
+          const std::uint64_t count = starts[c * radix + d];
+          starts[c * radix + d] = running;
+          running += count;
+        }
+      pool.parallel_for(
+          chunks,
+          [&](std::uint64_t first, std::uint64_t last) {
+            for (std::uint64_t c = first; c < last; ++c) {
+              std::uint64_t* next = &starts[c * radix];
+              for (std::uint64_t i = c * chunk_size; i < chunk_end(c); ++i) {
+                const std::uint64_t at = next[digit(from_keys[i])]++;
+                to_keys[at] = from_keys[i];
+                to_order[at] = from_order[i];
+              }
+            }
+          },
+          1);
+      from_keys = to_keys;
+      from_order = to_order;
+    }
   }
 
   /// Copies the elements of in[0, n) that satisfy `pred` to `out`, keeping their

@@ -84,22 +84,21 @@ struct exec<cuda_backend> {
     return count;
   }
 
-  /// Stable radix sort of (key, index) pairs with cub::DeviceRadixSort.
+  /// Stable radix sort of (key, index) pairs by the key's bits [0, end_bit)
+  /// with cub::DeviceRadixSort.
   template <class Key>
   static void sort_by_key(const Key* keys, std::uint64_t n, Key* sorted, std::uint64_t* order,
-                          stream_type stream) {
+                          stream_type stream, int end_bit = int{8 * sizeof(Key)}) {
     if (n == 0) return;
     gpuhash::cuda::device_buffer<std::uint64_t> indices(n, stream);
     for_each(n, iota_functor{indices.data()}, stream);
     const auto items = static_cast<std::int64_t>(n);
     std::size_t temp_bytes = 0;
-    GPUHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys, sorted,
-                                                     indices.data(), order, items, 0,
-                                                     int{8 * sizeof(Key)}, stream));
+    GPUHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
+        nullptr, temp_bytes, keys, sorted, indices.data(), order, items, 0, end_bit, stream));
     gpuhash::cuda::device_buffer<unsigned char> temp(temp_bytes, stream);
-    GPUHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, keys, sorted,
-                                                     indices.data(), order, items, 0,
-                                                     int{8 * sizeof(Key)}, stream));
+    GPUHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
+        temp.data(), temp_bytes, keys, sorted, indices.data(), order, items, 0, end_bit, stream));
   }
 
   /// out[i] = in[0] + ... + in[i-1] with cub::DeviceScan (out may alias
