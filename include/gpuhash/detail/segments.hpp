@@ -28,6 +28,13 @@
 #include "gpuhash/detail/exec.hpp"
 #include "gpuhash/detail/host_device.hpp"
 
+namespace gpuhash {
+
+/// How a table lays out its segments (buckets) in its flat array.
+enum class segment_layout { csr, ellpack, sliced_ellpack };
+
+}  // namespace gpuhash
+
 namespace gpuhash::detail {
 
 struct csr_view {
@@ -181,6 +188,22 @@ class sliced_ellpack_segments {
   std::uint64_t count_ = 0;
   std::uint64_t slices_ = 0;
   std::uint64_t storage_ = 0;
+};
+
+/// The owner type of a layout.
+template <class Backend, segment_layout Layout>
+struct segments_for;
+template <class Backend>
+struct segments_for<Backend, segment_layout::csr> {
+  using type = csr_segments<Backend>;
+};
+template <class Backend>
+struct segments_for<Backend, segment_layout::ellpack> {
+  using type = ellpack_segments<Backend>;
+};
+template <class Backend>
+struct segments_for<Backend, segment_layout::sliced_ellpack> {
+  using type = sliced_ellpack_segments<Backend, 32>;
 };
 
 }  // namespace gpuhash::detail
