@@ -7,6 +7,7 @@
 #include "gpuhash/dachash_map.hpp"
 #include "gpuhash/errors.hpp"
 #include "gpuhash/hash.hpp"
+#include "gpuhash/hashgraph_dynamic_map.hpp"
 #include "gpuhash/key_hash.hpp"
 #include "gpuhash/linear_probing_map.hpp"
 #include "gpuhash/map.hpp"

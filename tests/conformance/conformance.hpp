@@ -503,9 +503,9 @@ TYPED_TEST_P(conformance, backend_memory_forms) {
   B::copy_to_host(statuses.data(), d_statuses.data(), n);
   EXPECT_EQ(found, values);
   for (const status s : statuses) ASSERT_EQ(s, status::found);
-  auto flags = std::make_unique<bool[]>(n);
-  B::copy_to_host(flags.get(), d_flags.data(), n);
-  EXPECT_TRUE(std::all_of(flags.get(), flags.get() + n, [](bool f) { return f; }));
+  auto flags = B::template allocate_host<bool>(n);
+  B::copy_to_host(flags.data(), d_flags.data(), n);
+  EXPECT_TRUE(std::all_of(flags.data(), flags.data() + n, [](bool f) { return f; }));
 
   auto d_out_keys = B::template allocate<K>(n);
   auto d_out_values = B::template allocate<V>(n);

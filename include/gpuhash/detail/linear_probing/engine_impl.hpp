@@ -41,7 +41,8 @@ engine<Key, Value, Backend>::engine(std::size_t min_capacity, std::uint64_t seed
 
 template <class Key, class Value, class Backend>
 auto engine<Key, Value, Backend>::view() const -> view_type {
-  return view_type(const_cast<slot_type*>(slots_.data()), capacity_, seed_);
+  return view_type(const_cast<slot_type*>(slots_.data()), capacity_,
+                   hashed_home<Key>{seeded_hash<Key>{seed_}, capacity_});
 }
 
 template <class Key, class Value, class Backend>

@@ -27,6 +27,16 @@
 
 namespace gpuhash::detail::linear_probing {
 
+/// Where a key's probe sequence starts: its hash reduced onto the slots. The
+/// views take this as a policy so that dynamic HashGraph, whose probe starts
+/// at the key's bucket (detail/hashgraph/dynamic_engine.hpp), reuses them.
+template <class Key>
+struct hashed_home {
+  seeded_hash<Key> hash;
+  std::uint64_t capacity = 0;
+  GPUHASH_HD std::uint64_t operator()(Key key) const { return reduce_range(hash(key), capacity); }
+};
+
 /// Walks the probe sequence of a key: home slot, then right, wrapping around.
 struct probe_sequence {
   std::uint64_t position;
@@ -48,7 +58,7 @@ struct probe_sequence {
 /// change is a CAS against the copy, which fails and returns the current
 /// content if the copy was stale. Measurements of the alternatives (one slot
 /// per probe, 32-byte windows, relaxed loads): docs/results/linear_probing.md.
-template <class Key, class Value>
+template <class Key, class Value, class Home = hashed_home<Key>>
 class packed_view : public packed_pair<Key, Value> {
   using layout = packed_pair<Key, Value>;
 
@@ -65,8 +75,8 @@ class packed_view : public packed_pair<Key, Value> {
   static constexpr std::uint64_t window_slots = 2;
 
   packed_view() = default;
-  GPUHASH_HD packed_view(slot_type* slots, std::uint64_t capacity, std::uint64_t seed)
-      : slots_(slots), capacity_(capacity), hash_{seed} {}
+  GPUHASH_HD packed_view(slot_type* slots, std::uint64_t capacity, Home home)
+      : slots_(slots), capacity_(capacity), home_(home) {}
 
   GPUHASH_HD status find(Key key, Value* value_out) const {
 #if defined(__CUDA_ARCH__)
@@ -128,7 +138,7 @@ class packed_view : public packed_pair<Key, Value> {
   /// did (every slot of the table was visited).
   template <probe_reads Reads, class Visit>
   GPUHASH_HD bool probe(Key key, Visit&& visit) const {
-    std::uint64_t slot = reduce_range(hash_(key), capacity_);
+    std::uint64_t slot = home_(key);
     for (std::uint64_t visited = 0; visited < capacity_;) {
       if constexpr (Reads == probe_reads::windows) {
         const word_pair window = load_pair_for_probe(slots_ + (slot & ~std::uint64_t{1}));
@@ -191,13 +201,13 @@ class packed_view : public packed_pair<Key, Value> {
 
   slot_type* slots_ = nullptr;
   std::uint64_t capacity_ = 0;
-  seeded_hash<Key> hash_{};
+  Home home_{};
 };
 
 /// 64-bit keys and values: key and value are separate words of a 16-byte
 /// slot, written under published_pair's protocol (busy, value, release the
 /// key); readers load the key with acquire order.
-template <class Key, class Value>
+template <class Key, class Value, class Home = hashed_home<Key>>
 class pair_view : public published_pair<Key, Value> {
   using layout = published_pair<Key, Value>;
 
@@ -211,8 +221,8 @@ class pair_view : public published_pair<Key, Value> {
   static constexpr std::uint64_t window_slots = 1;
 
   pair_view() = default;
-  GPUHASH_HD pair_view(slot_type* slots, std::uint64_t capacity, std::uint64_t seed)
-      : slots_(slots), capacity_(capacity), hash_{seed} {}
+  GPUHASH_HD pair_view(slot_type* slots, std::uint64_t capacity, Home home)
+      : slots_(slots), capacity_(capacity), home_(home) {}
 
   GPUHASH_HD status find(Key key, Value* value_out) const {
     probe_sequence probe = start(key);
@@ -254,9 +264,7 @@ class pair_view : public published_pair<Key, Value> {
   }
 
  private:
-  GPUHASH_HD probe_sequence start(Key key) const {
-    return {reduce_range(hash_(key), capacity_), capacity_};
-  }
+  GPUHASH_HD probe_sequence start(Key key) const { return {home_(key), capacity_}; }
 
   /// The slot's key once no insert is half-way through publishing it.
   GPUHASH_HD static Key published_key(slot_type& slot) {
@@ -292,12 +300,12 @@ class pair_view : public published_pair<Key, Value> {
 
   slot_type* slots_ = nullptr;
   std::uint64_t capacity_ = 0;
-  seeded_hash<Key> hash_{};
+  Home home_{};
 };
 
 /// The view for a key/value width: packed for 32/32, pairs for 64/64.
-template <class Key, class Value>
-using view_for =
-    std::conditional_t<sizeof(Key) == 4, packed_view<Key, Value>, pair_view<Key, Value>>;
+template <class Key, class Value, class Home = hashed_home<Key>>
+using view_for = std::conditional_t<sizeof(Key) == 4, packed_view<Key, Value, Home>,
+                                    pair_view<Key, Value, Home>>;
 
 }  // namespace gpuhash::detail::linear_probing

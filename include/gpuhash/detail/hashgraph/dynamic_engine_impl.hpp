@@ -1,0 +1,127 @@
+#pragma once
+// Member definitions of hashgraph::dynamic_engine. Included only by the files
+// that instantiate the engine: a .cpp for the CPU backend, a .cu for CUDA.
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "gpuhash/detail/exec.hpp"
+#include "gpuhash/detail/hashgraph/dynamic_engine.hpp"
+#include "gpuhash/detail/hashgraph/slots.hpp"
+#include "gpuhash/detail/hashgraph/steps.hpp"
+#include "gpuhash/detail/live_slots.hpp"
+#include "gpuhash/errors.hpp"
+
+namespace gpuhash::detail::hashgraph {
+
+/// out[i] = value: Alg. 9 line 3, every bucket starts with room for e.
+struct assign_all {
+  std::uint32_t* out;
+  std::uint32_t value;
+  GPUHASH_HD void operator()(std::uint64_t i) const { out[i] = value; }
+};
+
+/// Writes pairs into a slot array in the view's slot layout (a build writes
+/// before any batch runs, so plain stores).
+template <class View>
+struct slot_target {
+  typename View::slot_type* slots;
+  template <class From>
+  GPUHASH_HD void put(std::uint64_t at, const From& from, std::uint64_t i) const {
+    slots[at] = View::pack(from.key(i), from.value(i));
+  }
+};
+
+/// Buckets for a build of `live` keys into at least `min_capacity` slots:
+/// the slots beyond the keys come as e per bucket.
+inline std::uint64_t buckets_for(std::uint64_t min_capacity, std::uint64_t live,
+                                 std::uint32_t empty_per_bucket) {
+  const std::uint64_t room = min_capacity > live ? min_capacity - live : 1;
+  return (room + empty_per_bucket - 1) / empty_per_bucket;
+}
+
+template <class Key, class Value, class Backend, segment_layout Layout>
+dynamic_engine<Key, Value, Backend, Layout>::dynamic_engine(std::size_t min_capacity,
+                                                            std::uint64_t seed, stream_type stream)
+    : seed_(seed) {
+  build(nullptr, nullptr, 0,
+        buckets_for(std::max<std::size_t>(min_capacity, 1), 0, empty_slots_per_bucket), stream);
+}
+
+template <class Key, class Value, class Backend, segment_layout Layout>
+auto dynamic_engine<Key, Value, Backend, Layout>::view() const -> view_type {
+  return view_type(const_cast<slot_type*>(slots_.data()), slot_count_,
+                   home_type{seeded_hash<Key>{seed_}, buckets_, segments_.view()});
+}
+
+template <class Key, class Value, class Backend, segment_layout Layout>
+void dynamic_engine<Key, Value, Backend, Layout>::build(const Key* keys, const Value* values,
+                                                        std::uint64_t n, std::uint64_t buckets,
+                                                        stream_type stream) {
+  constexpr std::uint64_t max_buckets = (std::uint64_t{1} << 32) - 1;
+  if (buckets > max_buckets)
+    throw error("gpuhash: " + std::string(name) + " holds at most 2^32 - 1 buckets (" +
+                std::to_string(buckets) + " asked for)");
+  auto counts = Backend::template allocate<std::uint32_t>(buckets, stream);
+  exec<Backend>::for_each(buckets, assign_all{counts.data(), empty_slots_per_bucket}, stream);
+  const soa_slots<Key, Value> source{const_cast<Key*>(keys), const_cast<Value*>(values)};
+  const bucket_of<seeded_hash<Key>> bucket{seeded_hash<Key>{seed_}, buckets};
+  exec<Backend>::for_each(
+      n, count_by_bucket<soa_slots<Key, Value>, seeded_hash<Key>>{source, bucket, counts.data()},
+      stream);
+  segments_type segments(counts.data(), buckets, stream);
+  // Probes read slots in aligned windows: the array is a whole number of them.
+  const std::uint64_t window = view_type::window_slots;
+  const std::uint64_t slot_count = (segments.storage_size() + window - 1) / window * window;
+  auto slots = Backend::template allocate<slot_type>(slot_count, stream);
+  // Every layout's empty slot is all one bits (empty_key = ~0), so one byte fill.
+  Backend::fill_bytes(slots.data(), slot_count * sizeof(slot_type), 0xff, stream);
+  auto cursors = Backend::template allocate<std::uint32_t>(buckets, stream);
+  Backend::fill_bytes(cursors.data(), buckets * sizeof(std::uint32_t), 0, stream);
+  exec<Backend>::for_each(n,
+                          place_by_bucket<soa_slots<Key, Value>, slot_target<view_type>,
+                                          seeded_hash<Key>, typename segments_type::view_type>{
+                              source, {slots.data()}, bucket, segments.view(), cursors.data()},
+                          stream);
+  segments_ = std::move(segments);
+  slots_ = std::move(slots);
+  slot_count_ = slot_count;
+  capacity_ = n + buckets * empty_slots_per_bucket;
+  buckets_ = buckets;
+}
+
+template <class Key, class Value, class Backend, segment_layout Layout>
+void dynamic_engine<Key, Value, Backend, Layout>::execute_async(const batch<Key, Value>& args,
+                                                                table_counters* counters,
+                                                                stream_type stream) {
+  run_batch<Backend>(view(), args, counters, stream);
+}
+
+template <class Key, class Value, class Backend, segment_layout Layout>
+void dynamic_engine<Key, Value, Backend, Layout>::rehash(std::size_t min_capacity,
+                                                         stream_type stream) {
+  const std::uint64_t live =
+      exec<Backend>::count_if(slots_.data(), slot_count_, is_live_slot<view_type>{}, stream);
+  auto keys = Backend::template allocate<Key>(live, stream);
+  auto values = Backend::template allocate<Value>(live, stream);
+  retrieve_live<Backend, view_type>(slots_.data(), slot_count_, keys.data(), values.data(), live,
+                                    stream, name);
+  build(keys.data(), values.data(), live,
+        buckets_for(std::max<std::uint64_t>(min_capacity, live), live, empty_slots_per_bucket),
+        stream);
+}
+
+template <class Key, class Value, class Backend, segment_layout Layout>
+void dynamic_engine<Key, Value, Backend, Layout>::clear(stream_type stream) {
+  Backend::fill_bytes(slots_.data(), slot_count_ * sizeof(slot_type), 0xff, stream);
+}
+
+template <class Key, class Value, class Backend, segment_layout Layout>
+void dynamic_engine<Key, Value, Backend, Layout>::retrieve_all(Key* keys, Value* values,
+                                                               std::size_t count,
+                                                               stream_type stream) const {
+  retrieve_live<Backend, view_type>(slots_.data(), slot_count_, keys, values, count, stream, name);
+}
+
+}  // namespace gpuhash::detail::hashgraph

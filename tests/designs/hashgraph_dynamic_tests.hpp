@@ -1,0 +1,125 @@
+#pragma once
+// Dynamic HashGraph (gpuhash/hashgraph_dynamic_map.hpp) beyond the
+// conformance suite: the thesis' race (its 3.4.3) does not happen here, and
+// keys inserted in many small batches, which land outside their buckets,
+// are all found. Typed over the three segment layouts at both widths;
+// instantiated per backend.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "gpuhash/hash.hpp"
+#include "gpuhash/hashgraph_dynamic_map.hpp"
+#include "gpuhash/operation.hpp"
+#include "support/random.hpp"
+#include "support/table_helpers.hpp"
+
+namespace gpuhash::testing {
+
+template <class Backend>
+using hashgraph_dynamic_tables =
+    ::testing::Types<hashgraph_csr_map<std::uint32_t, std::uint32_t, Backend>,
+                     hashgraph_csr_map<std::uint64_t, std::uint64_t, Backend>,
+                     hashgraph_ellpack_map<std::uint32_t, std::uint32_t, Backend>,
+                     hashgraph_ellpack_map<std::uint64_t, std::uint64_t, Backend>,
+                     hashgraph_sliced_ellpack_map<std::uint32_t, std::uint32_t, Backend>,
+                     hashgraph_sliced_ellpack_map<std::uint64_t, std::uint64_t, Backend>>;
+
+template <class Table>
+class hashgraph_dynamic : public ::testing::Test {
+ protected:
+  using key_type = typename Table::key_type;
+  using value_type = typename Table::mapped_type;
+  using backend_type = typename Table::backend_type;
+
+  void SetUp() override {
+    if (!backend_type::available())
+      GTEST_SKIP() << "no " << backend_type::name
+                   << " device: these tests need an NVIDIA GPU (scripts/gpu-check runs them)";
+  }
+
+  /// The value a key is always written with, so a reader can check it.
+  static value_type value_of(key_type key) {
+    return static_cast<value_type>(murmur3_fmix64(key) | 1);
+  }
+};
+
+TYPED_TEST_SUITE_P(hashgraph_dynamic);
+
+// The thesis' HashGraphMapDynamic could report a key found before its value
+// was stored (3.4.3). Here inserts and searches of the same fresh keys run in
+// one batch: a search either misses or finds the key with its value.
+TYPED_TEST_P(hashgraph_dynamic, find_never_sees_a_key_without_its_value) {
+  using K = typename TestFixture::key_type;
+  using V = typename TestFixture::value_type;
+  seeded_random random;
+  const std::size_t n = scaled(100000);
+  TypeParam table(table_options{4 * n, 0.0f, random.next()});
+  table.reserve(4 * n);
+  const auto all_keys = distinct_keys<TypeParam>(random, 3 * n);  // fresh keys in every round
+  for (int round = 0; round < 3; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    const std::span<const K> keys(all_keys.data() + round * n, n);
+    std::vector<operation> ops(2 * n);
+    std::vector<K> batch_keys(2 * n);
+    std::vector<V> values(2 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+      ops[2 * i] = operation::insert;
+      ops[2 * i + 1] = operation::search;
+      batch_keys[2 * i] = batch_keys[2 * i + 1] = keys[i];
+      values[2 * i] = TestFixture::value_of(keys[i]);
+      values[2 * i + 1] = 0;
+    }
+    const auto statuses = table.apply(ops, batch_keys, values);
+    std::size_t seen = 0;
+    for (std::size_t i = 0; i < 2 * n; ++i) {
+      if (ops[i] == operation::insert) {
+        ASSERT_EQ(statuses[i], status::inserted) << "key " << batch_keys[i];
+      } else if (statuses[i] == status::found) {
+        ++seen;
+        ASSERT_EQ(values[i], TestFixture::value_of(batch_keys[i])) << "key " << batch_keys[i];
+      } else {
+        ASSERT_EQ(statuses[i], status::not_found);
+      }
+    }
+    // How often a search overtook its insert is the hardware's business;
+    // printed so that a GPU run shows the race was exercised.
+    std::cout << "searches that found their key inserted in the same batch: " << seen << " of " << n
+              << "\n";
+  }
+}
+
+// Keys inserted in 100 batches into a table sized for them all (the thesis'
+// 4.5.4.3 and 4.5.5): later keys find their buckets full and probe on.
+TYPED_TEST_P(hashgraph_dynamic, keys_from_many_small_batches_are_all_found) {
+  using V = typename TestFixture::value_type;
+  seeded_random random;
+  const std::size_t n = scaled(200000);
+  TypeParam table(table_options{2 * n, 0.0f, random.next()});
+  const std::size_t capacity = table.capacity();
+  const auto keys = distinct_keys<TypeParam>(random, n);
+  const std::size_t batch = n / 100;
+  for (std::size_t begin = 0; begin < n; begin += batch) {
+    const std::size_t count = std::min(batch, n - begin);
+    std::vector<V> values(count);
+    for (std::size_t i = 0; i < count; ++i) values[i] = TestFixture::value_of(keys[begin + i]);
+    for (const status s :
+         table.insert(std::span(keys).subspan(begin, count), std::span<const V>(values)))
+      ASSERT_EQ(s, status::inserted);
+  }
+  EXPECT_EQ(table.capacity(), capacity) << "a table sized for the keys must not grow";
+  const auto result = table.find(keys);
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(result.statuses[i], status::found) << "key " << keys[i];
+    ASSERT_EQ(result.values[i], TestFixture::value_of(keys[i]));
+  }
+}
+
+REGISTER_TYPED_TEST_SUITE_P(hashgraph_dynamic, find_never_sees_a_key_without_its_value,
+                            keys_from_many_small_batches_are_all_found);
+
+}  // namespace gpuhash::testing
