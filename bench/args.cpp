@@ -58,7 +58,17 @@ std::vector<double> args::numbers(const std::string& name,
 
 std::uint64_t parse_size(const std::string& text) {
   const auto caret = text.find('^');
-  if (caret == std::string::npos) return std::stoull(text);
+  if (caret == std::string::npos) {
+    // A count, with an optional decimal suffix: 10M is ten million.
+    std::size_t used = 0;
+    const std::uint64_t count = std::stoull(text, &used);
+    const std::string suffix = text.substr(used);
+    if (suffix.empty()) return count;
+    if (suffix == "K" || suffix == "k") return count * 1000;
+    if (suffix == "M") return count * 1000000;
+    if (suffix == "G") return count * 1000000000;
+    throw std::invalid_argument("not a size: '" + text + "' (use 1000, 10K, 10M, 1G or 2^20)");
+  }
   const auto base = std::stoull(text.substr(0, caret));
   const auto exponent = std::stoull(text.substr(caret + 1));
   return static_cast<std::uint64_t>(

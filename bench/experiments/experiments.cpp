@@ -11,6 +11,8 @@ const std::vector<experiment>& all_experiments() {
     list.push_back(cuckoo_index_experiment());
     list.push_back(cuckoo_growth_experiment());
     for (auto& e : dachash_experiments()) list.push_back(std::move(e));
+    for (auto& e : hashgraph_experiments()) list.push_back(std::move(e));
+    list.push_back(hashgraph_growth_experiment());
     return list;
   }();
   return experiments;

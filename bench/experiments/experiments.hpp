@@ -15,5 +15,7 @@ std::vector<experiment> cuckoo_experiments();
 experiment cuckoo_index_experiment();
 experiment cuckoo_growth_experiment();
 std::vector<experiment> dachash_experiments();
+std::vector<experiment> hashgraph_experiments();
+experiment hashgraph_growth_experiment();
 
 }  // namespace gpuhash::bench

@@ -1,4 +1,5 @@
-// cuckoo.growth: growth by rebuilding against growth by added subtables. n
+// cuckoo.growth and hashgraph.growth: growth by rebuilding against growth by
+// added subtables (for HashGraph: overflow tables, the thesis' point 3). n
 // keys are inserted in batches (synchronous inserts) into
 //  * a table created small, which rebuilds itself larger as needed (the
 //    library's growth),
@@ -8,7 +9,8 @@
 // and then the grown table and the chain are searched for the n keys and for
 // n absent ones: rebuilding costs inserts once, subtables cost every later
 // search. Every design that can be selected runs (bucketed cuckoo and linear
-// probing by default); every result is checked.
+// probing, or the dynamic HashGraph layouts, by default); every result is
+// checked.
 
 #include <algorithm>
 #include <cmath>
@@ -141,20 +143,20 @@ growth_timings time_growth(std::uint64_t n, std::uint64_t batch, std::uint64_t i
 }
 
 template <class Backend>
-void run_growth(context& ctx) {
+void run_growth(context& ctx, const std::string& experiment_name,
+                const std::vector<std::string>& designs) {
   const auto& a = ctx.arguments();
   const std::uint64_t n = a.size("n", Backend::host_accessible ? (1u << 22) : (1u << 26));
   const std::uint64_t batch = a.size("batch", n / 16);
   const std::uint64_t initial = a.size("initial", 1024);
   sweep_point base = repetitions_from(ctx);
-  base.keys.kind = distinct_distribution(ctx, "cuckoo.growth");
+  base.keys.kind = distinct_distribution(ctx, experiment_name);
   const std::string device = device_name(std::string(Backend::name));
-  std::printf("\ncuckoo.growth on %s: %llu keys in batches of %llu, from %llu slots\n",
-              device.c_str(), static_cast<unsigned long long>(n),
+  std::printf("\n%s on %s: %llu keys in batches of %llu, from %llu slots\n",
+              experiment_name.c_str(), device.c_str(), static_cast<unsigned long long>(n),
               static_cast<unsigned long long>(batch), static_cast<unsigned long long>(initial));
   std::printf("%-16s %-5s %-22s %-22s %-22s %-10s\n", "design", "bits", "insert ms: rebuild",
               "subtables", "presized", "tables");
-  const std::vector<std::string> designs{"bucketed_cuckoo", "linear_probing"};
   for_each_design<Backend>([&]<class Table>() {
     if (!ctx.selected_design(Table::design_name, designs)) return;
     const int bits = static_cast<int>(8 * sizeof(typename Table::key_type));
@@ -177,7 +179,7 @@ void run_growth(context& ctx) {
         median_of(t.grown_miss_ms), median_of(t.subtables_miss_ms));
     const auto emit = [&](const char* op, const std::vector<double>& ms, std::size_t capacity) {
       json_line line;
-      line.add("experiment", "cuckoo.growth")
+      line.add("experiment", experiment_name)
           .add("design", std::string(Table::design_name))
           .add("backend", std::string(Backend::name))
           .add("device", device)
@@ -216,7 +218,24 @@ experiment cuckoo_growth_experiment() {
           "--batch: n/16; --initial: 1024 slots; "
           "--design=bucketed_cuckoo,linear_probing; --key-bits; --backend; --reps)",
           [](context& ctx) {
-            for_each_backend(ctx, [&]<class Backend>() { run_growth<Backend>(ctx); });
+            for_each_backend(ctx, [&]<class Backend>() {
+              run_growth<Backend>(ctx, "cuckoo.growth", {"bucketed_cuckoo", "linear_probing"});
+            });
+          }};
+}
+
+experiment hashgraph_growth_experiment() {
+  return {"hashgraph.growth",
+          "dynamic HashGraph's two growth strategies: rebuilding everything (the thesis' Alg. "
+          "8, the library's) against overflow tables (a chain of subtables, each added as large "
+          "as the others together), with a table created for n as reference; then finds of n "
+          "present and n absent keys (--n: 2^26 GPU, 2^22 CPU; --batch: n/16; --initial: 1024 "
+          "slots; --design=hashgraph,hashgraph_ellpack,hashgraph_sliced_ellpack)",
+          [](context& ctx) {
+            for_each_backend(ctx, [&]<class Backend>() {
+              run_growth<Backend>(ctx, "hashgraph.growth",
+                                  {"hashgraph", "hashgraph_ellpack", "hashgraph_sliced_ellpack"});
+            });
           }};
 }
 
