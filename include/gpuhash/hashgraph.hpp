@@ -80,11 +80,10 @@ class hashgraph_set {
                 hashgraph_probe probe = hashgraph_probe::standard, stream_type stream = {}) const {
     typename Backend::template buffer<std::uint64_t> order;
     if (probe == hashgraph_probe::binned) order = table_.binned_order(keys, n, stream);
-    exec_type::for_each(
-        n,
+    run_probe(
         detail::hashgraph::probe_contains<view_type, Key>{
             table_.view(), keys, probe == hashgraph_probe::binned ? order.data() : nullptr, flags},
-        stream);
+        n, stream);
   }
   std::vector<bool> contains(std::span<const Key> keys,
                              hashgraph_probe probe = hashgraph_probe::standard) const {
@@ -117,6 +116,16 @@ class hashgraph_set {
  private:
   using exec_type = detail::exec<Backend>;
   using view_type = typename table_type::view_type;
+  /// A probe per query on the GPU; on the CPU, in prefetching groups.
+  template <class Probe>
+  static void run_probe(const Probe& probe, std::uint64_t n, stream_type stream) {
+    if constexpr (Backend::host_accessible) {
+      using grouped = detail::hashgraph::grouped_probe<Probe>;
+      exec_type::for_each((n + grouped::group - 1) / grouped::group, grouped{probe, n}, stream);
+    } else {
+      exec_type::for_each(n, probe, stream);
+    }
+  }
   static slots input(const Key* keys) { return {const_cast<Key*>(keys)}; }
 
   table_type table_;
@@ -174,12 +183,11 @@ class hashgraph_map {
             hashgraph_probe probe = hashgraph_probe::standard, stream_type stream = {}) const {
     typename Backend::template buffer<std::uint64_t> order;
     if (probe == hashgraph_probe::binned) order = table_.binned_order(keys, n, stream);
-    exec_type::for_each(
-        n,
+    run_probe(
         detail::hashgraph::probe_find<view_type, Key, Value>{
             table_.view(), keys, probe == hashgraph_probe::binned ? order.data() : nullptr, values,
             statuses},
-        stream);
+        n, stream);
   }
   struct find_result {
     std::vector<Value> values;
@@ -220,6 +228,16 @@ class hashgraph_map {
  private:
   using exec_type = detail::exec<Backend>;
   using view_type = typename table_type::view_type;
+  /// A probe per query on the GPU; on the CPU, in prefetching groups.
+  template <class Probe>
+  static void run_probe(const Probe& probe, std::uint64_t n, stream_type stream) {
+    if constexpr (Backend::host_accessible) {
+      using grouped = detail::hashgraph::grouped_probe<Probe>;
+      exec_type::for_each((n + grouped::group - 1) / grouped::group, grouped{probe, n}, stream);
+    } else {
+      exec_type::for_each(n, probe, stream);
+    }
+  }
   static input_slots input(const Key* keys, const Value* values) {
     return {const_cast<Key*>(keys), const_cast<Value*>(values)};
   }

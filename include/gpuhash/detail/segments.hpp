@@ -18,6 +18,7 @@
 //   capacity(s)       elements segment s has room for (its size, or more
 //                     with padding)
 //   at(s, local)      begin(s) + local
+//   begin_address(s)  what begin(s) reads, for a CPU prefetch (null if nothing)
 // and an owner that builds it from the segments' sizes in backend memory.
 
 #include <algorithm>
@@ -46,6 +47,7 @@ struct csr_view {
   GPUHASH_HD std::uint64_t at(std::uint64_t s, std::uint64_t local) const {
     return begin(s) + local;
   }
+  const void* begin_address(std::uint64_t s) const { return offsets + s; }
 };
 
 struct ellpack_view {
@@ -57,6 +59,7 @@ struct ellpack_view {
   GPUHASH_HD std::uint64_t at(std::uint64_t s, std::uint64_t local) const {
     return begin(s) + local;
   }
+  const void* begin_address(std::uint64_t) const { return nullptr; }
 };
 
 /// Segments are stored row by row inside a slice (a bucket's elements are
@@ -77,6 +80,7 @@ struct sliced_ellpack_view {
   GPUHASH_HD std::uint64_t at(std::uint64_t s, std::uint64_t local) const {
     return begin(s) + local;
   }
+  const void* begin_address(std::uint64_t s) const { return slice_offsets + s / Slice; }
 };
 
 /// out[g] = Multiple x the largest of sizes[g * Group, (g + 1) * Group):

@@ -73,16 +73,6 @@ struct aos_slots {
   }
 };
 
-/// An element's position, written where the element would go: how Probe-New
-/// orders a batch of queries without moving them.
-struct position_slots {
-  std::uint64_t* positions = nullptr;
-  template <class From>
-  GPUHASH_HD void put(std::uint64_t at, const From&, std::uint64_t i) const {
-    positions[at] = i;
-  }
-};
-
 /// Owners of the views' memory in a backend: slot_buffers<Backend, View>
 /// allocates n elements and hands out the view. A view is a handle, as a
 /// pointer is: a const owner hands out views that kernels may write through.

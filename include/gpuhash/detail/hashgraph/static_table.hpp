@@ -120,14 +120,25 @@ class static_table {
                             stream);
   }
 
-  /// The order in which Probe-New visits queries keys[0, n): grouped by bin
-  /// (Alg. 2's first half over the queries, as the thesis suggests for Alg. 7).
+  /// The order in which Probe-New visits queries keys[0, n): grouped by bins
+  /// of nearby buckets (the partial sort the thesis suggests for Alg. 7).
   typename Backend::template buffer<std::uint64_t> binned_order(const key_type* keys,
                                                                 std::uint64_t n,
                                                                 stream_type stream) const {
+    // A stable radix sort by bin: the same order as Alg. 2's counting pass
+    // and scatter, without their atomics on shared bin counters (measured
+    // on both backends: docs/results/hashgraph.md, Probe-New).
     const key_slots<key_type> queries{const_cast<key_type*>(keys)};
+    const std::uint64_t bins = (buckets_ + options_.buckets_per_bin - 1) / options_.buckets_per_bin;
+    auto bin_numbers = Backend::template allocate<std::uint32_t>(n, stream);
+    auto sorted_bins = Backend::template allocate<std::uint32_t>(n, stream);
     auto order = Backend::template allocate<std::uint64_t>(n, stream);
-    group_by_bin(queries, n, position_slots{order.data()}, stream);
+    exec<Backend>::for_each(
+        n, bucket_ids<key_slots<key_type>, Hash>{queries, {hash_, bins}, bin_numbers.data()},
+        stream);
+    const int bits = std::max(1, static_cast<int>(std::bit_width(bins - 1)));
+    exec<Backend>::sort_by_key(bin_numbers.data(), n, sorted_bins.data(), order.data(), stream,
+                               bits);
     return order;
   }
 

@@ -168,7 +168,11 @@ struct table_view {
   template <class Key>
   GPUHASH_HD std::uint64_t locate(const Key& key) const {
     const std::uint64_t b = bucket(key);
-    const std::uint64_t begin = segments.begin(b);
+    return locate_in(key, b, segments.begin(b));
+  }
+  /// The same, with the bucket and its first slot known.
+  template <class Key>
+  GPUHASH_HD std::uint64_t locate_in(const Key& key, std::uint64_t b, std::uint64_t begin) const {
     const std::uint64_t room = segments.capacity(b);
     for (std::uint64_t j = 0; j < room; ++j)
       if (equal(slots.key(begin + j), key)) return begin + j;
@@ -198,7 +202,10 @@ struct probe_contains {
   bool* flags;
   GPUHASH_HD void operator()(std::uint64_t k) const {
     const std::uint64_t i = query_at(order, k);
-    flags[i] = table.locate(keys[i]) != View::nowhere;
+    answer(i, table.locate(keys[i]));
+  }
+  GPUHASH_HD void answer(std::uint64_t i, std::uint64_t at) const {
+    flags[i] = at != View::nowhere;
   }
 };
 
@@ -211,13 +218,47 @@ struct probe_find {
   status* statuses;
   GPUHASH_HD void operator()(std::uint64_t k) const {
     const std::uint64_t i = query_at(order, k);
-    const std::uint64_t at = table.locate(keys[i]);
+    answer(i, table.locate(keys[i]));
+  }
+  GPUHASH_HD void answer(std::uint64_t i, std::uint64_t at) const {
     if (at == View::nowhere) {
       statuses[i] = status::not_found;
     } else {
       values[i] = table.slots.value(at);
       statuses[i] = status::found;
     }
+  }
+};
+
+/// The CPU's form of a probe (probe_contains or probe_find): call g answers
+/// queries [g * group, (g + 1) * group) in three passes, each prefetching
+/// what the next one reads (a bucket's offset, then its first slot) for the
+/// whole group, so that a core waits on a group's cache misses together
+/// rather than on one query's two dependent misses at a time. A GPU hides
+/// the same latency with other warps and runs the per-query form.
+template <class Probe>
+struct grouped_probe {
+  static constexpr std::uint64_t group = 16;
+  Probe probe;
+  std::uint64_t n;
+
+  void operator()(std::uint64_t g) const {
+    const auto& table = probe.table;
+    const std::uint64_t first = g * group;
+    const std::uint64_t count = n - first < group ? n - first : group;
+    std::uint64_t query[group], bucket[group], begin[group];
+    for (std::uint64_t k = 0; k < count; ++k) {
+      query[k] = query_at(probe.order, first + k);
+      bucket[k] = table.bucket(probe.keys[query[k]]);
+      if (const void* address = table.segments.begin_address(bucket[k]))
+        __builtin_prefetch(address);
+    }
+    for (std::uint64_t k = 0; k < count; ++k) {
+      begin[k] = table.segments.begin(bucket[k]);
+      __builtin_prefetch(&table.slots.key(begin[k]));
+    }
+    for (std::uint64_t k = 0; k < count; ++k)
+      probe.answer(query[k], table.locate_in(probe.keys[query[k]], bucket[k], begin[k]));
   }
 };
 
