@@ -8,6 +8,7 @@
 
 #include "gpuhash/bucketed_cuckoo_map.hpp"
 #include "gpuhash/dachash_map.hpp"
+#include "gpuhash/hashgraph_dynamic_map.hpp"
 #include "gpuhash/linear_probing_map.hpp"
 
 namespace gpuhash::bench {
@@ -45,6 +46,15 @@ struct access_profile<basic_map<detail::dachash::engine<Key, Value, Backend, Pre
   static constexpr std::string_view find = Preset::node_bytes <= 32   ? "random_read_32"
                                            : Preset::node_bytes == 64 ? "random_read_64"
                                                                       : "random_read_128";
+  static constexpr std::string_view write = "read_then_cas_write";
+};
+
+/// Dynamic HashGraph reads a bucket's start (CSR, Sliced Ellpack: one read)
+/// and then a 16-byte window of slots; Ellpack computes the start.
+template <class Key, class Value, class Backend, segment_layout Segments>
+struct access_profile<basic_map<detail::hashgraph::dynamic_engine<Key, Value, Backend, Segments>>> {
+  static constexpr std::string_view find =
+      Segments == segment_layout::ellpack ? "random_read_32" : "two_reads_64";
   static constexpr std::string_view write = "read_then_cas_write";
 };
 
