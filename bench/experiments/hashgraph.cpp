@@ -47,10 +47,11 @@ constexpr pair_layout all_pairs[] = {pair_layout::array_of_structures,
 
 /// What a run of a table of the common API times.
 enum class dynamic_work {
-  build,             ///< inserting the N keys into an empty table sized for them
-  retrieve,          ///< then finding them all
-  insert_batches,    ///< inserting them in 100 batches (the thesis' 4.5.4.3)
-  retrieve_batched,  ///< finding them all after that (its 4.5.5)
+  build,                             ///< inserting the N keys into an empty table sized for them
+  retrieve,                          ///< then finding them all
+  insert_batches,                    ///< inserting them in 100 batches (the thesis' 4.5.4.3)
+  retrieve_batched,                  ///< finding them all after that (its 4.5.5, Fig. 4.16)
+  retrieve_batched_in_bucket_order,  ///< ... with Probe-New where the table has it (Fig. 4.17)
 };
 
 /// A table of the common API, sized for the N keys at load 0.5 (HashGraph's
@@ -69,9 +70,17 @@ point_report time_dynamic(const sweep_point& point, dynamic_work work, const std
   auto found = backend::template allocate<value_type>(n);
   auto statuses = backend::template allocate<status>(n);
 
+  // Probe-New for the tables that have it (dynamic HashGraph's engine); the
+  // others answer with their own find, as in the thesis' Fig. 4.17.
+  constexpr bool has_bucket_order = requires(const Table& t) {
+    t.engine().find_in_bucket_order(nullptr, 0, nullptr, nullptr, stream);
+  };
+  const bool bucket_order =
+      has_bucket_order && work == dynamic_work::retrieve_batched_in_bucket_order;
   const char* op = work == dynamic_work::build            ? "build"
                    : work == dynamic_work::retrieve       ? "probe_standard"
                    : work == dynamic_work::insert_batches ? "insert_100_batches"
+                   : bucket_order                         ? "probe_binned_after_batches"
                                                           : "probe_after_batches";
   const bool writes = work == dynamic_work::build || work == dynamic_work::insert_batches;
   point_report report = report_for<Table>(
@@ -95,8 +104,9 @@ point_report time_dynamic(const sweep_point& point, dynamic_work work, const std
                                         keys.data(), values.data(), stream);
     table.clear(stream);
     backend::synchronize(stream);
-    const bool batched =
-        work == dynamic_work::insert_batches || work == dynamic_work::retrieve_batched;
+    const bool batched = work == dynamic_work::insert_batches ||
+                         work == dynamic_work::retrieve_batched ||
+                         work == dynamic_work::retrieve_batched_in_bucket_order;
     double ms = 0;
     if (writes)
       ms = batched ? timer.time(insert_in_batches, stream) : timer.time(insert_all, stream);
@@ -107,6 +117,13 @@ point_report time_dynamic(const sweep_point& point, dynamic_work work, const std
                 n, "inserts");
     require_no_growth(table, capacity);
     const auto find_all = [&] {
+      if constexpr (has_bucket_order) {
+        if (bucket_order) {
+          table.engine().find_in_bucket_order(keys.data(), n, found.data(), statuses.data(),
+                                              stream);
+          return;
+        }
+      }
       table.find_async(keys.data(), n, found.data(), statuses.data(), stream);
     };
     if (writes)
@@ -333,6 +350,18 @@ std::vector<experiment> hashgraph_experiments() {
                                     [&]<class Backend>(const sweep_point& point, auto&& keep) {
                                       dynamic_columns<Backend>(
                                           ctx, point, dynamic_work::retrieve_batched, keep);
+                                    });
+                  }});
+  list.push_back({"hashgraph.fig4_17",
+                  "retrieve with Probe-New after inserting in 100 batches: the dynamic maps' "
+                  "find in bucket order (the slab preset and bucketed cuckoo: their own find) "
+                  "(--n)",
+                  [](context& ctx) {
+                    on_each_backend(ctx, "hashgraph.fig4_17",
+                                    [&]<class Backend>(const sweep_point& point, auto&& keep) {
+                                      dynamic_columns<Backend>(
+                                          ctx, point,
+                                          dynamic_work::retrieve_batched_in_bucket_order, keep);
                                     });
                   }});
   return list;

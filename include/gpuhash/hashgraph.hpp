@@ -39,23 +39,71 @@ namespace gpuhash {
 template <class Key>
 using hashgraph_hash = seeded_hash<Key>;
 
-template <class Key, class Backend, class Hash = hashgraph_hash<Key>,
-          segment_layout Segments = segment_layout::csr,
-          class KeyEqual = detail::hashgraph::key_equal>
-class hashgraph_set {
-  using slots = detail::hashgraph::key_slots<Key>;
-  using table_type =
-      detail::hashgraph::static_table<Backend, slots, slots, Hash, KeyEqual, Segments>;
+namespace detail::hashgraph {
 
+/// What the static set and map share: the table, its sizes, and running a
+/// probe (one thread per query on the GPU; on the CPU, prefetching groups).
+template <class Table>
+class static_facade {
  public:
-  using key_type = Key;
-  using backend_type = Backend;
-  using stream_type = typename Backend::stream_type;
+  using backend_type = typename Table::backend_type;
+  using stream_type = typename backend_type::stream_type;
 
-  explicit hashgraph_set(hashgraph_options options = {}, Hash hash = {}, KeyEqual equal = {})
+  std::uint64_t size() const noexcept { return table_.size(); }
+  bool empty() const noexcept { return size() == 0; }
+  std::uint64_t bucket_count() const noexcept { return table_.bucket_count(); }
+  /// Slots allocated, padding included (the thesis' Fig. 4.1).
+  std::uint64_t slot_count() const noexcept { return table_.slot_count(); }
+  std::size_t memory_bytes() const noexcept { return table_.memory_bytes(); }
+  /// The trivially copyable view that the probes use inside kernels.
+  auto view() const { return table_.view(); }
+
+ protected:
+  using view_type = typename Table::view_type;
+
+  template <class Hash, class KeyEqual>
+  static_facade(hashgraph_options options, Hash hash, KeyEqual equal)
       : table_(options, hash, equal) {
     table_.build({}, 0, {});
   }
+
+  template <class Probe>
+  static void run_probe(const Probe& probe, std::uint64_t n, stream_type stream) {
+    if constexpr (backend_type::host_accessible) {
+      using grouped = grouped_probe<Probe>;
+      exec<backend_type>::for_each((n + grouped::group - 1) / grouped::group, grouped{probe, n},
+                                   stream);
+    } else {
+      exec<backend_type>::for_each(n, probe, stream);
+    }
+  }
+
+  Table table_;
+};
+
+}  // namespace detail::hashgraph
+
+template <class Key, class Backend, class Hash = hashgraph_hash<Key>,
+          segment_layout Segments = segment_layout::csr,
+          class KeyEqual = detail::hashgraph::key_equal>
+class hashgraph_set : public detail::hashgraph::static_facade<detail::hashgraph::static_table<
+                          Backend, detail::hashgraph::key_slots<Key>,
+                          detail::hashgraph::key_slots<Key>, Hash, KeyEqual, Segments>> {
+  using slots = detail::hashgraph::key_slots<Key>;
+  using facade = detail::hashgraph::static_facade<
+      detail::hashgraph::static_table<Backend, slots, slots, Hash, KeyEqual, Segments>>;
+  using facade::run_probe;
+  using facade::table_;
+  using typename facade::view_type;
+
+ public:
+  using key_type = Key;
+  using facade::size;
+  using typename facade::backend_type;
+  using typename facade::stream_type;
+
+  explicit hashgraph_set(hashgraph_options options = {}, Hash hash = {}, KeyEqual equal = {})
+      : facade(options, hash, equal) {}
 
   /// Replaces the contents with keys[0, n).
   void build(const Key* keys, std::uint64_t n, stream_type stream = {}) {
@@ -104,55 +152,39 @@ class hashgraph_set {
     return out;
   }
 
-  std::uint64_t size() const noexcept { return table_.size(); }
-  bool empty() const noexcept { return size() == 0; }
-  std::uint64_t bucket_count() const noexcept { return table_.bucket_count(); }
-  /// Slots allocated, padding included (the thesis' Fig. 4.1).
-  std::uint64_t slot_count() const noexcept { return table_.slot_count(); }
-  std::size_t memory_bytes() const noexcept { return table_.memory_bytes(); }
-  /// The trivially copyable view that the probes use inside kernels.
-  auto view() const { return table_.view(); }
-
  private:
-  using exec_type = detail::exec<Backend>;
-  using view_type = typename table_type::view_type;
-  /// A probe per query on the GPU; on the CPU, in prefetching groups.
-  template <class Probe>
-  static void run_probe(const Probe& probe, std::uint64_t n, stream_type stream) {
-    if constexpr (Backend::host_accessible) {
-      using grouped = detail::hashgraph::grouped_probe<Probe>;
-      exec_type::for_each((n + grouped::group - 1) / grouped::group, grouped{probe, n}, stream);
-    } else {
-      exec_type::for_each(n, probe, stream);
-    }
-  }
   static slots input(const Key* keys) { return {const_cast<Key*>(keys)}; }
-
-  table_type table_;
 };
 
 template <class Key, class Value, class Backend, class Hash = hashgraph_hash<Key>,
           segment_layout Segments = segment_layout::csr,
           pair_layout Pairs = pair_layout::array_of_structures,
           class KeyEqual = detail::hashgraph::key_equal>
-class hashgraph_map {
+class hashgraph_map : public detail::hashgraph::static_facade<detail::hashgraph::static_table<
+                          Backend,
+                          std::conditional_t<Pairs == pair_layout::array_of_structures,
+                                             detail::hashgraph::aos_slots<Key, Value>,
+                                             detail::hashgraph::soa_slots<Key, Value>>,
+                          detail::hashgraph::soa_slots<Key, Value>, Hash, KeyEqual, Segments>> {
   using slots = std::conditional_t<Pairs == pair_layout::array_of_structures,
                                    detail::hashgraph::aos_slots<Key, Value>,
                                    detail::hashgraph::soa_slots<Key, Value>>;
   using input_slots = detail::hashgraph::soa_slots<Key, Value>;
-  using table_type =
-      detail::hashgraph::static_table<Backend, slots, input_slots, Hash, KeyEqual, Segments>;
+  using facade = detail::hashgraph::static_facade<
+      detail::hashgraph::static_table<Backend, slots, input_slots, Hash, KeyEqual, Segments>>;
+  using facade::run_probe;
+  using facade::table_;
+  using typename facade::view_type;
 
  public:
   using key_type = Key;
   using mapped_type = Value;
-  using backend_type = Backend;
-  using stream_type = typename Backend::stream_type;
+  using facade::size;
+  using typename facade::backend_type;
+  using typename facade::stream_type;
 
   explicit hashgraph_map(hashgraph_options options = {}, Hash hash = {}, KeyEqual equal = {})
-      : table_(options, hash, equal) {
-    table_.build({}, 0, {});
-  }
+      : facade(options, hash, equal) {}
 
   /// Replaces the contents with the pairs (keys[i], values[i]), i < n.
   void build(const Key* keys, const Value* values, std::uint64_t n, stream_type stream = {}) {
@@ -218,26 +250,7 @@ class hashgraph_map {
     return out;
   }
 
-  std::uint64_t size() const noexcept { return table_.size(); }
-  bool empty() const noexcept { return size() == 0; }
-  std::uint64_t bucket_count() const noexcept { return table_.bucket_count(); }
-  std::uint64_t slot_count() const noexcept { return table_.slot_count(); }
-  std::size_t memory_bytes() const noexcept { return table_.memory_bytes(); }
-  auto view() const { return table_.view(); }
-
  private:
-  using exec_type = detail::exec<Backend>;
-  using view_type = typename table_type::view_type;
-  /// A probe per query on the GPU; on the CPU, in prefetching groups.
-  template <class Probe>
-  static void run_probe(const Probe& probe, std::uint64_t n, stream_type stream) {
-    if constexpr (Backend::host_accessible) {
-      using grouped = detail::hashgraph::grouped_probe<Probe>;
-      exec_type::for_each((n + grouped::group - 1) / grouped::group, grouped{probe, n}, stream);
-    } else {
-      exec_type::for_each(n, probe, stream);
-    }
-  }
   static input_slots input(const Key* keys, const Value* values) {
     return {const_cast<Key*>(keys), const_cast<Value*>(values)};
   }
@@ -247,8 +260,6 @@ class hashgraph_map {
                                   std::to_string(keys) + " keys, " + std::to_string(values) +
                                   " values)");
   }
-
-  table_type table_;
 };
 
 }  // namespace gpuhash

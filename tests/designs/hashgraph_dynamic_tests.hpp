@@ -117,6 +117,33 @@ TYPED_TEST_P(hashgraph_dynamic, keys_from_many_small_batches_are_all_found) {
     ASSERT_EQ(result.statuses[i], status::found) << "key " << keys[i];
     ASSERT_EQ(result.values[i], TestFixture::value_of(keys[i]));
   }
+  // Probe-New (the thesis' Fig. 4.17): the same answers, present keys and
+  // absent ones interleaved, each at its query's position.
+  using K = typename TestFixture::key_type;
+  using B = typename TestFixture::backend_type;
+  std::vector<K> queries(2 * n);
+  const auto absent = distinct_keys<TypeParam>(random, n);  // 32-bit: may hit a stored key
+  for (std::size_t i = 0; i < n; ++i) {
+    queries[2 * i] = keys[i];
+    queries[2 * i + 1] = absent[i];
+  }
+  const auto expected = table.find(queries);
+  auto d_queries = B::template allocate<K>(2 * n);
+  auto d_values = B::template allocate<V>(2 * n);
+  auto d_statuses = B::template allocate<status>(2 * n);
+  B::copy_from_host(d_queries.data(), queries.data(), 2 * n);
+  table.engine().find_in_bucket_order(d_queries.data(), 2 * n, d_values.data(), d_statuses.data(),
+                                      {});
+  std::vector<V> values(2 * n);
+  std::vector<status> statuses(2 * n);
+  B::copy_to_host(values.data(), d_values.data(), 2 * n);
+  B::copy_to_host(statuses.data(), d_statuses.data(), 2 * n);
+  for (std::size_t i = 0; i < 2 * n; ++i) {
+    ASSERT_EQ(statuses[i], expected.statuses[i]) << "query " << i;
+    if (statuses[i] == status::found) {
+      ASSERT_EQ(values[i], expected.values[i]) << "query " << i;
+    }
+  }
 }
 
 REGISTER_TYPED_TEST_SUITE_P(hashgraph_dynamic, find_never_sees_a_key_without_its_value,

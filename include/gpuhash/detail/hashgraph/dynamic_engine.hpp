@@ -99,6 +99,12 @@ class dynamic_engine {
   void clear(stream_type stream);
   /// Writes the `count` stored pairs (count must equal the table's size).
   void retrieve_all(Key* keys, Value* values, std::size_t count, stream_type stream) const;
+  /// Probe-New (the thesis' Alg. 7) for this map: finds keys[0, n) in the
+  /// order of their buckets (a stable radix sort by bins of 4096 buckets),
+  /// writing each answer at its query's position, as basic_map::find does.
+  /// Reached through table.engine(); no batch may run at the same time.
+  void find_in_bucket_order(const Key* keys, std::size_t n, Value* values, status* statuses,
+                            stream_type stream) const;
 
  private:
   /// Alg. 9: `buckets` buckets, each with room for its keys among keys[0, n)

@@ -3,6 +3,7 @@
 // that instantiate the engine: a .cpp for the CPU backend, a .cu for CUDA.
 
 #include <algorithm>
+#include <bit>
 #include <string>
 #include <utility>
 
@@ -30,6 +31,20 @@ struct slot_target {
   template <class From>
   GPUHASH_HD void put(std::uint64_t at, const From& from, std::uint64_t i) const {
     slots[at] = View::pack(from.key(i), from.value(i));
+  }
+};
+
+/// Query order[k] of a find in bucket order.
+template <class View, class Key, class Value>
+struct find_in_order {
+  View table;
+  const Key* keys;
+  const std::uint64_t* order;
+  Value* values;
+  status* statuses;
+  GPUHASH_HD void operator()(std::uint64_t k) const {
+    const std::uint64_t i = order[k];
+    statuses[i] = table.find(keys[i], values + i);
   }
 };
 
@@ -122,6 +137,28 @@ void dynamic_engine<Key, Value, Backend, Layout>::retrieve_all(Key* keys, Value*
                                                                std::size_t count,
                                                                stream_type stream) const {
   retrieve_live<Backend, view_type>(slots_.data(), slot_count_, keys, values, count, stream, name);
+}
+
+template <class Key, class Value, class Backend, segment_layout Layout>
+void dynamic_engine<Key, Value, Backend, Layout>::find_in_bucket_order(const Key* keys,
+                                                                       std::size_t n, Value* values,
+                                                                       status* statuses,
+                                                                       stream_type stream) const {
+  constexpr std::uint64_t buckets_per_bin = 4096;
+  const std::uint64_t bins = (buckets_ + buckets_per_bin - 1) / buckets_per_bin;
+  auto bin_numbers = Backend::template allocate<std::uint32_t>(n, stream);
+  auto sorted_bins = Backend::template allocate<std::uint32_t>(n, stream);
+  auto order = Backend::template allocate<std::uint64_t>(n, stream);
+  const key_slots<Key> queries{const_cast<Key*>(keys)};
+  exec<Backend>::for_each(n,
+                          bucket_ids<key_slots<Key>, seeded_hash<Key>>{
+                              queries, {seeded_hash<Key>{seed_}, bins}, bin_numbers.data()},
+                          stream);
+  const int bits = std::max(1, static_cast<int>(std::bit_width(bins - 1)));
+  exec<Backend>::sort_by_key(bin_numbers.data(), n, sorted_bins.data(), order.data(), stream, bits);
+  exec<Backend>::for_each(
+      n, find_in_order<view_type, Key, Value>{view(), keys, order.data(), values, statuses},
+      stream);
 }
 
 }  // namespace gpuhash::detail::hashgraph

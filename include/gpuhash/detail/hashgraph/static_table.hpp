@@ -60,6 +60,7 @@ template <class Backend, class Slots, class Input, class Hash, class KeyEqual,
 class static_table {
  public:
   using key_type = typename Slots::key_type;
+  using backend_type = Backend;
   using stream_type = typename Backend::stream_type;
   using segments_type = typename segments_for<Backend, Layout>::type;
   using view_type = table_view<Slots, typename segments_type::view_type, Hash, KeyEqual>;
