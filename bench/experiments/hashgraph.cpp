@@ -20,6 +20,7 @@
 
 #include "../basic_ops.hpp"
 #include "../hashgraph/static_runs.hpp"
+#include "../references/std_unordered_map_table.hpp"
 #include "../report.hpp"
 #include "../sweep.hpp"
 #include "experiments.hpp"
@@ -179,6 +180,9 @@ void dynamic_columns(context& ctx, const sweep_point& point, dynamic_work work, 
   const auto run = [&]<class Table>(const std::string& label) {
     if (ctx.selected_design(label, {"all"})) keep(time_dynamic<Table>(point, work, label));
   };
+  // On the CPU, std::unordered_map with the same Murmur hash (one thread).
+  if constexpr (Backend::host_accessible)
+    run.template operator()<std_unordered_map_table<K, K>>("std_unordered_map");
   run.template operator()<dachash_slab_map<K, K, Backend>>("dachash_slab");
   run.template operator()<bucketed_cuckoo_map<K, K, Backend>>("bucketed_cuckoo");
   run.template operator()<hashgraph_csr_map<K, K, Backend>>("hashgraph_dyn_csr");
