@@ -8,7 +8,9 @@
 //   set.contains(queries, m, flags, gpuhash::hashgraph_probe::binned, stream);
 //
 // Keys may be of any type with a host+device hash returning an unsigned
-// integer and an equality (the defaults serve 32- and 64-bit unsigned keys);
+// integer and an equality that is an equivalence relation consistent with
+// the hash (so not a float's ==, which NaN breaks); the defaults serve 32-
+// and 64-bit unsigned keys;
 // no key value is reserved. A table holds each key once: a build keeps one of
 // equal keys. insert() is the thesis' rehash-everything (Alg. 8), worth it for
 // batches about the table's size; the dynamic variant is for small ones.

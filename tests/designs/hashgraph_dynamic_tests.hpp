@@ -146,7 +146,45 @@ TYPED_TEST_P(hashgraph_dynamic, keys_from_many_small_batches_are_all_found) {
   }
 }
 
-REGISTER_TYPED_TEST_SUITE_P(hashgraph_dynamic, find_never_sees_a_key_without_its_value,
+// Reserved keys and an empty batch in bucket order, as find answers them.
+TYPED_TEST_P(hashgraph_dynamic, find_in_bucket_order_rejects_reserved_keys) {
+  using K = typename TestFixture::key_type;
+  using V = typename TestFixture::value_type;
+  using B = typename TestFixture::backend_type;
+  TypeParam table(table_options{1024, 0.0f, 7});
+  table.insert(std::vector<K>{1, 2}, std::vector<V>{10, 20});
+  std::vector<K> queries{1, 3};
+  for (const K reserved : TypeParam::reserved_keys()) queries.push_back(reserved);
+  auto d_queries = B::template allocate<K>(queries.size());
+  auto d_values = B::template allocate<V>(queries.size());
+  auto d_statuses = B::template allocate<status>(queries.size());
+  B::copy_from_host(d_queries.data(), queries.data(), queries.size());
+  table.engine().find_in_bucket_order(d_queries.data(), 0, d_values.data(), d_statuses.data(), {});
+  table.engine().find_in_bucket_order(d_queries.data(), queries.size(), d_values.data(),
+                                      d_statuses.data(), {});
+  std::vector<status> statuses(queries.size());
+  B::copy_to_host(statuses.data(), d_statuses.data(), queries.size());
+  EXPECT_EQ(statuses, table.find(queries).statuses);
+  EXPECT_EQ(statuses[0], status::found);
+  EXPECT_EQ(statuses[2], status::invalid_key);
+}
+
+// A table asked to be nearly full keeps a bucket per key: compact() at load
+// factor 1 must not fold all keys into a few long buckets.
+TYPED_TEST_P(hashgraph_dynamic, nearly_full_tables_keep_a_bucket_per_key) {
+  seeded_random random;
+  const std::size_t n = 1000;
+  TypeParam table(table_options{n, 1.0f, random.next()});
+  const auto keys = distinct_keys<TypeParam>(random, n);
+  table.insert(keys, random_values<typename TestFixture::value_type>(random, n));
+  table.compact();
+  EXPECT_GE(table.engine().bucket_count(), n);
+  for (const status s : table.find(keys).statuses) ASSERT_EQ(s, status::found);
+}
+
+REGISTER_TYPED_TEST_SUITE_P(hashgraph_dynamic, find_in_bucket_order_rejects_reserved_keys,
+                            nearly_full_tables_keep_a_bucket_per_key,
+                            find_never_sees_a_key_without_its_value,
                             keys_from_many_small_batches_are_all_found);
 
 }  // namespace gpuhash::testing

@@ -292,10 +292,10 @@ TYPED_TEST_P(hashgraph_static, radix_sort_is_stable_over_the_bits_asked_for) {
   seeded_random random;
   const std::size_t n = scaled(100000);
   for (const int bits : {1, 7, 13, 32}) {
+    // Keys over all 32 bits: the bits at and above `bits` must not count.
     std::vector<std::uint32_t> keys(n);
     for (auto& key : keys) key = static_cast<std::uint32_t>(random.next());
     const std::uint32_t mask = bits == 32 ? ~0U : (1U << bits) - 1;
-    for (auto& key : keys) key &= mask;
     auto device_keys = TypeParam::template allocate<std::uint32_t>(n);
     auto sorted = TypeParam::template allocate<std::uint32_t>(n);
     auto order = TypeParam::template allocate<std::uint64_t>(n);
@@ -308,20 +308,76 @@ TYPED_TEST_P(hashgraph_static, radix_sort_is_stable_over_the_bits_asked_for) {
     TypeParam::copy_to_host(host_order.data(), order.data(), n);
     std::vector<std::uint64_t> expected(n);
     for (std::size_t i = 0; i < n; ++i) expected[i] = i;
-    std::stable_sort(expected.begin(), expected.end(),
-                     [&](std::uint64_t a, std::uint64_t b) { return keys[a] < keys[b]; });
+    std::stable_sort(expected.begin(), expected.end(), [&](std::uint64_t a, std::uint64_t b) {
+      return (keys[a] & mask) < (keys[b] & mask);
+    });
     ASSERT_EQ(host_order, expected) << bits << " bits";
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(host_sorted[i], keys[expected[i]]);
   }
 }
 
-REGISTER_TYPED_TEST_SUITE_P(
-    hashgraph_static, set_in_csr_matches_unordered_set, set_in_ellpack_matches_unordered_set,
-    set_in_sliced_ellpack_matches_unordered_set, map_of_structures_in_csr_matches_unordered_map,
-    map_of_arrays_in_csr_matches_unordered_map, map_of_arrays_in_ellpack_matches_unordered_map,
-    map_of_structures_in_sliced_ellpack_matches_unordered_map, empty_table_finds_nothing,
-    no_key_value_is_reserved, rehash_insert_adds_absent_keys_and_keeps_stored_values,
-    any_key_type_with_its_own_hash, narrow_hash_spreads_over_all_buckets,
-    radix_sort_is_stable_over_the_bits_asked_for);
+/// Every key in one bucket: the other buckets are empty and padded with an
+/// element of it (fill_padding), the hardest case for is_stored.
+struct constant_hash {
+  GPUHASH_HD std::uint64_t operator()(std::uint32_t) const { return 0x8000000000000000ULL; }
+};
+
+TYPED_TEST_P(hashgraph_static, one_full_bucket_among_empty_ones) {
+  seeded_random random;
+  const auto keys = this->draw(random, 300, 1000000);
+  const std::unordered_set<std::uint32_t> reference(keys.begin(), keys.end());
+  const auto check = [&](auto& set) {
+    set.build(keys);
+    EXPECT_EQ(set.size(), reference.size());
+    auto stored = set.retrieve_all();
+    std::sort(stored.begin(), stored.end());
+    std::vector<std::uint32_t> expected(reference.begin(), reference.end());
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(stored, expected);
+    std::vector<std::uint32_t> queries = keys;
+    queries.push_back(1000001);  // absent
+    const auto flags = set.contains(queries, hashgraph_probe::binned);
+    for (std::size_t i = 0; i < keys.size(); ++i) ASSERT_TRUE(flags[i]);
+    EXPECT_FALSE(flags.back());
+    set.insert(std::vector<std::uint32_t>{1000002});
+    EXPECT_EQ(set.size(), reference.size() + 1);
+  };
+  hashgraph_set<std::uint32_t, TypeParam, constant_hash, segment_layout::ellpack> ellpack;
+  check(ellpack);
+  hashgraph_set<std::uint32_t, TypeParam, constant_hash, segment_layout::sliced_ellpack> sliced;
+  check(sliced);
+}
+
+TYPED_TEST_P(hashgraph_static, insert_into_an_empty_set_and_first_wins_when_sorted) {
+  hashgraph_options options;
+  options.build = hashgraph_build::sorted;
+  hashgraph_map<std::uint32_t, std::uint32_t, TypeParam> map(options);
+  const std::vector<std::uint32_t> keys{5, 7, 5, 9, 7};
+  const std::vector<std::uint32_t> values{1, 2, 3, 4, 5};
+  map.insert(std::span<const std::uint32_t>(keys), std::span<const std::uint32_t>(values));
+  EXPECT_EQ(map.size(), 3U);
+  // The first of the batch's values for a key (the sorted build is stable).
+  const auto result = map.find(std::vector<std::uint32_t>{5, 7, 9, 6});
+  EXPECT_EQ(result.values[0], 1U);
+  EXPECT_EQ(result.values[1], 2U);
+  EXPECT_EQ(result.values[2], 4U);
+  EXPECT_EQ(result.statuses[3], status::not_found);
+  hashgraph_set<std::uint32_t, TypeParam> set;
+  set.insert(std::vector<std::uint32_t>{3, 3, 4});
+  EXPECT_EQ(set.size(), 2U);
+}
+
+REGISTER_TYPED_TEST_SUITE_P(hashgraph_static, one_full_bucket_among_empty_ones,
+                            insert_into_an_empty_set_and_first_wins_when_sorted,
+                            set_in_csr_matches_unordered_set, set_in_ellpack_matches_unordered_set,
+                            set_in_sliced_ellpack_matches_unordered_set,
+                            map_of_structures_in_csr_matches_unordered_map,
+                            map_of_arrays_in_csr_matches_unordered_map,
+                            map_of_arrays_in_ellpack_matches_unordered_map,
+                            map_of_structures_in_sliced_ellpack_matches_unordered_map,
+                            empty_table_finds_nothing, no_key_value_is_reserved,
+                            rehash_insert_adds_absent_keys_and_keeps_stored_values,
+                            any_key_type_with_its_own_hash, narrow_hash_spreads_over_all_buckets,
+                            radix_sort_is_stable_over_the_bits_asked_for);
 
 }  // namespace gpuhash::testing

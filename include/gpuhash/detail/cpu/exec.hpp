@@ -133,7 +133,10 @@ struct exec<cpu_backend> {
       const int shift = pass * digit_bits;
       Key* to_keys = from_keys == sorted ? spare_keys.data() : sorted;
       std::uint64_t* to_order = from_order == order ? spare_order.data() : order;
-      const auto digit = [&](Key key) { return (std::uint64_t{key} >> shift) & (radix - 1); };
+      // The last pass looks only at the bits below end_bit, as CUB does.
+      const int width = std::min(digit_bits, end_bit - shift);
+      const std::uint64_t mask = (std::uint64_t{1} << width) - 1;
+      const auto digit = [&](Key key) { return (std::uint64_t{key} >> shift) & mask; };
       pool.parallel_for(
           chunks,
           [&](std::uint64_t first, std::uint64_t last) {

@@ -44,16 +44,19 @@ struct find_in_order {
   status* statuses;
   GPUHASH_HD void operator()(std::uint64_t k) const {
     const std::uint64_t i = order[k];
-    statuses[i] = table.find(keys[i], values + i);
+    statuses[i] =
+        View::is_reserved(keys[i]) ? status::invalid_key : table.find(keys[i], values + i);
   }
 };
 
 /// Buckets for a build of `live` keys into at least `min_capacity` slots:
-/// the slots beyond the keys come as e per bucket.
+/// the slots beyond the keys come as e per bucket, and there is at least one
+/// bucket per key (the thesis' m = n), so that a table asked to be nearly
+/// full still has short buckets.
 inline std::uint64_t buckets_for(std::uint64_t min_capacity, std::uint64_t live,
                                  std::uint32_t empty_per_bucket) {
   const std::uint64_t room = min_capacity > live ? min_capacity - live : 1;
-  return (room + empty_per_bucket - 1) / empty_per_bucket;
+  return std::max(live, (room + empty_per_bucket - 1) / empty_per_bucket);
 }
 
 template <class Key, class Value, class Backend, segment_layout Layout>

@@ -83,15 +83,28 @@ class static_table {
       throw std::length_error("gpuhash: a HashGraph holds at most 2^32 - 1 elements and buckets (" +
                               std::to_string(n) + " elements, " + std::to_string(buckets) +
                               " buckets asked for)");
-    buckets_ = buckets;
-    auto counts = zeroed<std::uint32_t>(buckets_, stream);
-    switch (options_.build) {
-      case hashgraph_build::direct: place_directly(in, n, counts.data(), stream); break;
-      case hashgraph_build::binned: place_binned(in, n, counts.data(), stream); break;
-      case hashgraph_build::sorted: place_sorted_by_bucket(in, n, counts.data(), stream); break;
+    // A build that throws (out of memory) leaves the table as it was.
+    segments_type old_segments = std::move(segments_);
+    slot_buffers<Backend, Slots> old_slots = std::move(slots_);
+    const std::uint64_t old_size = size_;
+    const std::uint64_t old_buckets = buckets_;
+    try {
+      buckets_ = buckets;
+      auto counts = zeroed<std::uint32_t>(buckets_, stream);
+      switch (options_.build) {
+        case hashgraph_build::direct: place_directly(in, n, counts.data(), stream); break;
+        case hashgraph_build::binned: place_binned(in, n, counts.data(), stream); break;
+        case hashgraph_build::sorted: place_sorted_by_bucket(in, n, counts.data(), stream); break;
+      }
+      keep_distinct_keys(n, counts, stream);
+      if constexpr (Layout != segment_layout::csr) pad(in, counts.data(), stream);
+    } catch (...) {
+      segments_ = std::move(old_segments);
+      slots_ = std::move(old_slots);
+      size_ = old_size;
+      buckets_ = old_buckets;
+      throw;
     }
-    keep_distinct_keys(n, counts, stream);
-    if constexpr (Layout != segment_layout::csr) pad(in, counts.data(), stream);
   }
 
   /// Alg. 8: rebuilds with the stored elements and those of in[0, n) whose
@@ -116,7 +129,15 @@ class static_table {
   void gather_into(Target out, stream_type stream) const {
     auto starts = Backend::template allocate<std::uint64_t>(buckets_, stream);
     exec<Backend>::for_each(buckets_, count_stored<view_type>{view(), starts.data()}, stream);
-    exec<Backend>::exclusive_scan(starts.data(), buckets_, starts.data(), stream);
+    const std::uint64_t stored =
+        exec<Backend>::exclusive_scan(starts.data(), buckets_, starts.data(), stream);
+    // Padding is told apart by key equality (table_view::is_stored); a key
+    // type whose == is not an equivalence (a float NaN) would count padding
+    // as elements and overrun `out`.
+    if (stored != size_)
+      throw std::logic_error("gpuhash: HashGraph found " + std::to_string(stored) +
+                             " stored elements where it holds " + std::to_string(size_) +
+                             ": the key type's == must be an equivalence relation");
     exec<Backend>::for_each(buckets_, gather_stored<view_type, Target>{view(), out, starts.data()},
                             stream);
   }

@@ -15,8 +15,8 @@
 namespace gpuhash::detail::hashgraph {
 
 /// h(x) in [0, buckets): the user's hash reduced without a division. A hash
-/// of 32 bits or fewer is scaled as a 32-bit fraction, so that such hashes
-/// reach every bucket too. Monotone in the hash: with fewer buckets (bins) it
+/// of 32 bits or fewer is scaled as a fraction of its own width, so that
+/// such hashes reach every bucket too. Monotone in the hash: with fewer buckets (bins) it
 /// groups elements whose buckets are near each other, which is what the
 /// binned build (Alg. 2) and Probe-New (Alg. 7) need.
 template <class Hash>
@@ -30,7 +30,7 @@ struct bucket_of {
     static_assert(std::is_unsigned_v<decltype(h)>,
                   "gpuhash: a HashGraph hash must return an unsigned integer");
     if constexpr (sizeof(h) <= 4)
-      return (static_cast<std::uint64_t>(h) * buckets) >> 32;
+      return (static_cast<std::uint64_t>(h) * buckets) >> (8 * sizeof(h));
     else
       return reduce_range(static_cast<std::uint64_t>(h), buckets);
   }
@@ -255,7 +255,7 @@ struct grouped_probe {
     }
     for (std::uint64_t k = 0; k < count; ++k) {
       begin[k] = table.segments.begin(bucket[k]);
-      __builtin_prefetch(&table.slots.key(begin[k]));
+      if (table.segments.capacity(bucket[k]) > 0) __builtin_prefetch(&table.slots.key(begin[k]));
     }
     for (std::uint64_t k = 0; k < count; ++k)
       probe.answer(query[k], table.locate_in(probe.keys[query[k]], bucket[k], begin[k]));
