@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "gpuhash/bucketed_cuckoo_map.hpp"
+#include "gpuhash/cuckoo_node_map.hpp"
 #include "gpuhash/dachash_map.hpp"
 #include "gpuhash/hashgraph_dynamic_map.hpp"
 #include "gpuhash/linear_probing_map.hpp"
@@ -38,7 +39,9 @@ using registered_designs =
               design_instance<hashgraph_ellpack_map, std::uint32_t, std::uint32_t>,
               design_instance<hashgraph_ellpack_map, std::uint64_t, std::uint64_t>,
               design_instance<hashgraph_sliced_ellpack_map, std::uint32_t, std::uint32_t>,
-              design_instance<hashgraph_sliced_ellpack_map, std::uint64_t, std::uint64_t>>;
+              design_instance<hashgraph_sliced_ellpack_map, std::uint64_t, std::uint64_t>,
+              design_instance<cuckoo_node_map, std::uint32_t, std::uint32_t>,
+              design_instance<cuckoo_node_map, std::uint64_t, std::uint64_t>>;
 
 /// Calls f.template operator()<T>() for each T of a type_list.
 template <class... Types, class F>

@@ -4,6 +4,7 @@
 
 #include "gpuhash/bucketed_cuckoo_map.hpp"
 #include "gpuhash/cpu/backend.hpp"
+#include "gpuhash/cuckoo_node_map.hpp"
 #include "gpuhash/dachash_map.hpp"
 #include "gpuhash/errors.hpp"
 #include "gpuhash/hash.hpp"

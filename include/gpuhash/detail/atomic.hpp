@@ -102,6 +102,25 @@ GPUHASH_HD GPUHASH_FORCEINLINE T fetch_add_relaxed(T* address, T value) {
   return atomic_ref_t<T>(*address).fetch_add(value, mo::memory_order_relaxed);
 }
 
+/// Fences for protocols that order plain relaxed accesses around a version
+/// word (Cuckoo Node Hashing's bucket seqlock): a release fence orders the
+/// writes after it behind the stores before it, an acquire fence the loads
+/// before it ahead of the loads after it.
+GPUHASH_HD GPUHASH_FORCEINLINE void fence_release() {
+#if defined(__CUDA_ARCH__)
+  ::cuda::atomic_thread_fence(::cuda::std::memory_order_release, ::cuda::thread_scope_device);
+#else
+  std::atomic_thread_fence(std::memory_order_release);
+#endif
+}
+GPUHASH_HD GPUHASH_FORCEINLINE void fence_acquire() {
+#if defined(__CUDA_ARCH__)
+  ::cuda::atomic_thread_fence(::cuda::std::memory_order_acquire, ::cuda::thread_scope_device);
+#else
+  std::atomic_thread_fence(std::memory_order_acquire);
+#endif
+}
+
 /// Called while waiting for another thread to finish a short protocol step.
 GPUHASH_HD GPUHASH_FORCEINLINE void spin_pause() {
 #if defined(__CUDA_ARCH__)

@@ -1,0 +1,139 @@
+#pragma once
+// Member definitions of cuckoo_node::engine. Included only by the files that
+// instantiate the engine: a .cpp for the CPU backend, a .cu for CUDA.
+
+#include <algorithm>
+#include <string>
+
+#include "gpuhash/detail/cuckoo_node/engine.hpp"
+#include "gpuhash/detail/exec.hpp"
+#include "gpuhash/errors.hpp"
+
+namespace gpuhash::detail::cuckoo_node {
+
+/// Clean of one bucket (between batches, so plain accesses): every node
+/// after the head whose slots are all empty is unlinked, emptied (all bytes
+/// 0xff, as the pool requires) and pushed back to the pool.
+template <class View>
+struct free_empty_nodes {
+  View view;
+  node_pool_view<typename View::node_type> pool;
+
+  GPUHASH_HD void operator()(std::uint64_t bucket) const {
+    using node_type = typename View::node_type;
+    node_type* previous = &view.head(bucket);
+    for (node_index index = previous->next; index != no_node;) {
+      node_type& current = pool.node(index);
+      const node_index next = current.next;
+      if (holds_nothing(current)) {
+        previous->next = next;
+        for (auto& pair : current.pairs) pair.key = View::empty_key;
+        current.next = no_node;
+        fill_values(current);
+        pool.push(index);
+      } else {
+        previous = &current;
+      }
+      index = next;
+    }
+  }
+  GPUHASH_HD static bool holds_nothing(const typename View::node_type& n) {
+    for (const auto& pair : n.pairs)
+      if (pair.key != View::empty_key) return false;
+    return true;
+  }
+  GPUHASH_HD static void fill_values(typename View::node_type& n) {
+    for (auto& pair : n.pairs) pair.value = ~typename View::mapped_type{0};
+  }
+};
+
+/// retrieve_all: live pairs per bucket (pass 1), then written from the
+/// bucket's offset in an exclusive scan of the counts (pass 2).
+template <class View>
+struct count_bucket_pairs {
+  View view;
+  std::uint64_t* counts;
+  GPUHASH_HD void operator()(std::uint64_t bucket) const {
+    std::uint64_t live = 0;
+    view.for_each_pair(bucket, [&](const auto&) { ++live; });
+    counts[bucket] = live;
+  }
+};
+template <class View>
+struct copy_bucket_pairs {
+  View view;
+  const std::uint64_t* offsets;
+  typename View::key_type* keys;
+  typename View::mapped_type* values;
+  GPUHASH_HD void operator()(std::uint64_t bucket) const {
+    std::uint64_t at = offsets[bucket];
+    view.for_each_pair(bucket, [&](const auto& pair) {
+      keys[at] = pair.key;
+      values[at] = pair.value;
+      ++at;
+    });
+  }
+};
+
+template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices>
+engine<Key, Value, Backend, Slots, Choices>::engine(std::size_t min_capacity, std::uint64_t seed,
+                                                    stream_type stream)
+    : heads_(Backend::template allocate<node_type>(
+          std::max<std::size_t>(1, (min_capacity + Slots - 1) / Slots), stream)),
+      versions_(Backend::template allocate<std::uint32_t>(heads_.size(), stream)),
+      buckets_(heads_.size()),
+      seed_(seed),
+      pool_(buckets_ / 4, stream) {
+  clear(stream);
+}
+
+template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices>
+auto engine<Key, Value, Backend, Slots, Choices>::view() const -> view_type {
+  return view_type(const_cast<node_type*>(heads_.data()),
+                   const_cast<std::uint32_t*>(versions_.data()), buckets_, seed_, pool_.view(),
+                   max_loop);
+}
+
+template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices>
+void engine<Key, Value, Backend, Slots, Choices>::execute_async(const batch<Key, Value>& args,
+                                                                table_counters* counters,
+                                                                stream_type stream) {
+  run_batch<Backend>(view(), args, counters, stream);
+}
+
+template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices>
+std::size_t engine<Key, Value, Backend, Slots, Choices>::reclaim(stream_type stream) {
+  exec<Backend>::for_each(buckets_, free_empty_nodes<view_type>{view(), pool_.view()}, stream);
+  return pool_.free_nodes(stream);
+}
+
+template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices>
+void engine<Key, Value, Backend, Slots, Choices>::rehash(std::size_t min_capacity,
+                                                         stream_type stream) {
+  reclaim(stream);
+  while (capacity() < min_capacity) pool_.add_chunk(stream);
+}
+
+template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices>
+void engine<Key, Value, Backend, Slots, Choices>::clear(stream_type stream) {
+  Backend::fill_bytes(heads_.data(), buckets_ * sizeof(node_type), 0xff, stream);
+  Backend::fill_bytes(versions_.data(), buckets_ * sizeof(std::uint32_t), 0, stream);
+  pool_.reset(stream);
+}
+
+template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices>
+void engine<Key, Value, Backend, Slots, Choices>::retrieve_all(Key* keys, Value* values,
+                                                               std::size_t count,
+                                                               stream_type stream) const {
+  auto offsets = Backend::template allocate<std::uint64_t>(buckets_, stream);
+  exec<Backend>::for_each(buckets_, count_bucket_pairs<view_type>{view(), offsets.data()}, stream);
+  const std::uint64_t found =
+      exec<Backend>::exclusive_scan(offsets.data(), buckets_, offsets.data(), stream);
+  if (found != count)
+    throw error("gpuhash: cuckoo_node retrieve_all found " + std::to_string(found) +
+                " pairs where the table counted " + std::to_string(count));
+  exec<Backend>::for_each(
+      buckets_, copy_bucket_pairs<view_type>{view(), offsets.data(), keys, values}, stream);
+}
+
+}  // namespace gpuhash::detail::cuckoo_node

@@ -1,0 +1,304 @@
+#pragma once
+// Cuckoo Node Hashing (cuckoo-node-hashing-paper.txt, III): a bucket is a
+// chain of Cuckoo Nodes, each a small cuckoo table of `Slots` pairs in which
+// a key may sit only at the positions its |H| = Choices hash functions give.
+// A search probes those positions in every node of the chain (Alg. 1); an
+// insert evicts within a node up to max_loop times before it moves on to the
+// next node, attaching one from the pool when the chain ends (Alg. 2).
+//
+// Concurrency (the guarantee the paper does not give, issue #5): every
+// bucket has a version word used as a sequence lock.
+//  * A write (insert, upsert, update, erase) takes its bucket's lock (CAS of
+//    the version from even to odd), changes the chain, and releases it (the
+//    next even version). Writers of one bucket are serialized, so an
+//    eviction walk runs alone in its chain, two inserts of one key cannot
+//    both place it, and a walk that fails is undone before the lock is
+//    released: a failed insert leaves the chain as it was.
+//  * A search reads the version (waiting while it is odd), probes the chain
+//    with relaxed loads, and reads the version again; if it changed, a write
+//    overlapped and the search starts over. So a search never sees a chain
+//    in the middle of an eviction walk: a key being moved is never reported
+//    missing, and a found key comes with its value (the pair is read under
+//    the same version).
+// Since no search ever stops at an empty slot, erase simply empties the
+// slot (the paper's logical mark is not needed under the lock), and clean
+// (engine reclaim) only unlinks and frees nodes that erases emptied.
+//
+// Per-key methods as detail/batch.hpp requires (one thread per key).
+
+#include <array>
+#include <cstdint>
+
+#include "gpuhash/detail/atomic.hpp"
+#include "gpuhash/detail/batch.hpp"
+#include "gpuhash/detail/host_device.hpp"
+#include "gpuhash/detail/node_pool.hpp"
+#include "gpuhash/hash.hpp"
+#include "gpuhash/status.hpp"
+
+namespace gpuhash::detail::cuckoo_node {
+
+template <class Key, class Value>
+struct pair_slot {
+  Key key;
+  Value value;
+};
+
+/// A Cuckoo Node: its pairs and the index of the next node. All bytes 0xff
+/// is empty (empty keys, no next node), as the node pool requires.
+template <class Key, class Value, std::uint32_t Slots>
+struct node {
+  static constexpr std::uint32_t slots = Slots;
+  pair_slot<Key, Value> pairs[Slots];
+  node_index next;
+};
+
+template <class Key, class Value, std::uint32_t Slots, std::uint32_t Choices>
+class chain_view {
+  static_assert(Choices >= 2 && Choices <= Slots, "gpuhash: |H| must be in [2, node slots]");
+
+ public:
+  using key_type = Key;
+  using mapped_type = Value;
+  using node_type = node<Key, Value, Slots>;
+  using pool_type = node_pool_view<node_type>;
+
+  static constexpr Key empty_key = ~Key{0};
+  /// Reserved so that 32- and 64-bit tables reject the same two values as
+  /// the other designs; no slot ever holds it.
+  static constexpr Key tombstone_key = ~Key{0} - 1;
+  static constexpr std::array<Key, 2> reserved_keys = {empty_key, tombstone_key};
+  GPUHASH_HD static constexpr bool is_reserved(Key key) { return key >= tombstone_key; }
+
+  chain_view() = default;
+  GPUHASH_HD chain_view(node_type* heads, std::uint32_t* versions, std::uint64_t buckets,
+                        std::uint64_t seed, pool_type pool, std::uint32_t max_loop)
+      : heads_(heads),
+        versions_(versions),
+        buckets_(buckets),
+        hash_{seed},
+        pool_(pool),
+        max_loop_(max_loop) {}
+
+  GPUHASH_HD status find(Key key, Value* value_out) const {
+    const std::uint64_t b = bucket(key);
+    std::uint32_t* version = versions_ + b;
+    for (;;) {
+      const std::uint32_t before = load_acquire(version);
+      if ((before & 1U) != 0) {
+        spin_pause();
+        continue;
+      }
+      Value value{};
+      const bool found = probe_chain(b, key, &value);
+      fence_acquire();
+      if (load_relaxed(version) != before) continue;  // a write overlapped: read again
+      if (!found) return status::not_found;
+      if (value_out != nullptr) *value_out = value;
+      return status::found;
+    }
+  }
+
+  GPUHASH_HD status insert(Key key, Value value) const {
+    return write<write_mode::insert_if_absent>(key, value);
+  }
+  GPUHASH_HD status upsert(Key key, Value value) const {
+    return write<write_mode::upsert>(key, value);
+  }
+  GPUHASH_HD status update(Key key, Value value) const {
+    return write<write_mode::update_if_present>(key, value);
+  }
+
+  GPUHASH_HD status erase(Key key) const {
+    const std::uint64_t b = bucket(key);
+    lock(b);
+    pair_slot<Key, Value>* slot = locate(b, key);
+    if (slot != nullptr) store_relaxed(&slot->key, empty_key);
+    unlock(b);
+    return slot != nullptr ? status::erased : status::not_found;
+  }
+
+  /// Position of `key` under hash function `choice` of H, in [0, Slots).
+  GPUHASH_HD std::uint32_t position(Key key, std::uint32_t choice) const {
+    return static_cast<std::uint32_t>(reduce_range(hash_(key, choice + 1), Slots));
+  }
+  GPUHASH_HD std::uint64_t bucket(Key key) const { return reduce_range(hash_(key, 0), buckets_); }
+  /// Calls f(pair) for every stored pair of bucket b (between batches).
+  template <class F>
+  GPUHASH_HD void for_each_pair(std::uint64_t b, F&& f) const {
+    for (const node_type* current = &head(b);;) {
+      for (const auto& pair : current->pairs)
+        if (pair.key != empty_key) f(pair);
+      if (current->next == no_node) return;
+      current = &node_at(current->next);
+    }
+  }
+  GPUHASH_HD node_type& head(std::uint64_t b) const { return heads_[b]; }
+  GPUHASH_HD node_type& node_at(node_index index) const { return pool_.node(index); }
+
+ private:
+  template <write_mode Mode>
+  GPUHASH_HD status write(Key key, Value value) const {
+    const std::uint64_t b = bucket(key);
+    lock(b);
+    status result = status::not_found;
+    if (pair_slot<Key, Value>* slot = locate(b, key); slot != nullptr) {
+      if constexpr (Mode == write_mode::insert_if_absent) {
+        result = status::exists;
+      } else {
+        store_relaxed(&slot->value, value);
+        result = status::updated;
+      }
+    } else if constexpr (Mode != write_mode::update_if_present) {
+      result = place(b, key, value) ? status::inserted : status::full;
+    }
+    unlock(b);
+    return result;
+  }
+
+  /// Takes bucket b's lock: its version from even to odd.
+  GPUHASH_HD void lock(std::uint64_t b) const {
+    std::uint32_t* version = versions_ + b;
+    std::uint32_t seen = load_relaxed(version);
+    for (;;) {
+      if ((seen & 1U) == 0) {
+        const std::uint32_t current = compare_exchange_acquire(version, seen, seen + 1);
+        if (current == seen) break;
+        seen = current;
+      } else {
+        spin_pause();
+        seen = load_relaxed(version);
+      }
+    }
+    // Searches that see a write below must also see the odd version.
+    fence_release();
+  }
+  GPUHASH_HD void unlock(std::uint64_t b) const {
+    std::uint32_t* version = versions_ + b;
+    store_release(version, load_relaxed(version) + 1);
+  }
+
+  /// Probes the |H| positions of `key` in every node of bucket b's chain.
+  GPUHASH_HD bool probe_chain(std::uint64_t b, Key key, Value* value_out) const {
+    node_type* current = &head(b);
+    for (;;) {
+      for (std::uint32_t c = 0; c < Choices; ++c) {
+        pair_slot<Key, Value>& slot = current->pairs[position(key, c)];
+        if (load_relaxed(&slot.key) == key) {
+          *value_out = load_relaxed(&slot.value);
+          return true;
+        }
+      }
+      const node_index next = load_relaxed(&current->next);
+      if (next == no_node) return false;
+      current = &node_at(next);
+    }
+  }
+
+  /// The slot holding `key` in bucket b (lock held), or null.
+  GPUHASH_HD pair_slot<Key, Value>* locate(std::uint64_t b, Key key) const {
+    node_type* current = &head(b);
+    for (;;) {
+      for (std::uint32_t c = 0; c < Choices; ++c) {
+        pair_slot<Key, Value>& slot = current->pairs[position(key, c)];
+        if (load_relaxed(&slot.key) == key) return &slot;
+      }
+      const node_index next = load_relaxed(&current->next);
+      if (next == no_node) return nullptr;
+      current = &node_at(next);
+    }
+  }
+
+  /// Places an absent key in bucket b (lock held): in a free candidate slot
+  /// of the first node that has one; else by an eviction walk in each node
+  /// in turn (undone where it fails); else in a node attached from the
+  /// pool. False, with the chain unchanged, if the pool is empty.
+  GPUHASH_HD bool place(std::uint64_t b, Key key, Value value) const {
+    for (node_type* current = &head(b);;) {
+      if (take_free_candidate(*current, key, value)) return true;
+      const node_index next = load_relaxed(&current->next);
+      if (next == no_node) break;
+      current = &node_at(next);
+    }
+    node_type* last = nullptr;
+    for (node_type* current = &head(b);;) {
+      if (evict_within(*current, key, value)) return true;
+      last = current;
+      const node_index next = load_relaxed(&current->next);
+      if (next == no_node) break;
+      current = &node_at(next);
+    }
+    const node_index attached = pool_.pop();
+    if (attached == no_node) return false;
+    node_type& fresh = node_at(attached);
+    const pair_slot<Key, Value> pair{key, value};
+    write_slot(fresh.pairs[position(key, 0)], pair);
+    // Searches reach the fresh node only through this store; they validate
+    // against the bucket's version, which the unlock will advance.
+    store_relaxed(&last->next, attached);
+    return true;
+  }
+
+  GPUHASH_HD bool take_free_candidate(node_type& n, Key key, Value value) const {
+    for (std::uint32_t c = 0; c < Choices; ++c) {
+      pair_slot<Key, Value>& slot = n.pairs[position(key, c)];
+      if (load_relaxed(&slot.key) == empty_key) {
+        write_slot(slot, {key, value});
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /// Alg. 2's eviction loop inside one node: the carried pair takes the slot
+  /// of its next hash function and carries on with the pair it evicts, up to
+  /// max_loop times. On failure the walk is undone in reverse, so the node
+  /// is as it was and the caller still holds (key, value).
+  GPUHASH_HD bool evict_within(node_type& n, Key key, Value value) const {
+    constexpr std::uint32_t max_walk = 64;  // bound of the undo record
+    const std::uint32_t walk = max_loop_ < max_walk ? max_loop_ : max_walk;
+    std::uint16_t path[max_walk];
+    pair_slot<Key, Value> carried{key, value};
+    std::uint32_t choice = 0;
+    for (std::uint32_t step = 0; step < walk; ++step) {
+      const std::uint32_t at = position(carried.key, choice);
+      path[step] = static_cast<std::uint16_t>(at);
+      const pair_slot<Key, Value> evicted = read_slot(n.pairs[at]);
+      write_slot(n.pairs[at], carried);
+      if (evicted.key == empty_key) return true;
+      carried = evicted;
+      choice = (choice_of(carried.key, at) + 1) % Choices;
+    }
+    for (std::uint32_t step = walk; step-- > 0;) {
+      const pair_slot<Key, Value> back = read_slot(n.pairs[path[step]]);
+      write_slot(n.pairs[path[step]], carried);
+      carried = back;
+    }
+    return false;
+  }
+
+  /// Which hash function of H put `key` at position `at` (the first that
+  /// gives it, if several do).
+  GPUHASH_HD std::uint32_t choice_of(Key key, std::uint32_t at) const {
+    for (std::uint32_t c = 0; c < Choices; ++c)
+      if (position(key, c) == at) return c;
+    return 0;
+  }
+
+  GPUHASH_HD static pair_slot<Key, Value> read_slot(const pair_slot<Key, Value>& slot) {
+    return {load_relaxed(&slot.key), load_relaxed(&slot.value)};
+  }
+  GPUHASH_HD static void write_slot(pair_slot<Key, Value>& slot, pair_slot<Key, Value> pair) {
+    store_relaxed(&slot.value, pair.value);
+    store_relaxed(&slot.key, pair.key);
+  }
+
+  node_type* heads_ = nullptr;
+  std::uint32_t* versions_ = nullptr;
+  std::uint64_t buckets_ = 1;
+  hash_family<Key> hash_{};
+  pool_type pool_{};
+  std::uint32_t max_loop_ = 64;
+};
+
+}  // namespace gpuhash::detail::cuckoo_node

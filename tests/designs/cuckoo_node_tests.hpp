@@ -1,0 +1,116 @@
+#pragma once
+// Cuckoo Node Hashing (gpuhash/cuckoo_node_map.hpp) beyond the conformance
+// suite: the concurrency guarantee the paper does not give (issue #5).
+// Typed over both widths; instantiated per backend.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "gpuhash/cuckoo_node_map.hpp"
+#include "gpuhash/hash.hpp"
+#include "gpuhash/operation.hpp"
+#include "support/random.hpp"
+#include "support/table_helpers.hpp"
+
+namespace gpuhash::testing {
+
+template <class Backend>
+using cuckoo_node_tables = ::testing::Types<cuckoo_node_map<std::uint32_t, std::uint32_t, Backend>,
+                                            cuckoo_node_map<std::uint64_t, std::uint64_t, Backend>>;
+
+template <class Table>
+class cuckoo_node : public ::testing::Test {
+ protected:
+  using key_type = typename Table::key_type;
+  using value_type = typename Table::mapped_type;
+  using backend_type = typename Table::backend_type;
+
+  void SetUp() override {
+    if (!backend_type::available())
+      GTEST_SKIP() << "no " << backend_type::name
+                   << " device: these tests need an NVIDIA GPU (scripts/gpu-check runs them)";
+  }
+  static value_type value_of(key_type key) {
+    return static_cast<value_type>(murmur3_fmix64(key) | 1);
+  }
+};
+
+TYPED_TEST_SUITE_P(cuckoo_node);
+
+// Stored keys are searched in the same batch as inserts that fill their
+// nodes, so that eviction walks move stored keys while searches look for
+// them: every search must find its key, with its value, and every insert
+// must be placed exactly once.
+TYPED_TEST_P(cuckoo_node, searches_never_miss_keys_that_evictions_move) {
+  using K = typename TestFixture::key_type;
+  using V = typename TestFixture::value_type;
+  seeded_random random;
+  const std::size_t buckets = 64;
+  const std::size_t slots = TypeParam::engine_type::slots_per_node;
+  const std::size_t stored_count = buckets * slots / 2;  // half the head nodes
+  // Few buckets: inserts crowd every node, walks run long and chains grow.
+  TypeParam table(table_options{buckets * slots, 1.0f, random.next()});
+  const auto keys = distinct_keys<TypeParam>(random, 4 * stored_count);
+  const std::vector<K> stored(keys.begin(), keys.begin() + stored_count);
+  std::vector<V> stored_values(stored_count);
+  for (std::size_t i = 0; i < stored_count; ++i)
+    stored_values[i] = TestFixture::value_of(stored[i]);
+  for (const status s : table.insert(stored, stored_values)) ASSERT_EQ(s, status::inserted);
+
+  for (int round = 0; round < 3; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    const std::size_t first = stored_count * (1 + round);
+    std::vector<operation> ops;
+    std::vector<K> batch_keys;
+    std::vector<V> values;
+    for (std::size_t i = 0; i < stored_count; ++i) {
+      ops.push_back(operation::insert);
+      batch_keys.push_back(keys[first + i]);
+      values.push_back(TestFixture::value_of(keys[first + i]));
+      ops.push_back(operation::search);
+      batch_keys.push_back(stored[i]);
+      values.push_back(0);
+    }
+    const auto statuses = table.apply(ops, batch_keys, values);
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i] == operation::insert) {
+        ASSERT_EQ(statuses[i], status::inserted) << "key " << batch_keys[i];
+      } else {
+        ASSERT_EQ(statuses[i], status::found) << "key " << batch_keys[i];
+        ASSERT_EQ(values[i], TestFixture::value_of(batch_keys[i]));
+      }
+    }
+  }
+  EXPECT_EQ(table.size(), 4 * stored_count);
+  const auto result = table.find(keys);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    ASSERT_EQ(result.statuses[i], status::found) << "key " << keys[i];
+    ASSERT_EQ(result.values[i], TestFixture::value_of(keys[i]));
+  }
+  EXPECT_GT(table.engine().pool_nodes(), 0U);
+}
+
+// Clean frees the nodes that erases emptied, and the table stays whole.
+TYPED_TEST_P(cuckoo_node, clean_returns_emptied_nodes) {
+  using V = typename TestFixture::value_type;
+  seeded_random random;
+  const std::size_t n = scaled(20000);
+  TypeParam table(table_options{256, 1.0f, random.next()});  // long chains
+  const auto keys = distinct_keys<TypeParam>(random, n);
+  table.insert(keys, random_values<V>(random, n));
+  const std::size_t free_before = table.engine().free_nodes({});
+  const std::size_t half = n / 2;
+  for (const status s : table.erase(std::span(keys).subspan(0, half))) ASSERT_EQ(s, status::erased);
+  const std::size_t free_after = table.engine().reclaim({});
+  EXPECT_GE(free_after, free_before);
+  const auto result = table.find(keys);
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(result.statuses[i], i < half ? status::not_found : status::found) << "key " << i;
+}
+
+REGISTER_TYPED_TEST_SUITE_P(cuckoo_node, searches_never_miss_keys_that_evictions_move,
+                            clean_returns_emptied_nodes);
+
+}  // namespace gpuhash::testing
