@@ -21,21 +21,7 @@ using cuckoo_node_tables = ::testing::Types<cuckoo_node_map<std::uint32_t, std::
                                             cuckoo_node_map<std::uint64_t, std::uint64_t, Backend>>;
 
 template <class Table>
-class cuckoo_node : public ::testing::Test {
- protected:
-  using key_type = typename Table::key_type;
-  using value_type = typename Table::mapped_type;
-  using backend_type = typename Table::backend_type;
-
-  void SetUp() override {
-    if (!backend_type::available())
-      GTEST_SKIP() << "no " << backend_type::name
-                   << " device: these tests need an NVIDIA GPU (scripts/gpu-check runs them)";
-  }
-  static value_type value_of(key_type key) {
-    return static_cast<value_type>(murmur3_fmix64(key) | 1);
-  }
-};
+class cuckoo_node : public table_test<Table> {};
 
 TYPED_TEST_SUITE_P(cuckoo_node);
 

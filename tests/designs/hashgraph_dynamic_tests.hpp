@@ -30,23 +30,7 @@ using hashgraph_dynamic_tables =
                      hashgraph_sliced_ellpack_map<std::uint64_t, std::uint64_t, Backend>>;
 
 template <class Table>
-class hashgraph_dynamic : public ::testing::Test {
- protected:
-  using key_type = typename Table::key_type;
-  using value_type = typename Table::mapped_type;
-  using backend_type = typename Table::backend_type;
-
-  void SetUp() override {
-    if (!backend_type::available())
-      GTEST_SKIP() << "no " << backend_type::name
-                   << " device: these tests need an NVIDIA GPU (scripts/gpu-check runs them)";
-  }
-
-  /// The value a key is always written with, so a reader can check it.
-  static value_type value_of(key_type key) {
-    return static_cast<value_type>(murmur3_fmix64(key) | 1);
-  }
-};
+class hashgraph_dynamic : public table_test<Table> {};
 
 TYPED_TEST_SUITE_P(hashgraph_dynamic);
 

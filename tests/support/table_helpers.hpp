@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "gpuhash/hash.hpp"
 #include "random.hpp"
 
 namespace gpuhash::testing {
@@ -85,5 +86,26 @@ std::unordered_map<typename Table::key_type, typename Table::mapped_type> conten
   EXPECT_EQ(keys.size(), table.size()) << "retrieve_all disagrees with size()";
   return result;
 }
+
+/// The fixture of a design's own typed tests: skipped, with a message,
+/// where the table's backend has no device.
+template <class Table>
+class table_test : public ::testing::Test {
+ protected:
+  using key_type = typename Table::key_type;
+  using value_type = typename Table::mapped_type;
+  using backend_type = typename Table::backend_type;
+
+  void SetUp() override {
+    if (!backend_type::available())
+      GTEST_SKIP() << "no " << backend_type::name
+                   << " device: these tests need an NVIDIA GPU (scripts/gpu-check runs them)";
+  }
+
+  /// The value a key is always written with, so that a reader can check it.
+  static value_type value_of(key_type key) {
+    return static_cast<value_type>(murmur3_fmix64(key) | 1);
+  }
+};
 
 }  // namespace gpuhash::testing
