@@ -17,5 +17,6 @@ experiment cuckoo_growth_experiment();
 std::vector<experiment> dachash_experiments();
 std::vector<experiment> hashgraph_experiments();
 experiment hashgraph_growth_experiment();
+experiment cnh_table1_experiment();
 
 }  // namespace gpuhash::bench

@@ -6,3 +6,37 @@
 namespace gpuhash::testing {
 INSTANTIATE_TYPED_TEST_SUITE_P(cuckoo_node, cuckoo_node, cuckoo_node_tables<cpu_backend>);
 }  // namespace gpuhash::testing
+
+// Probe counting (the paper's Table I) is a compile-time switch of the engine;
+// this instantiates it here, on the CPU.
+#include "gpuhash/detail/cuckoo_node/engine_impl.hpp"
+#include "gpuhash/map.hpp"
+
+namespace gpuhash::testing {
+
+TEST(cuckoo_node_probe_counting, a_miss_probes_every_choice_of_every_node) {
+  using counting_map =
+      basic_map<detail::cuckoo_node::engine<std::uint32_t, std::uint32_t, cpu_backend, 32, 4, true>>;
+  seeded_random random;
+  const std::size_t n = 2000;
+  // Room for twice the keys in the heads: every chain is one node.
+  counting_map table(table_options{64 * n, 1.0f, random.next()});
+  const auto keys = distinct_keys<counting_map>(random, 2 * n);
+  const std::vector<std::uint32_t> stored(keys.begin(), keys.begin() + n);
+  const std::vector<std::uint32_t> absent(keys.begin() + n, keys.end());
+  table.insert(stored, random_values<std::uint32_t>(random, n));
+  ASSERT_EQ(table.engine().free_nodes({}),
+            table.engine().pool_nodes())
+      << "a chain grew past its head";
+  table.engine().reset_probes({});
+  table.find(stored);
+  table.find(absent);
+  const auto tally = table.engine().probes({});
+  EXPECT_EQ(tally.found_searches, n);
+  EXPECT_EQ(tally.missed_searches, n);
+  EXPECT_EQ(tally.missed_probes, 4 * n);  // |H| slots of the one node
+  EXPECT_GE(tally.found_probes, n);       // one to four slots until the key
+  EXPECT_LE(tally.found_probes, 4 * n);
+}
+
+}  // namespace gpuhash::testing

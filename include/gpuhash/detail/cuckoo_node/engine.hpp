@@ -25,8 +25,10 @@
 
 namespace gpuhash::detail::cuckoo_node {
 
+/// CountProbes: searches count their probes (the paper's Table I; see
+/// view.hpp), read with probes(); off (the default) it costs nothing.
 template <class Key, class Value, class Backend, std::uint32_t Slots = 32,
-          std::uint32_t Choices = 4>
+          std::uint32_t Choices = 4, bool CountProbes = false>
 class engine {
   static_assert((sizeof(Key) == 4 && sizeof(Value) == 4) ||
                     (sizeof(Key) == 8 && sizeof(Value) == 8),
@@ -38,7 +40,7 @@ class engine {
   using mapped_type = Value;
   using backend_type = Backend;
   using stream_type = typename Backend::stream_type;
-  using view_type = chain_view<Key, Value, Slots, Choices>;
+  using view_type = chain_view<Key, Value, Slots, Choices, CountProbes>;
   using node_type = typename view_type::node_type;
 
   static constexpr std::string_view name = "cuckoo_node";
@@ -77,6 +79,11 @@ class engine {
   void clear(stream_type stream);
   /// Writes the `count` stored pairs (count must equal the table's size).
   void retrieve_all(Key* keys, Value* values, std::size_t count, stream_type stream) const;
+  /// The probes counted since the last reset (CountProbes only; waits).
+  probe_tally probes(stream_type stream) const
+    requires CountProbes;
+  void reset_probes(stream_type stream)
+    requires CountProbes;
 
  private:
   view_type view() const;
@@ -86,6 +93,7 @@ class engine {
   std::size_t buckets_ = 0;
   std::uint64_t seed_ = 0;
   node_pool<node_type, Backend> pool_;
+  typename Backend::template buffer<probe_tally> tally_;
 };
 
 }  // namespace gpuhash::detail::cuckoo_node

@@ -75,8 +75,9 @@ struct copy_bucket_pairs {
   }
 };
 
-template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices>
-engine<Key, Value, Backend, Slots, Choices>::engine(std::size_t min_capacity, std::uint64_t seed,
+template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices,
+          bool CountProbes>
+engine<Key, Value, Backend, Slots, Choices, CountProbes>::engine(std::size_t min_capacity, std::uint64_t seed,
                                                     stream_type stream)
     : heads_(Backend::template allocate<node_type>(
           std::max<std::size_t>(1, (min_capacity + Slots - 1) / Slots), stream)),
@@ -84,45 +85,57 @@ engine<Key, Value, Backend, Slots, Choices>::engine(std::size_t min_capacity, st
       buckets_(heads_.size()),
       seed_(seed),
       pool_(buckets_ / 4, stream) {
+  if constexpr (CountProbes) {
+    tally_ = Backend::template allocate<probe_tally>(1, stream);
+    reset_probes(stream);
+  }
   clear(stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices>
-auto engine<Key, Value, Backend, Slots, Choices>::view() const -> view_type {
+template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices,
+          bool CountProbes>
+auto engine<Key, Value, Backend, Slots, Choices, CountProbes>::view() const -> view_type {
+  typename view_type::tally_pointer tally{};
+  if constexpr (CountProbes) tally = const_cast<probe_tally*>(tally_.data());
   return view_type(const_cast<node_type*>(heads_.data()),
                    const_cast<std::uint32_t*>(versions_.data()), buckets_, seed_, pool_.view(),
-                   max_loop);
+                   max_loop, tally);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices>
-void engine<Key, Value, Backend, Slots, Choices>::execute_async(const batch<Key, Value>& args,
+template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices,
+          bool CountProbes>
+void engine<Key, Value, Backend, Slots, Choices, CountProbes>::execute_async(const batch<Key, Value>& args,
                                                                 table_counters* counters,
                                                                 stream_type stream) {
   run_batch<Backend>(view(), args, counters, stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices>
-std::size_t engine<Key, Value, Backend, Slots, Choices>::reclaim(stream_type stream) {
+template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices,
+          bool CountProbes>
+std::size_t engine<Key, Value, Backend, Slots, Choices, CountProbes>::reclaim(stream_type stream) {
   exec<Backend>::for_each(buckets_, free_empty_nodes<view_type>{view(), pool_.view()}, stream);
   return pool_.free_nodes(stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices>
-void engine<Key, Value, Backend, Slots, Choices>::rehash(std::size_t min_capacity,
+template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices,
+          bool CountProbes>
+void engine<Key, Value, Backend, Slots, Choices, CountProbes>::rehash(std::size_t min_capacity,
                                                          stream_type stream) {
   reclaim(stream);
   while (capacity() < min_capacity) pool_.add_chunk(stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices>
-void engine<Key, Value, Backend, Slots, Choices>::clear(stream_type stream) {
+template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices,
+          bool CountProbes>
+void engine<Key, Value, Backend, Slots, Choices, CountProbes>::clear(stream_type stream) {
   Backend::fill_bytes(heads_.data(), buckets_ * sizeof(node_type), 0xff, stream);
   Backend::fill_bytes(versions_.data(), buckets_ * sizeof(std::uint32_t), 0, stream);
   pool_.reset(stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices>
-void engine<Key, Value, Backend, Slots, Choices>::retrieve_all(Key* keys, Value* values,
+template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices,
+          bool CountProbes>
+void engine<Key, Value, Backend, Slots, Choices, CountProbes>::retrieve_all(Key* keys, Value* values,
                                                                std::size_t count,
                                                                stream_type stream) const {
   auto offsets = Backend::template allocate<std::uint64_t>(buckets_, stream);
@@ -134,6 +147,25 @@ void engine<Key, Value, Backend, Slots, Choices>::retrieve_all(Key* keys, Value*
                 " pairs where the table counted " + std::to_string(count));
   exec<Backend>::for_each(
       buckets_, copy_bucket_pairs<view_type>{view(), offsets.data(), keys, values}, stream);
+}
+
+template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices,
+          bool CountProbes>
+probe_tally engine<Key, Value, Backend, Slots, Choices, CountProbes>::probes(
+    stream_type stream) const
+  requires CountProbes
+{
+  probe_tally tally;
+  Backend::copy_to_host(&tally, tally_.data(), 1, stream);
+  return tally;
+}
+
+template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices,
+          bool CountProbes>
+void engine<Key, Value, Backend, Slots, Choices, CountProbes>::reset_probes(stream_type stream)
+  requires CountProbes
+{
+  Backend::fill_bytes(tally_.data(), sizeof(probe_tally), 0, stream);
 }
 
 }  // namespace gpuhash::detail::cuckoo_node

@@ -28,6 +28,7 @@
 
 #include <array>
 #include <cstdint>
+#include <type_traits>
 
 #include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/batch.hpp"
@@ -53,7 +54,20 @@ struct node {
   node_index next;
 };
 
-template <class Key, class Value, std::uint32_t Slots, std::uint32_t Choices>
+/// Probe counts of searches (the paper's Table I): slots compared, and
+/// searches, for keys found and for keys not found.
+struct probe_tally {
+  std::uint64_t found_searches = 0;
+  std::uint64_t found_probes = 0;
+  std::uint64_t missed_searches = 0;
+  std::uint64_t missed_probes = 0;
+};
+struct no_tally {};
+
+/// CountProbes (a compile-time switch): searches add their probes to a
+/// probe_tally; off, the code and the pointer are not there.
+template <class Key, class Value, std::uint32_t Slots, std::uint32_t Choices,
+          bool CountProbes = false>
 class chain_view {
   static_assert(Choices >= 2 && Choices <= Slots, "gpuhash: |H| must be in [2, node slots]");
 
@@ -70,15 +84,19 @@ class chain_view {
   static constexpr std::array<Key, 2> reserved_keys = {empty_key, tombstone_key};
   GPUHASH_HD static constexpr bool is_reserved(Key key) { return key >= tombstone_key; }
 
+  using tally_pointer = std::conditional_t<CountProbes, probe_tally*, no_tally>;
+
   chain_view() = default;
   GPUHASH_HD chain_view(node_type* heads, std::uint32_t* versions, std::uint64_t buckets,
-                        std::uint64_t seed, pool_type pool, std::uint32_t max_loop)
+                        std::uint64_t seed, pool_type pool, std::uint32_t max_loop,
+                        tally_pointer tally = {})
       : heads_(heads),
         versions_(versions),
         buckets_(buckets),
         hash_{seed},
         pool_(pool),
-        max_loop_(max_loop) {}
+        max_loop_(max_loop),
+        tally_(tally) {}
 
   GPUHASH_HD status find(Key key, Value* value_out) const {
     const std::uint64_t b = bucket(key);
@@ -90,9 +108,16 @@ class chain_view {
         continue;
       }
       Value value{};
-      const bool found = probe_chain(b, key, &value);
+      std::uint32_t probes = 0;
+      const bool found = probe_chain(b, key, &value, probes);
       fence_acquire();
       if (load_relaxed(version) != before) continue;  // a write overlapped: read again
+      if constexpr (CountProbes) {
+        fetch_add_relaxed<std::uint64_t>(found ? &tally_->found_searches : &tally_->missed_searches,
+                                         1);
+        fetch_add_relaxed<std::uint64_t>(found ? &tally_->found_probes : &tally_->missed_probes,
+                                         probes);
+      }
       if (!found) return status::not_found;
       if (value_out != nullptr) *value_out = value;
       return status::found;
@@ -178,12 +203,15 @@ class chain_view {
     store_release(version, load_relaxed(version) + 1);
   }
 
-  /// Probes the |H| positions of `key` in every node of bucket b's chain.
-  GPUHASH_HD bool probe_chain(std::uint64_t b, Key key, Value* value_out) const {
+  /// Probes the |H| positions of `key` in every node of bucket b's chain;
+  /// `probes` counts the slots compared.
+  GPUHASH_HD bool probe_chain(std::uint64_t b, Key key, Value* value_out,
+                              std::uint32_t& probes) const {
     node_type* current = &head(b);
     for (;;) {
       for (std::uint32_t c = 0; c < Choices; ++c) {
         pair_slot<Key, Value>& slot = current->pairs[position(key, c)];
+        if constexpr (CountProbes) ++probes;
         if (load_relaxed(&slot.key) == key) {
           *value_out = load_relaxed(&slot.value);
           return true;
@@ -299,6 +327,7 @@ class chain_view {
   hash_family<Key> hash_{};
   pool_type pool_{};
   std::uint32_t max_loop_ = 64;
+  [[no_unique_address]] tally_pointer tally_{};
 };
 
 }  // namespace gpuhash::detail::cuckoo_node
