@@ -18,16 +18,7 @@
 namespace gpuhash::testing {
 
 template <class Table>
-class bucketed_cuckoo : public ::testing::Test {
- protected:
-  using key_type = typename Table::key_type;
-  using value_type = typename Table::mapped_type;
-  void SetUp() override {
-    if (!Table::backend_type::available())
-      GTEST_SKIP() << "no " << Table::backend_type::name
-                   << " device: these tests need an NVIDIA GPU (scripts/gpu-check runs them)";
-  }
-};
+class bucketed_cuckoo : public table_test<Table> {};
 
 TYPED_TEST_SUITE_P(bucketed_cuckoo);
 

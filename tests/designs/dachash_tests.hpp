@@ -47,16 +47,7 @@ void expect_all_found(Table& table, const std::vector<typename Table::key_type>&
 }
 
 template <class Table>
-class dachash : public ::testing::Test {
- protected:
-  using key_type = typename Table::key_type;
-  using value_type = typename Table::mapped_type;
-  void SetUp() override {
-    if (!Table::backend_type::available())
-      GTEST_SKIP() << "no " << Table::backend_type::name
-                   << " device: these tests need an NVIDIA GPU (scripts/gpu-check runs them)";
-  }
-};
+class dachash : public table_test<Table> {};
 
 TYPED_TEST_SUITE_P(dachash);
 
