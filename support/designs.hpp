@@ -41,7 +41,9 @@ using registered_designs =
               design_instance<hashgraph_sliced_ellpack_map, std::uint32_t, std::uint32_t>,
               design_instance<hashgraph_sliced_ellpack_map, std::uint64_t, std::uint64_t>,
               design_instance<cuckoo_node_map, std::uint32_t, std::uint32_t>,
-              design_instance<cuckoo_node_map, std::uint64_t, std::uint64_t>>;
+              design_instance<cuckoo_node_map, std::uint64_t, std::uint64_t>,
+              design_instance<cuckoo_node_paper_map, std::uint32_t, std::uint32_t>,
+              design_instance<cuckoo_node_paper_map, std::uint64_t, std::uint64_t>>;
 
 /// Calls f.template operator()<T>() for each T of a type_list.
 template <class... Types, class F>

@@ -13,7 +13,7 @@ const std::vector<experiment>& all_experiments() {
     for (auto& e : dachash_experiments()) list.push_back(std::move(e));
     for (auto& e : hashgraph_experiments()) list.push_back(std::move(e));
     list.push_back(hashgraph_growth_experiment());
-    list.push_back(cnh_table1_experiment());
+    for (auto& e : cnh_experiments()) list.push_back(std::move(e));
     return list;
   }();
   return experiments;

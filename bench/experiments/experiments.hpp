@@ -17,6 +17,6 @@ experiment cuckoo_growth_experiment();
 std::vector<experiment> dachash_experiments();
 std::vector<experiment> hashgraph_experiments();
 experiment hashgraph_growth_experiment();
-experiment cnh_table1_experiment();
+std::vector<experiment> cnh_experiments();
 
 }  // namespace gpuhash::bench

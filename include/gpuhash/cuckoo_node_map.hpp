@@ -11,7 +11,9 @@
 //   gpuhash::cuckoo_node_map<std::uint64_t, std::uint64_t, gpuhash::cuda_backend> gpu_table;
 //
 // Compiled into the library for <uint32_t, uint32_t> and <uint64_t,
-// uint64_t> with 32-slot nodes on each backend.
+// uint64_t>, with each preset (detail/cuckoo_node/preset.hpp), on each
+// backend. The reorder setting changes at run time:
+// table.engine().configure(...).
 
 #include <cstdint>
 
@@ -23,5 +25,11 @@ namespace gpuhash {
 
 template <class Key, class Value, class Backend = cpu_backend>
 using cuckoo_node_map = basic_map<detail::cuckoo_node::engine<Key, Value, Backend>>;
+
+/// The paper's settings: 2^7-slot nodes, |H| = 4, the warp-cooperative
+/// reorder combining 2^7 buckets.
+template <class Key, class Value, class Backend = cpu_backend>
+using cuckoo_node_paper_map =
+    basic_map<detail::cuckoo_node::engine<Key, Value, Backend, detail::cuckoo_node::paper_preset>>;
 
 }  // namespace gpuhash

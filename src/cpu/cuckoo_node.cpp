@@ -9,4 +9,6 @@
 namespace gpuhash::detail::cuckoo_node {
 template class engine<std::uint32_t, std::uint32_t, cpu_backend>;
 template class engine<std::uint64_t, std::uint64_t, cpu_backend>;
+template class engine<std::uint32_t, std::uint32_t, cpu_backend, paper_preset>;
+template class engine<std::uint64_t, std::uint64_t, cpu_backend, paper_preset>;
 }  // namespace gpuhash::detail::cuckoo_node

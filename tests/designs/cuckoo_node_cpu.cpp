@@ -16,7 +16,8 @@ namespace gpuhash::testing {
 
 TEST(cuckoo_node_probe_counting, a_miss_probes_every_choice_of_every_node) {
   using counting_map =
-      basic_map<detail::cuckoo_node::engine<std::uint32_t, std::uint32_t, cpu_backend, 32, 4, true>>;
+      basic_map<detail::cuckoo_node::engine<std::uint32_t, std::uint32_t, cpu_backend,
+                                            detail::cuckoo_node::preset<32, 4, 0, true>>>;
   seeded_random random;
   const std::size_t n = 2000;
   // Room for twice the keys in the heads: every chain is one node.
@@ -25,8 +26,7 @@ TEST(cuckoo_node_probe_counting, a_miss_probes_every_choice_of_every_node) {
   const std::vector<std::uint32_t> stored(keys.begin(), keys.begin() + n);
   const std::vector<std::uint32_t> absent(keys.begin() + n, keys.end());
   table.insert(stored, random_values<std::uint32_t>(random, n));
-  ASSERT_EQ(table.engine().free_nodes({}),
-            table.engine().pool_nodes())
+  ASSERT_EQ(table.engine().free_nodes({}), table.engine().pool_nodes())
       << "a chain grew past its head";
   table.engine().reset_probes({});
   table.find(stored);

@@ -1,7 +1,8 @@
 #pragma once
 // Cuckoo Node Hashing (gpuhash/cuckoo_node_map.hpp) beyond the conformance
 // suite: the concurrency guarantee the paper does not give (issue #5).
-// Typed over both widths; instantiated per backend.
+// Typed over both widths and the paper preset (128-slot nodes, batches
+// through the warp-cooperative reorder); instantiated per backend.
 
 #include <gtest/gtest.h>
 
@@ -17,8 +18,10 @@
 namespace gpuhash::testing {
 
 template <class Backend>
-using cuckoo_node_tables = ::testing::Types<cuckoo_node_map<std::uint32_t, std::uint32_t, Backend>,
-                                            cuckoo_node_map<std::uint64_t, std::uint64_t, Backend>>;
+using cuckoo_node_tables =
+    ::testing::Types<cuckoo_node_map<std::uint32_t, std::uint32_t, Backend>,
+                     cuckoo_node_map<std::uint64_t, std::uint64_t, Backend>,
+                     cuckoo_node_paper_map<std::uint32_t, std::uint32_t, Backend>>;
 
 template <class Table>
 class cuckoo_node : public table_test<Table> {};
@@ -96,7 +99,23 @@ TYPED_TEST_P(cuckoo_node, clean_returns_emptied_nodes) {
     ASSERT_EQ(result.statuses[i], i < half ? status::not_found : status::found) << "key " << i;
 }
 
+// The reorder changes only the order keys run in: with either algorithm,
+// a table gives the outcomes of one that runs batches as they come.
+TYPED_TEST_P(cuckoo_node, reordered_batches_give_the_same_results) {
+  seeded_random random;
+  for (const auto scheme :
+       {detail::reorder_scheme::rows, detail::reorder_scheme::warp_cooperative}) {
+    SCOPED_TRACE(scheme == detail::reorder_scheme::rows ? "Alg. 1" : "warp-cooperative");
+    const table_options options{1024, 0.0f, random.next()};
+    TypeParam in_order(options);
+    TypeParam reordered(options);
+    in_order.engine().configure({0, scheme});
+    reordered.engine().configure({4, scheme});
+    expect_same_outcomes(in_order, reordered, random, 20);
+  }
+}
+
 REGISTER_TYPED_TEST_SUITE_P(cuckoo_node, searches_never_miss_keys_that_evictions_move,
-                            clean_returns_emptied_nodes);
+                            clean_returns_emptied_nodes, reordered_batches_give_the_same_results);
 
 }  // namespace gpuhash::testing

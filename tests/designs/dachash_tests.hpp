@@ -143,31 +143,6 @@ TYPED_TEST_P(dachash, clean_compacts_chains_and_keeps_survivors) {
   expect_all_found(table, kept, kept_values);
 }
 
-/// Runs the same random mixed batches (distinct keys per batch, so the
-/// outcomes do not depend on the order the operations run in) on two tables
-/// that must agree, comparing statuses, found values, sizes and contents.
-template <class TableA, class TableB>
-void expect_same_outcomes(TableA& a, TableB& b, seeded_random& random, int rounds) {
-  using K = typename TableA::key_type;
-  using V = typename TableA::mapped_type;
-  const auto universe = distinct_keys<TableA>(random, scaled(20000));
-  const std::size_t batch = scaled(4000);
-  for (int round = 0; round < rounds; ++round) {
-    SCOPED_TRACE("round " + std::to_string(round));
-    const std::vector<K> keys = sample_distinct(universe, batch, random);
-    const auto values = random_values<V>(random, batch);
-    std::vector<operation> ops(batch);
-    for (auto& op : ops) op = static_cast<operation>(random.below(5));
-    std::vector<V> in_out_a = values;
-    std::vector<V> in_out_b = values;
-    ASSERT_EQ(a.apply(ops, keys, in_out_a), b.apply(ops, keys, in_out_b));
-    ASSERT_EQ(in_out_a, in_out_b);
-    ASSERT_EQ(a.contains(keys), b.contains(keys));
-    ASSERT_EQ(a.size(), b.size());
-  }
-  EXPECT_EQ(contents(a), contents(b));
-}
-
 /// Fills half of a table's slots and erases those keys: tombstones fill the
 /// chains. Returns the erased keys.
 template <class Table>
@@ -261,13 +236,18 @@ TYPED_TEST_P(dachash, finds_never_miss_present_keys_while_chains_grow) {
 
 TYPED_TEST_P(dachash, reordered_batches_give_the_same_results) {
   seeded_random random;
-  const table_options options{512, 0.0f, random.next()};
-  TypeParam in_order(options);
-  TypeParam reordered(options);
-  auto settings = reordered.engine().settings();
-  settings.combined_buckets = 4;
-  reordered.engine().configure(settings);
-  expect_same_outcomes(in_order, reordered, random, 20);
+  for (const auto scheme :
+       {detail::reorder_scheme::rows, detail::reorder_scheme::warp_cooperative}) {
+    SCOPED_TRACE(scheme == detail::reorder_scheme::rows ? "Alg. 1" : "warp-cooperative");
+    const table_options options{512, 0.0f, random.next()};
+    TypeParam in_order(options);
+    TypeParam reordered(options);
+    auto settings = reordered.engine().settings();
+    settings.combined_buckets = 4;
+    settings.reorder = scheme;
+    reordered.engine().configure(settings);
+    expect_same_outcomes(in_order, reordered, random, 20);
+  }
 }
 
 TYPED_TEST_P(dachash, a_build_at_two_nodes_per_chain_inserts_every_key) {

@@ -1,7 +1,8 @@
 #pragma once
-// Tests of reorder_by_bucket (detail/reorder.hpp), the thesis' Alg. 1:
-// the new order is a permutation of the batch, and keys of one row come
-// together. Instantiated per backend, in a file the backend's compiler builds.
+// Tests of the reorders of detail/reorder.hpp, DACHash's Alg. 1 (rows) and
+// Cuckoo Node Hashing's Alg. 3 (warp_cooperative): the new order is a
+// permutation of the batch, and keys of one row come together. Instantiated
+// per backend, in a file the backend's compiler builds.
 
 #include <gtest/gtest.h>
 
@@ -31,12 +32,13 @@ class reorder : public ::testing::Test {
   }
 
   static std::vector<std::uint64_t> order_of(const std::vector<std::uint32_t>& keys,
-                                             std::uint64_t buckets, std::uint64_t combined) {
+                                             std::uint64_t buckets, std::uint64_t combined,
+                                             detail::reorder_scheme scheme) {
     auto device_keys = Backend::template allocate<std::uint32_t>(keys.size());
     Backend::copy_from_host(device_keys.data(), keys.data(), keys.size());
     auto order = Backend::template allocate<std::uint64_t>(keys.size());
-    detail::reorder_by_bucket<Backend>(device_keys.data(), keys.size(), modulo_bucket{buckets},
-                                       buckets, combined, order.data(), {});
+    detail::reorder_batch<Backend>(scheme, device_keys.data(), keys.size(), modulo_bucket{buckets},
+                                   buckets, combined, order.data(), {});
     std::vector<std::uint64_t> result(keys.size());
     Backend::copy_to_host(result.data(), order.data(), keys.size());
     return result;
@@ -45,34 +47,71 @@ class reorder : public ::testing::Test {
 
 TYPED_TEST_SUITE_P(reorder);
 
+constexpr detail::reorder_scheme both_schemes[] = {detail::reorder_scheme::rows,
+                                                   detail::reorder_scheme::warp_cooperative};
+
+const char* name_of(detail::reorder_scheme scheme) {
+  return scheme == detail::reorder_scheme::rows ? "rows (Alg. 1)" : "warp_cooperative (Alg. 3)";
+}
+
 TYPED_TEST_P(reorder, the_new_order_is_a_permutation) {
   seeded_random random;
-  for (const std::uint64_t combined : {1, 4, 256, 1 << 20}) {
-    SCOPED_TRACE("combined buckets " + std::to_string(combined));
-    std::vector<std::uint32_t> keys(scaled(50000));
-    for (auto& key : keys) key = static_cast<std::uint32_t>(random.next());
-    auto order = TestFixture::order_of(keys, 4096, combined);
-    std::sort(order.begin(), order.end());
-    std::vector<std::uint64_t> identity(keys.size());
-    std::iota(identity.begin(), identity.end(), std::uint64_t{0});
-    ASSERT_EQ(order, identity);
+  for (const auto scheme : both_schemes) {
+    // 4096 buckets: rows of Alg. 3 are ceil(n / rows) wide, with a gap to
+    // drop (n = 50,000) or exactly full (n = 4096 * 12), and with one row
+    // (2^20 combined), where every key overflows into the same row.
+    for (const std::size_t n : {scaled(50000), std::size_t{4096 * 12}}) {
+      for (const std::uint64_t combined : {1, 4, 256, 1 << 20}) {
+        SCOPED_TRACE(std::string(name_of(scheme)) + ", " + std::to_string(n) +
+                     " keys, combined buckets " + std::to_string(combined));
+        std::vector<std::uint32_t> keys(n);
+        for (auto& key : keys) key = static_cast<std::uint32_t>(random.next());
+        auto order = TestFixture::order_of(keys, 4096, combined, scheme);
+        std::sort(order.begin(), order.end());
+        std::vector<std::uint64_t> identity(keys.size());
+        std::iota(identity.begin(), identity.end(), std::uint64_t{0});
+        ASSERT_EQ(order, identity);
+      }
+    }
   }
 }
 
 TYPED_TEST_P(reorder, rows_with_room_keep_their_keys_together) {
   // 64 rows of one bucket each; the first 63 get 10 keys, the last none, so
-  // every row has room (width = ceil(630 / 64) = 10) and no key overflows:
-  // the new order is grouped by bucket exactly.
+  // every row has room (Alg. 3's width is ceil(630 / 64) = 10; Alg. 1's is
+  // wider) and no key overflows: the new order is grouped by bucket exactly.
   std::vector<std::uint32_t> keys;
   for (std::uint32_t round = 0; round < 10; ++round)
     for (std::uint32_t bucket = 0; bucket < 63; ++bucket) keys.push_back(bucket + 64 * round);
-  const auto order = TestFixture::order_of(keys, 64, 1);
+  for (const auto scheme : both_schemes) {
+    SCOPED_TRACE(name_of(scheme));
+    const auto order = TestFixture::order_of(keys, 64, 1, scheme);
+    ASSERT_EQ(order.size(), keys.size());
+    for (std::size_t j = 0; j < order.size(); ++j)
+      EXPECT_EQ(keys[order[j]] % 64, j / 10) << "position " << j;
+  }
+}
+
+TYPED_TEST_P(reorder, overflowing_keys_take_the_next_row_with_room) {
+  // Alg. 3 on 64 rows of 4 positions (256 keys, so the rows end exactly
+  // full): bucket 0 gets 8 keys, bucket 1 none, buckets 2 to 63 four each.
+  // Bucket 0's four keys that find row 0 full look at the 32 rows from row 0
+  // on, and the first with room is row 1, which no other key wants: rows 0
+  // and 1 hold bucket 0's keys, every other row its own bucket's.
+  std::vector<std::uint32_t> keys;
+  for (std::uint32_t k = 0; k < 8; ++k) keys.push_back(64 * (k + 1));
+  for (std::uint32_t round = 0; round < 4; ++round)
+    for (std::uint32_t bucket = 2; bucket < 64; ++bucket) keys.push_back(bucket + 64 * round);
+  const auto order = TestFixture::order_of(keys, 64, 1, detail::reorder_scheme::warp_cooperative);
   ASSERT_EQ(order.size(), keys.size());
-  for (std::size_t j = 0; j < order.size(); ++j)
-    EXPECT_EQ(keys[order[j]] % 64, j / 10) << "position " << j;
+  for (std::size_t j = 0; j < order.size(); ++j) {
+    const std::size_t row = j / 4;
+    EXPECT_EQ(keys[order[j]] % 64, row < 2 ? 0 : row) << "position " << j;
+  }
 }
 
 REGISTER_TYPED_TEST_SUITE_P(reorder, the_new_order_is_a_permutation,
-                            rows_with_room_keep_their_keys_together);
+                            rows_with_room_keep_their_keys_together,
+                            overflowing_keys_take_the_next_row_with_room);
 
 }  // namespace gpuhash::testing

@@ -1,7 +1,8 @@
 #pragma once
 // Helpers shared by the conformance suite and its checks: naming the typed
 // instances, drawing keys a design accepts, reading a table back into a
-// std::unordered_map while checking that no key is stored twice.
+// std::unordered_map while checking that no key is stored twice, comparing
+// two tables on the same batches.
 
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "gpuhash/hash.hpp"
+#include "gpuhash/operation.hpp"
 #include "random.hpp"
 
 namespace gpuhash::testing {
@@ -107,5 +109,30 @@ class table_test : public ::testing::Test {
     return static_cast<value_type>(murmur3_fmix64(key) | 1);
   }
 };
+
+/// Runs the same random mixed batches (distinct keys per batch, so the
+/// outcomes do not depend on the order the operations run in) on two tables
+/// that must agree, comparing statuses, found values, sizes and contents.
+template <class TableA, class TableB>
+void expect_same_outcomes(TableA& a, TableB& b, seeded_random& random, int rounds) {
+  using K = typename TableA::key_type;
+  using V = typename TableA::mapped_type;
+  const auto universe = distinct_keys<TableA>(random, scaled(20000));
+  const std::size_t batch = scaled(4000);
+  for (int round = 0; round < rounds; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    const std::vector<K> keys = sample_distinct(universe, batch, random);
+    const auto values = random_values<V>(random, batch);
+    std::vector<operation> ops(batch);
+    for (auto& op : ops) op = static_cast<operation>(random.below(5));
+    std::vector<V> in_out_a = values;
+    std::vector<V> in_out_b = values;
+    ASSERT_EQ(a.apply(ops, keys, in_out_a), b.apply(ops, keys, in_out_b));
+    ASSERT_EQ(in_out_a, in_out_b);
+    ASSERT_EQ(a.contains(keys), b.contains(keys));
+    ASSERT_EQ(a.size(), b.size());
+  }
+  EXPECT_EQ(contents(a), contents(b));
+}
 
 }  // namespace gpuhash::testing

@@ -3,7 +3,7 @@
 // node pool that DACHash uses (detail/node_pool.hpp), one thread per key
 // (view.hpp). The public face is gpuhash::cuckoo_node_map. Members are in
 // engine_impl.hpp, compiled into the library for 32/32 and 64/64-bit pairs
-// with the default node (32 slots, |H| = 4) on each backend.
+// with the default and paper presets (preset.hpp) on each backend.
 //
 // Capacity and growth, as DACHash's: the bucket count is fixed at
 // construction (the capacity hint over a node's slots, so that the head
@@ -20,15 +20,13 @@
 
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/counters.hpp"
+#include "gpuhash/detail/cuckoo_node/preset.hpp"
 #include "gpuhash/detail/cuckoo_node/view.hpp"
 #include "gpuhash/detail/node_pool.hpp"
 
 namespace gpuhash::detail::cuckoo_node {
 
-/// CountProbes: searches count their probes (the paper's Table I; see
-/// view.hpp), read with probes(); off (the default) it costs nothing.
-template <class Key, class Value, class Backend, std::uint32_t Slots = 32,
-          std::uint32_t Choices = 4, bool CountProbes = false>
+template <class Key, class Value, class Backend, class Preset = default_preset>
 class engine {
   static_assert((sizeof(Key) == 4 && sizeof(Value) == 4) ||
                     (sizeof(Key) == 8 && sizeof(Value) == 8),
@@ -40,10 +38,10 @@ class engine {
   using mapped_type = Value;
   using backend_type = Backend;
   using stream_type = typename Backend::stream_type;
-  using view_type = chain_view<Key, Value, Slots, Choices, CountProbes>;
+  using view_type = chain_view<Key, Value, Preset::slots, Preset::choices, Preset::count_probes>;
   using node_type = typename view_type::node_type;
 
-  static constexpr std::string_view name = "cuckoo_node";
+  static constexpr std::string_view name = Preset::name;
   /// The paper's bound on an eviction walk within a node (its max_loop).
   static constexpr std::uint32_t max_loop = 64;
   /// Keys spread over buckets unevenly: at half the slots, about one bucket
@@ -51,8 +49,10 @@ class engine {
   static constexpr float default_max_load_factor = 0.5f;
   /// Erase empties its slot at once (no tombstones: see view.hpp).
   static constexpr bool erase_frees_slot = true;
-  static constexpr std::uint32_t slots_per_node = Slots;
-  static constexpr std::uint32_t choices = Choices;
+  static constexpr std::uint32_t slots_per_node = Preset::slots;
+  static constexpr std::uint32_t choices = Preset::choices;
+  /// Searches count their probes (probes(), reset_probes()).
+  static constexpr bool counts_probes = Preset::count_probes;
 
   static constexpr bool is_reserved(Key key) noexcept { return view_type::is_reserved(key); }
   static constexpr std::span<const Key> reserved_keys() noexcept {
@@ -61,7 +61,9 @@ class engine {
 
   engine(std::size_t min_capacity, std::uint64_t seed, stream_type stream);
 
-  std::size_t capacity() const noexcept { return (buckets_ + pool_.nodes()) * std::size_t{Slots}; }
+  std::size_t capacity() const noexcept {
+    return (buckets_ + pool_.nodes()) * std::size_t{slots_per_node};
+  }
   std::size_t memory_bytes() const noexcept {
     return buckets_ * (sizeof(node_type) + sizeof(std::uint32_t)) + pool_.memory_bytes();
   }
@@ -70,6 +72,12 @@ class engine {
   /// Pool nodes not in any chain (waits for the stream).
   std::size_t free_nodes(stream_type stream) const { return pool_.free_nodes(stream); }
 
+  const cuckoo_node::settings& settings() const noexcept { return settings_; }
+  /// Takes effect from the next batch.
+  void configure(const cuckoo_node::settings& s) { settings_ = s; }
+
+  /// Runs a batch, through the reorder when the settings switch it on (its
+  /// time is part of the batch's).
   void execute_async(const batch<Key, Value>& args, table_counters* counters, stream_type stream);
   /// Cleans, then adds pool chunks until the capacity reaches `min_capacity`.
   void rehash(std::size_t min_capacity, stream_type stream);
@@ -79,11 +87,9 @@ class engine {
   void clear(stream_type stream);
   /// Writes the `count` stored pairs (count must equal the table's size).
   void retrieve_all(Key* keys, Value* values, std::size_t count, stream_type stream) const;
-  /// The probes counted since the last reset (CountProbes only; waits).
-  probe_tally probes(stream_type stream) const
-    requires CountProbes;
-  void reset_probes(stream_type stream)
-    requires CountProbes;
+  /// The probes counted since the last reset (counts_probes only; waits).
+  probe_tally probes(stream_type stream) const requires counts_probes;
+  void reset_probes(stream_type stream) requires counts_probes;
 
  private:
   view_type view() const;
@@ -94,6 +100,7 @@ class engine {
   std::uint64_t seed_ = 0;
   node_pool<node_type, Backend> pool_;
   typename Backend::template buffer<probe_tally> tally_;
+  cuckoo_node::settings settings_ = Preset::initial;
 };
 
 }  // namespace gpuhash::detail::cuckoo_node

@@ -7,6 +7,7 @@
 
 #include "gpuhash/detail/cuckoo_node/engine.hpp"
 #include "gpuhash/detail/exec.hpp"
+#include "gpuhash/detail/reorder.hpp"
 #include "gpuhash/errors.hpp"
 
 namespace gpuhash::detail::cuckoo_node {
@@ -47,6 +48,15 @@ struct free_empty_nodes {
   }
 };
 
+/// A key's bucket, for the reorder.
+template <class View>
+struct bucket_of_key {
+  View view;
+  GPUHASH_HD std::uint64_t operator()(typename View::key_type key) const {
+    return view.bucket(key);
+  }
+};
+
 /// retrieve_all: live pairs per bucket (pass 1), then written from the
 /// bucket's offset in an exclusive scan of the counts (pass 2).
 template <class View>
@@ -75,69 +85,72 @@ struct copy_bucket_pairs {
   }
 };
 
-template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices,
-          bool CountProbes>
-engine<Key, Value, Backend, Slots, Choices, CountProbes>::engine(std::size_t min_capacity, std::uint64_t seed,
-                                                    stream_type stream)
+template <class Key, class Value, class Backend, class Preset>
+engine<Key, Value, Backend, Preset>::engine(std::size_t min_capacity, std::uint64_t seed,
+                                            stream_type stream)
     : heads_(Backend::template allocate<node_type>(
-          std::max<std::size_t>(1, (min_capacity + Slots - 1) / Slots), stream)),
+          std::max<std::size_t>(1, (min_capacity + slots_per_node - 1) / slots_per_node), stream)),
       versions_(Backend::template allocate<std::uint32_t>(heads_.size(), stream)),
       buckets_(heads_.size()),
       seed_(seed),
       pool_(buckets_ / 4, stream) {
-  if constexpr (CountProbes) {
+  if constexpr (counts_probes) {
     tally_ = Backend::template allocate<probe_tally>(1, stream);
     reset_probes(stream);
   }
   clear(stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices,
-          bool CountProbes>
-auto engine<Key, Value, Backend, Slots, Choices, CountProbes>::view() const -> view_type {
+template <class Key, class Value, class Backend, class Preset>
+auto engine<Key, Value, Backend, Preset>::view() const -> view_type {
   typename view_type::tally_pointer tally{};
-  if constexpr (CountProbes) tally = const_cast<probe_tally*>(tally_.data());
+  if constexpr (counts_probes) tally = const_cast<probe_tally*>(tally_.data());
   return view_type(const_cast<node_type*>(heads_.data()),
                    const_cast<std::uint32_t*>(versions_.data()), buckets_, seed_, pool_.view(),
                    max_loop, tally);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices,
-          bool CountProbes>
-void engine<Key, Value, Backend, Slots, Choices, CountProbes>::execute_async(const batch<Key, Value>& args,
-                                                                table_counters* counters,
-                                                                stream_type stream) {
-  run_batch<Backend>(view(), args, counters, stream);
+template <class Key, class Value, class Backend, class Preset>
+void engine<Key, Value, Backend, Preset>::execute_async(const batch<Key, Value>& args,
+                                                        table_counters* counters,
+                                                        stream_type stream) {
+  if (settings_.combined_buckets == 0 || args.n <= 1) {
+    run_batch<Backend>(view(), args, counters, stream);
+    return;
+  }
+  auto order = Backend::template allocate<std::uint64_t>(args.n, stream);
+  reorder_batch<Backend>(settings_.reorder, args.keys, args.n, bucket_of_key<view_type>{view()},
+                         buckets_, settings_.combined_buckets, order.data(), stream);
+  run_in_order<Backend>(
+      args, order.data(),
+      [&](const batch<Key, Value>& permuted) {
+        run_batch<Backend>(view(), permuted, counters, stream);
+      },
+      stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices,
-          bool CountProbes>
-std::size_t engine<Key, Value, Backend, Slots, Choices, CountProbes>::reclaim(stream_type stream) {
+template <class Key, class Value, class Backend, class Preset>
+std::size_t engine<Key, Value, Backend, Preset>::reclaim(stream_type stream) {
   exec<Backend>::for_each(buckets_, free_empty_nodes<view_type>{view(), pool_.view()}, stream);
   return pool_.free_nodes(stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices,
-          bool CountProbes>
-void engine<Key, Value, Backend, Slots, Choices, CountProbes>::rehash(std::size_t min_capacity,
-                                                         stream_type stream) {
+template <class Key, class Value, class Backend, class Preset>
+void engine<Key, Value, Backend, Preset>::rehash(std::size_t min_capacity, stream_type stream) {
   reclaim(stream);
   while (capacity() < min_capacity) pool_.add_chunk(stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices,
-          bool CountProbes>
-void engine<Key, Value, Backend, Slots, Choices, CountProbes>::clear(stream_type stream) {
+template <class Key, class Value, class Backend, class Preset>
+void engine<Key, Value, Backend, Preset>::clear(stream_type stream) {
   Backend::fill_bytes(heads_.data(), buckets_ * sizeof(node_type), 0xff, stream);
   Backend::fill_bytes(versions_.data(), buckets_ * sizeof(std::uint32_t), 0, stream);
   pool_.reset(stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices,
-          bool CountProbes>
-void engine<Key, Value, Backend, Slots, Choices, CountProbes>::retrieve_all(Key* keys, Value* values,
-                                                               std::size_t count,
-                                                               stream_type stream) const {
+template <class Key, class Value, class Backend, class Preset>
+void engine<Key, Value, Backend, Preset>::retrieve_all(Key* keys, Value* values, std::size_t count,
+                                                       stream_type stream) const {
   auto offsets = Backend::template allocate<std::uint64_t>(buckets_, stream);
   exec<Backend>::for_each(buckets_, count_bucket_pairs<view_type>{view(), offsets.data()}, stream);
   const std::uint64_t found =
@@ -149,22 +162,16 @@ void engine<Key, Value, Backend, Slots, Choices, CountProbes>::retrieve_all(Key*
       buckets_, copy_bucket_pairs<view_type>{view(), offsets.data(), keys, values}, stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices,
-          bool CountProbes>
-probe_tally engine<Key, Value, Backend, Slots, Choices, CountProbes>::probes(
-    stream_type stream) const
-  requires CountProbes
-{
+template <class Key, class Value, class Backend, class Preset>
+probe_tally engine<Key, Value, Backend, Preset>::probes(stream_type stream) const requires
+    counts_probes {
   probe_tally tally;
   Backend::copy_to_host(&tally, tally_.data(), 1, stream);
   return tally;
 }
 
-template <class Key, class Value, class Backend, std::uint32_t Slots, std::uint32_t Choices,
-          bool CountProbes>
-void engine<Key, Value, Backend, Slots, Choices, CountProbes>::reset_probes(stream_type stream)
-  requires CountProbes
-{
+template <class Key, class Value, class Backend, class Preset>
+void engine<Key, Value, Backend, Preset>::reset_probes(stream_type stream) requires counts_probes {
   Backend::fill_bytes(tally_.data(), sizeof(probe_tally), 0, stream);
 }
 

@@ -89,50 +89,12 @@ template <class Key, class Value, class Backend, class Preset>
 void engine<Key, Value, Backend, Preset>::run_reordered(const batch<Key, Value>& args,
                                                         table_counters* counters,
                                                         stream_type stream) {
-  static_assert(sizeof(std::size_t) == sizeof(std::uint64_t));
-  const std::size_t n = args.n;
-  auto order = Backend::template allocate<std::size_t>(n, stream);
-  reorder_by_bucket<Backend>(args.keys, n, view().buckets(), buckets_, settings_.combined_buckets,
-                             reinterpret_cast<std::uint64_t*>(order.data()), stream);
-  const std::size_t* positions = order.data();
-
-  // The batch's arrays in the new order; outputs get room of their own.
-  batch<Key, Value> permuted = args;
-  auto keys = Backend::template allocate<Key>(n, stream);
-  Backend::gather(args.keys, positions, n, keys.data(), stream);
-  permuted.keys = keys.data();
-  typename Backend::template buffer<Value> values;
-  if (args.values != nullptr) {  // inputs of writes; searches keep what they do not find
-    values = Backend::template allocate<Value>(n, stream);
-    Backend::gather(static_cast<const Value*>(args.values), positions, n, values.data(), stream);
-    permuted.values = values.data();
-  }
-  typename Backend::template buffer<operation> ops;
-  if (args.ops != nullptr) {
-    ops = Backend::template allocate<operation>(n, stream);
-    Backend::gather(args.ops, positions, n, ops.data(), stream);
-    permuted.ops = ops.data();
-  }
-  typename Backend::template buffer<status> statuses;
-  if (args.statuses != nullptr) {
-    statuses = Backend::template allocate<status>(n, stream);
-    permuted.statuses = statuses.data();
-  }
-  typename Backend::template buffer<bool> flags;
-  if (args.flags != nullptr) {
-    flags = Backend::template allocate<bool>(n, stream);
-    permuted.flags = flags.data();
-  }
-
-  run_mapped(permuted, counters, stream);
-
-  if (args.statuses != nullptr)
-    Backend::scatter(static_cast<const status*>(statuses.data()), positions, n, args.statuses,
-                     stream);
-  if (args.flags != nullptr)
-    Backend::scatter(static_cast<const bool*>(flags.data()), positions, n, args.flags, stream);
-  if (args.kind == batch_kind::find || args.kind == batch_kind::apply)
-    Backend::scatter(static_cast<const Value*>(values.data()), positions, n, args.values, stream);
+  auto order = Backend::template allocate<std::uint64_t>(args.n, stream);
+  reorder_batch<Backend>(settings_.reorder, args.keys, args.n, view().buckets(), buckets_,
+                         settings_.combined_buckets, order.data(), stream);
+  run_in_order<Backend>(
+      args, order.data(),
+      [&](const batch<Key, Value>& permuted) { run_mapped(permuted, counters, stream); }, stream);
 }
 
 template <class Key, class Value, class Backend, class Preset>

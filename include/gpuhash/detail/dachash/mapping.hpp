@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "gpuhash/detail/reorder_scheme.hpp"
+
 namespace gpuhash::detail::dachash {
 
 enum class mapping_scheme : std::uint8_t {
@@ -32,6 +34,9 @@ struct settings {
   /// only when chains are long enough to share cached nodes (measured in
   /// dachash.fig7_2 and fig7_4).
   std::uint64_t combined_buckets = 0;
+  /// Which reorder runs when combined_buckets is set: the thesis' (Alg. 1),
+  /// or Cuckoo Node Hashing's warp-cooperative one (detail/reorder.hpp).
+  reorder_scheme reorder = reorder_scheme::rows;
 };
 
 /// The thesis' node size, 16x4 bytes (docs/designs/dachash.md).

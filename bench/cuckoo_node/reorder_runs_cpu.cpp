@@ -1,0 +1,8 @@
+// cnh.fig6's timed reorders on the CPU backend.
+
+#include "reorder_runs_impl.hpp"
+
+namespace gpuhash::bench {
+template point_report time_reorder<cpu_backend>(const sweep_point&, detail::reorder_scheme,
+                                                std::uint64_t, std::uint64_t);
+}  // namespace gpuhash::bench

@@ -1,0 +1,28 @@
+#pragma once
+// The Cuckoo Node Hashing configurations gpuhash-bench needs besides the
+// library's (32-slot nodes, and the paper's 128-slot ones), for 32/32-bit
+// pairs:
+//  * probe_counting_preset, cnh.table1's 128-slot nodes with probe
+//    counting, on the CPU (cuckoo_node_counting.cpp, always built);
+//  * cnh.fig12's node sizes of 8, 16, 64 and 256 slots
+//    (cuckoo_node_variant.cpp and .cu), compiled only when
+//    GPUHASH_BENCH_VARIANTS is ON (scripts/gpu-check turns it on).
+
+#include "gpuhash/detail/cuckoo_node/preset.hpp"
+#include "support/designs.hpp"
+
+namespace gpuhash::bench {
+
+using probe_counting_preset = detail::cuckoo_node::preset<128, 4, 0, true>;
+
+#if defined(GPUHASH_BENCH_VARIANTS)
+using cuckoo_node_sizes =
+    support::type_list<detail::cuckoo_node::preset<8>, detail::cuckoo_node::preset<16>,
+                       detail::cuckoo_node::default_preset, detail::cuckoo_node::preset<64>,
+                       detail::cuckoo_node::paper_preset, detail::cuckoo_node::preset<256>>;
+#else
+using cuckoo_node_sizes =
+    support::type_list<detail::cuckoo_node::default_preset, detail::cuckoo_node::paper_preset>;
+#endif
+
+}  // namespace gpuhash::bench
