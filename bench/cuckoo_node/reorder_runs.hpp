@@ -20,16 +20,18 @@ namespace gpuhash::bench {
 /// Times reordering the point's n random 32-bit keys for a table of
 /// `buckets` buckets, `combined` of them per reorder bucket: the new order
 /// (positions) and the keys gathered into it, the paper's reordered key
-/// set. Checks after timing that the order is a permutation of the batch.
+/// set. `paper_width`: Alg. 3 with rows of exactly ceil(n / rows), as the
+/// paper has them (the library gives them slack: detail/reorder.hpp).
+/// Checks after timing that the order is a permutation of the batch.
 template <class Backend>
-point_report time_reorder(const sweep_point& point, detail::reorder_scheme scheme,
+point_report time_reorder(const sweep_point& point, detail::reorder_scheme scheme, bool paper_width,
                           std::uint64_t buckets, std::uint64_t combined);
 
 extern template point_report time_reorder<cpu_backend>(const sweep_point&, detail::reorder_scheme,
-                                                       std::uint64_t, std::uint64_t);
+                                                       bool, std::uint64_t, std::uint64_t);
 #if defined(GPUHASH_HAS_CUDA)
 extern template point_report time_reorder<cuda_backend>(const sweep_point&, detail::reorder_scheme,
-                                                        std::uint64_t, std::uint64_t);
+                                                        bool, std::uint64_t, std::uint64_t);
 #endif
 
 }  // namespace gpuhash::bench

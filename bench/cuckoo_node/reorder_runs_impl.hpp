@@ -2,7 +2,6 @@
 // time_reorder's definition (reorder_runs.hpp); included by one file per
 // backend.
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,7 +25,7 @@ struct table_bucket {
 };
 
 template <class Backend>
-point_report time_reorder(const sweep_point& point, detail::reorder_scheme scheme,
+point_report time_reorder(const sweep_point& point, detail::reorder_scheme scheme, bool paper_width,
                           std::uint64_t buckets, std::uint64_t combined) {
   const std::uint64_t n = point.n;
   const typename Backend::stream_type stream{};
@@ -37,7 +36,9 @@ point_report time_reorder(const sweep_point& point, detail::reorder_scheme schem
   const table_bucket bucket_of{{0x5eed5eedULL}, buckets};
 
   point_report report;
-  report.design = scheme == detail::reorder_scheme::rows ? "dachash_reorder" : "cnh_reorder";
+  report.design = scheme == detail::reorder_scheme::rows ? "dachash_reorder"
+                  : paper_width                          ? "cnh_reorder_paper_width"
+                                                         : "cnh_reorder";
   report.backend = std::string(Backend::name);
   report.key_bits = 32;
   report.value_bits = 0;
@@ -54,8 +55,15 @@ point_report time_reorder(const sweep_point& point, detail::reorder_scheme schem
     Backend::synchronize(stream);
     const double ms = timer.time(
         [&] {
-          detail::reorder_batch<Backend>(scheme, keys.data(), n, bucket_of, buckets, combined,
-                                         order.data(), stream);
+          if (paper_width) {
+            const std::uint64_t c = combined == 0 ? 1 : combined;
+            const std::uint64_t rows = (buckets + c - 1) / c;
+            detail::reorder_cooperatively<Backend>(keys.data(), n, bucket_of, buckets, combined,
+                                                   (n + rows - 1) / rows, order.data(), stream);
+          } else {
+            detail::reorder_batch<Backend>(scheme, keys.data(), n, bucket_of, buckets, combined,
+                                           order.data(), stream);
+          }
           static_assert(sizeof(std::size_t) == sizeof(std::uint64_t));
           Backend::gather(keys.data(), reinterpret_cast<const std::size_t*>(order.data()), n,
                           reordered.data(), stream);
@@ -63,9 +71,12 @@ point_report time_reorder(const sweep_point& point, detail::reorder_scheme schem
         stream);
     std::vector<std::uint64_t> positions(n);
     Backend::copy_to_host(positions.data(), order.data(), n, stream);
-    std::sort(positions.begin(), positions.end());
+    std::vector<std::uint8_t> seen(n, 0);
     std::size_t wrong = 0;
-    for (std::uint64_t i = 0; i < n; ++i) wrong += positions[i] != i;
+    for (const std::uint64_t p : positions) {
+      if (p >= n || seen[p] != 0) ++wrong;
+      if (p < n) seen[p] = 1;
+    }
     require_all(wrong, n, "reorder (the new order is not a permutation)");
     if (repetition >= 0) report.ops[0].ms.push_back(ms);
   }

@@ -22,15 +22,17 @@
 //    results go back to the caller's order (both algorithms).
 //
 // warp_cooperative, the Cuckoo Node Hashing paper's Alg. 3 (its IV.A): the
-// same rows (its "reorder buckets"), ceil(n / rows) wide as the paper has
-// them, but placed by warps: the warp takes its keys one at a time, its 32
-// lanes read the fill counts of 32 consecutive rows from the key's row on
-// (one coalesced read), and the first lane that sees room claims a position
-// there by an atomic increment. If no lane sees room the key's search moves
-// 32 rows on; if the claim loses a race the warp looks again at the same 32
-// rows (the paper's prose; its listing moves on in both cases). On the GPU
-// a warp is the hardware's (cuda/warp_reorder.cuh); elsewhere one task runs
-// the same steps for a group of 32 keys, lane by lane.
+// same rows (its "reorder buckets") and the same slack, but placed by warps: the warp takes its
+// keys one at a time, its 32 lanes read the fill counts of 32 consecutive rows from the key's row
+// on (one coalesced read), and the first lane that sees room claims a position there by an atomic
+// increment. If no lane sees room the key's search moves 32 rows on; if the claim loses a race the
+// warp looks again at the same 32 rows (the paper's prose; its listing moves on in both cases). On
+// the GPU a warp is the hardware's (cuda/warp_reorder.cuh); elsewhere one task runs the same steps
+// for a group of 32 keys, lane by lane. The paper's rows are exactly ceil(n / rows) wide; on the
+// H200 that made the reorder of 2^25 keys for 2^21 buckets (its Fig. 6) take 1.3 s at a combining
+// factor of 1 (the last keys scan long runs of full rows, 32 at a time), so the rows get Alg. 1's
+// slack unless the caller asks for the paper's width (reorder_cooperatively's max_bucket_size;
+// cnh.fig6 measures both).
 
 #include <cmath>
 #include <cstddef>
@@ -49,6 +51,14 @@ namespace gpuhash::detail {
 inline constexpr std::uint64_t no_position = ~std::uint64_t{0};
 /// Keys a group of Alg. 3 handles together: a warp's.
 inline constexpr std::uint32_t reorder_group = 32;
+
+/// Positions per row for n keys over `rows` rows: the mean plus four
+/// standard deviations of a row's count (see above).
+inline std::uint64_t row_width(std::uint64_t n, std::uint64_t rows) {
+  const std::uint64_t mean = (n + rows - 1) / rows;
+  const auto spread = static_cast<std::uint64_t>(4.0 * std::sqrt(static_cast<double>(mean)));
+  return mean + spread + 1;
+}
 
 /// Alg. 1, lines 5 to 12, for the key at position i.
 template <class Key, class BucketOf>
@@ -86,9 +96,7 @@ void reorder_by_bucket(const Key* keys, std::uint64_t n, const BucketOf& bucket_
   if (n == 0) return;
   combined = combined == 0 ? 1 : combined;
   const std::uint64_t rows = (buckets + combined - 1) / combined;
-  const std::uint64_t mean = (n + rows - 1) / rows;
-  const auto spread = static_cast<std::uint64_t>(4.0 * std::sqrt(static_cast<double>(mean)));
-  const std::uint64_t width = mean + spread + 1;
+  const std::uint64_t width = row_width(n, rows);
   auto record = Backend::template allocate<std::uint64_t>(rows, stream);
   auto space = Backend::template allocate<std::uint64_t>(rows * width, stream);
   Backend::fill_bytes(record.data(), rows * sizeof(std::uint64_t), 0, stream);
@@ -153,7 +161,8 @@ struct cooperative_placement {
 
 /// Alg. 3: writes to order[0, n) the positions of keys[0, n), grouped by
 /// row as the warp-cooperative placement leaves them. Rows are
-/// `max_bucket_size` wide; 0 takes the paper's ceil(n / rows).
+/// `max_bucket_size` wide (the paper's: ceil(n / rows)); 0 gives them
+/// Alg. 1's slack.
 template <class Backend, class Key, class BucketOf>
 void reorder_cooperatively(const Key* keys, std::uint64_t n, const BucketOf& bucket_of,
                            std::uint64_t buckets, std::uint64_t combined,
@@ -162,7 +171,7 @@ void reorder_cooperatively(const Key* keys, std::uint64_t n, const BucketOf& buc
   if (n == 0) return;
   combined = combined == 0 ? 1 : combined;
   const std::uint64_t rows = (buckets + combined - 1) / combined;
-  const std::uint64_t width = max_bucket_size != 0 ? max_bucket_size : (n + rows - 1) / rows;
+  const std::uint64_t width = max_bucket_size != 0 ? max_bucket_size : row_width(n, rows);
   if (width * rows < n || width > 0xffffffffULL)
     throw error("gpuhash: reorder rows of " + std::to_string(width) + " positions cannot hold " +
                 std::to_string(n) + " keys in " + std::to_string(rows) + " rows");

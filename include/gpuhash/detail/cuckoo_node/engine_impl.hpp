@@ -103,7 +103,7 @@ engine<Key, Value, Backend, Preset>::engine(std::size_t min_capacity, std::uint6
 
 template <class Key, class Value, class Backend, class Preset>
 auto engine<Key, Value, Backend, Preset>::view() const -> view_type {
-  typename view_type::tally_pointer tally{};
+  probe_tally* tally = nullptr;
   if constexpr (counts_probes) tally = const_cast<probe_tally*>(tally_.data());
   return view_type(const_cast<node_type*>(heads_.data()),
                    const_cast<std::uint32_t*>(versions_.data()), buckets_, seed_, pool_.view(),

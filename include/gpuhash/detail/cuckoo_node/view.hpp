@@ -28,7 +28,6 @@
 
 #include <array>
 #include <cstdint>
-#include <type_traits>
 
 #include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/batch.hpp"
@@ -62,10 +61,12 @@ struct probe_tally {
   std::uint64_t missed_searches = 0;
   std::uint64_t missed_probes = 0;
 };
-struct no_tally {};
 
 /// CountProbes (a compile-time switch): searches add their probes to a
-/// probe_tally; off, the code and the pointer are not there.
+/// probe_tally; off, the code is not there and the pointer is null. (The
+/// pointer stays a member either way: an empty member marked
+/// [[no_unique_address]] is laid out differently by the host compiler and by
+/// nvcc's device compiler, and a view is a kernel argument.)
 template <class Key, class Value, std::uint32_t Slots, std::uint32_t Choices,
           bool CountProbes = false>
 class chain_view {
@@ -84,12 +85,10 @@ class chain_view {
   static constexpr std::array<Key, 2> reserved_keys = {empty_key, tombstone_key};
   GPUHASH_HD static constexpr bool is_reserved(Key key) { return key >= tombstone_key; }
 
-  using tally_pointer = std::conditional_t<CountProbes, probe_tally*, no_tally>;
-
   chain_view() = default;
   GPUHASH_HD chain_view(node_type* heads, std::uint32_t* versions, std::uint64_t buckets,
                         std::uint64_t seed, pool_type pool, std::uint32_t max_loop,
-                        tally_pointer tally = {})
+                        probe_tally* tally = nullptr)
       : heads_(heads),
         versions_(versions),
         buckets_(buckets),
@@ -327,7 +326,7 @@ class chain_view {
   hash_family<Key> hash_{};
   pool_type pool_{};
   std::uint32_t max_loop_ = 64;
-  [[no_unique_address]] tally_pointer tally_{};
+  probe_tally* tally_ = nullptr;  ///< used only if CountProbes
 };
 
 }  // namespace gpuhash::detail::cuckoo_node
