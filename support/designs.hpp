@@ -43,7 +43,9 @@ using registered_designs =
               design_instance<cuckoo_node_map, std::uint32_t, std::uint32_t>,
               design_instance<cuckoo_node_map, std::uint64_t, std::uint64_t>,
               design_instance<cuckoo_node_paper_map, std::uint32_t, std::uint32_t>,
-              design_instance<cuckoo_node_paper_map, std::uint64_t, std::uint64_t>>;
+              design_instance<cuckoo_node_paper_map, std::uint64_t, std::uint64_t>,
+              design_instance<cuckoo_node_local_map, std::uint32_t, std::uint32_t>,
+              design_instance<cuckoo_node_local_map, std::uint64_t, std::uint64_t>>;
 
 /// Calls f.template operator()<T>() for each T of a type_list.
 template <class... Types, class F>

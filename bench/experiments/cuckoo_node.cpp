@@ -5,6 +5,8 @@
 //   cuckoo_node_paper             the paper's settings (cuckoo_node_paper_map)
 //   cuckoo_node_paper_no_reorder  the same without the reorder
 //   cuckoo_node                   the library's default: 32-slot nodes, no reorder
+//   cuckoo_node_local             our variant: the paper's node with a key's
+//                                 positions in one 64-byte span, no reorder
 //   dachash_paper                 DACHash as the paper ran it: 32x4-byte nodes,
 //                                 Alg. 1's reorder combining 2^10 buckets
 //   dachash_slab                  SlabHash's design (DACHash's slab preset)
@@ -251,6 +253,9 @@ void compare_designs(const context& ctx, const sweep_point& point, std::uint64_t
   if (ctx.selected_design("cuckoo_node", {"all"}))
     keep(run_case<cuckoo_node_map<key, key, Backend>>(point, "cuckoo_node", buckets, 0,
                                                       cnh_reorder(0), work));
+  if (ctx.selected_design("cuckoo_node_local", {"all"}))
+    keep(run_case<cuckoo_node_local_map<key, key, Backend>>(point, "cuckoo_node_local", buckets, 0,
+                                                            cnh_reorder(0), work));
   if (ctx.selected_design("dachash_paper", {"all"}))
     keep(run_case<dachash_paper_map<key, key, Backend>>(point, "dachash_paper", buckets,
                                                         dachash_combining,

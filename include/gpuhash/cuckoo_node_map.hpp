@@ -32,4 +32,10 @@ template <class Key, class Value, class Backend = cpu_backend>
 using cuckoo_node_paper_map =
     basic_map<detail::cuckoo_node::engine<Key, Value, Backend, detail::cuckoo_node::paper_preset>>;
 
+/// Our variant of the paper's node (128 slots, no reorder) with a key's
+/// |H| = 4 positions in one 64-byte span: a search reads one span per node.
+template <class Key, class Value, class Backend = cpu_backend>
+using cuckoo_node_local_map =
+    basic_map<detail::cuckoo_node::engine<Key, Value, Backend, detail::cuckoo_node::local_preset>>;
+
 }  // namespace gpuhash

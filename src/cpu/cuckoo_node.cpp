@@ -11,4 +11,6 @@ template class engine<std::uint32_t, std::uint32_t, cpu_backend>;
 template class engine<std::uint64_t, std::uint64_t, cpu_backend>;
 template class engine<std::uint32_t, std::uint32_t, cpu_backend, paper_preset>;
 template class engine<std::uint64_t, std::uint64_t, cpu_backend, paper_preset>;
+template class engine<std::uint32_t, std::uint32_t, cpu_backend, local_preset>;
+template class engine<std::uint64_t, std::uint64_t, cpu_backend, local_preset>;
 }  // namespace gpuhash::detail::cuckoo_node

@@ -40,3 +40,27 @@ TEST(cuckoo_node_probe_counting, a_miss_probes_every_choice_of_every_node) {
 }
 
 }  // namespace gpuhash::testing
+
+namespace gpuhash::testing {
+
+TEST(cuckoo_node_local_spans, a_keys_positions_share_one_64_byte_span) {
+  using view = detail::cuckoo_node::chain_view<std::uint32_t, std::uint32_t, 128, 4, false, true>;
+  static_assert(view::span_slots == 8);  // 8-byte pairs
+  static_assert(sizeof(view::node_type) % 64 == 0 && alignof(view::node_type) == 64);
+  seeded_random random;
+  const view v(nullptr, nullptr, 1, random.next(), {}, 64);
+  std::vector<std::uint32_t> spans_used(16, 0);
+  for (int i = 0; i < 10000; ++i) {
+    const auto key = static_cast<std::uint32_t>(random.next());
+    const std::uint32_t span = v.position(key, 0) / 8;
+    ++spans_used[span];
+    for (std::uint32_t c = 1; c < 4; ++c) {
+      ASSERT_LT(v.position(key, c), 128U);
+      ASSERT_EQ(v.position(key, c) / 8, span) << "key " << key << ", choice " << c;
+    }
+  }
+  for (std::size_t span = 0; span < 16; ++span)  // spans are picked evenly: 625 each
+    EXPECT_GT(spans_used[span], 400U) << "span " << span;
+}
+
+}  // namespace gpuhash::testing

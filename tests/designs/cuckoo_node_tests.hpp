@@ -1,8 +1,9 @@
 #pragma once
 // Cuckoo Node Hashing (gpuhash/cuckoo_node_map.hpp) beyond the conformance
 // suite: the concurrency guarantee the paper does not give (issue #5).
-// Typed over both widths and the paper preset (128-slot nodes, batches
-// through the warp-cooperative reorder); instantiated per backend.
+// Typed over both widths, the paper preset (128-slot nodes, batches through
+// the warp-cooperative reorder) and the local-span variant; instantiated per
+// backend.
 
 #include <gtest/gtest.h>
 
@@ -21,7 +22,9 @@ template <class Backend>
 using cuckoo_node_tables =
     ::testing::Types<cuckoo_node_map<std::uint32_t, std::uint32_t, Backend>,
                      cuckoo_node_map<std::uint64_t, std::uint64_t, Backend>,
-                     cuckoo_node_paper_map<std::uint32_t, std::uint32_t, Backend>>;
+                     cuckoo_node_paper_map<std::uint32_t, std::uint32_t, Backend>,
+                     cuckoo_node_local_map<std::uint32_t, std::uint32_t, Backend>,
+                     cuckoo_node_local_map<std::uint64_t, std::uint64_t, Backend>>;
 
 template <class Table>
 class cuckoo_node : public table_test<Table> {};

@@ -38,7 +38,8 @@ class engine {
   using mapped_type = Value;
   using backend_type = Backend;
   using stream_type = typename Backend::stream_type;
-  using view_type = chain_view<Key, Value, Preset::slots, Preset::choices, Preset::count_probes>;
+  using view_type = chain_view<Key, Value, Preset::slots, Preset::choices, Preset::count_probes,
+                               Preset::local_spans>;
   using node_type = typename view_type::node_type;
 
   static constexpr std::string_view name = Preset::name;

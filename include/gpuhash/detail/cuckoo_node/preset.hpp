@@ -20,14 +20,16 @@ struct settings {
 
 /// Slots: pairs per Cuckoo Node; Choices: |H|, the positions a key may take
 /// in a node; CountProbes: searches count their probes (the paper's Table I,
-/// read with engine::probes()); off it costs nothing.
+/// read with engine::probes()), off it costs nothing; LocalSpans: a key's
+/// positions lie in one 64-byte span of the node (our variant, view.hpp).
 template <std::uint32_t Slots = 32, std::uint32_t Choices = 4, std::uint64_t CombinedBuckets = 0,
-          bool CountProbes = false>
+          bool CountProbes = false, bool LocalSpans = false>
 struct preset {
   static constexpr std::string_view name = "cuckoo_node";
   static constexpr std::uint32_t slots = Slots;
   static constexpr std::uint32_t choices = Choices;
   static constexpr bool count_probes = CountProbes;
+  static constexpr bool local_spans = LocalSpans;
   static constexpr settings initial{CombinedBuckets, reorder_scheme::warp_cooperative};
 };
 
@@ -38,6 +40,12 @@ struct default_preset : preset<> {};
 /// warp-cooperative reorder with a combining factor of 2^7.
 struct paper_preset : preset<128, 4, 128> {
   static constexpr std::string_view name = "cuckoo_node_paper";
+};
+/// Our variant of the paper's node: 128 slots, |H| = 4 within one 64-byte
+/// span, no reorder (measured against the paper's layout in
+/// docs/results/cuckoo_node.md).
+struct local_preset : preset<128, 4, 0, false, true> {
+  static constexpr std::string_view name = "cuckoo_node_local";
 };
 
 }  // namespace gpuhash::detail::cuckoo_node

@@ -6,6 +6,13 @@
 // insert evicts within a node up to max_loop times before it moves on to the
 // next node, attaching one from the pool when the chain ends (Alg. 2).
 //
+// Local spans (our variant, issue #5): with LocalSpans, a key's |H|
+// positions all lie in one 64-byte span of the node, chosen by one more hash
+// function, instead of anywhere in the node as the paper has them. A search
+// then reads one span per node (two 32-byte sectors, adjacent) instead of
+// |H| scattered sectors, and an eviction walk stays inside the span; nodes
+// are 64-byte aligned so that spans are. Everything else is the same.
+//
 // Concurrency (the guarantee the paper does not give, issue #5): every
 // bucket has a version word used as a sequence lock.
 //  * A write (insert, upsert, update, erase) takes its bucket's lock (CAS of
@@ -27,6 +34,7 @@
 // Per-key methods as detail/batch.hpp requires (one thread per key).
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include "gpuhash/detail/atomic.hpp"
@@ -45,9 +53,10 @@ struct pair_slot {
 };
 
 /// A Cuckoo Node: its pairs and the index of the next node. All bytes 0xff
-/// is empty (empty keys, no next node), as the node pool requires.
-template <class Key, class Value, std::uint32_t Slots>
-struct node {
+/// is empty (empty keys, no next node), as the node pool requires. Align:
+/// the node's alignment (64 for local spans, else the pairs').
+template <class Key, class Value, std::uint32_t Slots, std::size_t Align = alignof(Key)>
+struct alignas(Align) node {
   static constexpr std::uint32_t slots = Slots;
   pair_slot<Key, Value> pairs[Slots];
   node_index next;
@@ -68,14 +77,22 @@ struct probe_tally {
 /// [[no_unique_address]] is laid out differently by the host compiler and by
 /// nvcc's device compiler, and a view is a kernel argument.)
 template <class Key, class Value, std::uint32_t Slots, std::uint32_t Choices,
-          bool CountProbes = false>
+          bool CountProbes = false, bool LocalSpans = false>
 class chain_view {
-  static_assert(Choices >= 2 && Choices <= Slots, "gpuhash: |H| must be in [2, node slots]");
+ public:
+  /// Slots a key's positions range over: a 64-byte span, or the node.
+  static constexpr std::uint32_t span_slots =
+      LocalSpans ? static_cast<std::uint32_t>(64 / sizeof(pair_slot<Key, Value>)) : Slots;
+
+ private:
+  static_assert(Choices >= 2 && Choices <= span_slots,
+                "gpuhash: |H| must be in [2, the slots a key can take]");
+  static_assert(Slots % span_slots == 0, "gpuhash: local spans need whole 64-byte spans");
 
  public:
   using key_type = Key;
   using mapped_type = Value;
-  using node_type = node<Key, Value, Slots>;
+  using node_type = node<Key, Value, Slots, LocalSpans ? 64 : alignof(Key)>;
   using pool_type = node_pool_view<node_type>;
 
   static constexpr Key empty_key = ~Key{0};
@@ -142,9 +159,18 @@ class chain_view {
     return slot != nullptr ? status::erased : status::not_found;
   }
 
-  /// Position of `key` under hash function `choice` of H, in [0, Slots).
+  /// Position of `key` under hash function `choice` of H, in [0, Slots):
+  /// in the key's span with local spans.
   GPUHASH_HD std::uint32_t position(Key key, std::uint32_t choice) const {
-    return static_cast<std::uint32_t>(reduce_range(hash_(key, choice + 1), Slots));
+    const auto within =
+        static_cast<std::uint32_t>(reduce_range(hash_(key, choice + 1), span_slots));
+    if constexpr (span_slots == Slots) {
+      return within;
+    } else {
+      const auto span =
+          static_cast<std::uint32_t>(reduce_range(hash_(key, Choices + 1), Slots / span_slots));
+      return span * span_slots + within;
+    }
   }
   GPUHASH_HD std::uint64_t bucket(Key key) const { return reduce_range(hash_(key, 0), buckets_); }
   /// Calls f(pair) for every stored pair of bucket b (between batches).
