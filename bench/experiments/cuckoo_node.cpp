@@ -11,7 +11,8 @@
 //                                 Alg. 1's reorder combining 2^10 buckets
 //   dachash_slab                  SlabHash's design (DACHash's slab preset)
 // Each point builds a table of the given bucket count from the point's n keys
-// (pool nodes reserved ahead, so nothing grows while timed) and times the
+// (pool nodes reserved ahead, and added by the warm-up build where chains
+// need more: nothing grows while timed) and times the
 // build, a search of the n keys, or a search of n absent keys. The reorder's
 // time is inside every timed batch that uses it. Rules of basic_ops.hpp:
 // fresh keys per repetition, a warm-up then the median of >= 5, every result
@@ -168,9 +169,9 @@ point_report run_case(const sweep_point& point, const std::string& label, std::u
   if (table.engine().buckets() != buckets)
     throw std::runtime_error("cnh: the table has " + std::to_string(table.engine().buckets()) +
                              " buckets, not " + std::to_string(buckets));
-  table.reserve(n);  // pool nodes for every chain: nothing grows while timed
+  table.reserve(n);  // room for the keys; chains' extra nodes come in the warm-up
   configure(table.engine());
-  const std::size_t capacity = table.capacity();
+  std::size_t capacity = table.capacity();
 
   auto keys = backend::template allocate<key_type>(n);
   auto values = backend::template allocate<value_type>(n);
@@ -209,6 +210,9 @@ point_report run_case(const sweep_point& point, const std::string& label, std::u
     require_all(count_unexpected<key_type, value_type>(
                     backend{}, keys.data(), nullptr, statuses.data(), n, status::inserted, stream),
                 n, "build");
+    // The warm-up build may add pool nodes (chains that overflow their head
+    // need more than reserve's count of slots); timed builds may not.
+    if (repetition < 0) capacity = table.capacity();
     require_no_growth(table, capacity);
     if (work != workload::build) {
       const bool present = work == workload::search_present;

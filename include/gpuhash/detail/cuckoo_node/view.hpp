@@ -192,15 +192,21 @@ class chain_view {
     const std::uint64_t b = bucket(key);
     lock(b);
     status result = status::not_found;
-    if (pair_slot<Key, Value>* slot = locate(b, key); slot != nullptr) {
+    const chain_scan found = scan(b, key);
+    if (found.holder != nullptr) {
       if constexpr (Mode == write_mode::insert_if_absent) {
         result = status::exists;
       } else {
-        store_relaxed(&slot->value, value);
+        store_relaxed(&found.holder->value, value);
         result = status::updated;
       }
     } else if constexpr (Mode != write_mode::update_if_present) {
-      result = place(b, key, value) ? status::inserted : status::full;
+      if (found.free_candidate != nullptr) {
+        write_slot(*found.free_candidate, {key, value});
+        result = status::inserted;
+      } else {
+        result = place_by_eviction(b, key, value) ? status::inserted : status::full;
+      }
     }
     unlock(b);
     return result;
@@ -248,31 +254,49 @@ class chain_view {
     }
   }
 
-  /// The slot holding `key` in bucket b (lock held), or null.
-  GPUHASH_HD pair_slot<Key, Value>* locate(std::uint64_t b, Key key) const {
+  /// What a writer's pass over a chain found (lock held).
+  struct chain_scan {
+    pair_slot<Key, Value>* holder = nullptr;          ///< the slot holding the key
+    pair_slot<Key, Value>* free_candidate = nullptr;  ///< the first empty one of its positions
+  };
+
+  /// One pass over bucket b's chain (lock held): where the key is, and the
+  /// first node's free candidate slot where it would go. The |H| keys of a
+  /// node are loaded together, so their reads overlap instead of following
+  /// one another (a write is usually for an absent key, which reads them
+  /// all); the lock keeps the chain as it was seen until the write is done.
+  GPUHASH_HD chain_scan scan(std::uint64_t b, Key key) const {
+    chain_scan found;
     node_type* current = &head(b);
     for (;;) {
+      Key seen[Choices];
+      GPUHASH_UNROLL
+      for (std::uint32_t c = 0; c < Choices; ++c)
+        seen[c] = load_relaxed(&current->pairs[position(key, c)].key);
       for (std::uint32_t c = 0; c < Choices; ++c) {
         pair_slot<Key, Value>& slot = current->pairs[position(key, c)];
-        if (load_relaxed(&slot.key) == key) return &slot;
+        if (seen[c] == key) {
+          found.holder = &slot;
+          return found;
+        }
+        if (seen[c] == empty_key && found.free_candidate == nullptr) found.free_candidate = &slot;
       }
       const node_index next = load_relaxed(&current->next);
-      if (next == no_node) return nullptr;
+      if (next == no_node) return found;
       current = &node_at(next);
     }
   }
 
-  /// Places an absent key in bucket b (lock held): in a free candidate slot
-  /// of the first node that has one; else by an eviction walk in each node
-  /// in turn (undone where it fails); else in a node attached from the
-  /// pool. False, with the chain unchanged, if the pool is empty.
-  GPUHASH_HD bool place(std::uint64_t b, Key key, Value value) const {
-    for (node_type* current = &head(b);;) {
-      if (take_free_candidate(*current, key, value)) return true;
-      const node_index next = load_relaxed(&current->next);
-      if (next == no_node) break;
-      current = &node_at(next);
-    }
+  /// The slot holding `key` in bucket b (lock held), or null.
+  GPUHASH_HD pair_slot<Key, Value>* locate(std::uint64_t b, Key key) const {
+    return scan(b, key).holder;
+  }
+
+  /// Places an absent key in bucket b that has no free candidate slot in
+  /// any node (lock held): by an eviction walk in each node in turn (undone
+  /// where it fails); else in a node attached from the pool. False, with the
+  /// chain unchanged, if the pool is empty.
+  GPUHASH_HD bool place_by_eviction(std::uint64_t b, Key key, Value value) const {
     node_type* last = nullptr;
     for (node_type* current = &head(b);;) {
       if (evict_within(*current, key, value)) return true;
@@ -290,17 +314,6 @@ class chain_view {
     // against the bucket's version, which the unlock will advance.
     store_relaxed(&last->next, attached);
     return true;
-  }
-
-  GPUHASH_HD bool take_free_candidate(node_type& n, Key key, Value value) const {
-    for (std::uint32_t c = 0; c < Choices; ++c) {
-      pair_slot<Key, Value>& slot = n.pairs[position(key, c)];
-      if (load_relaxed(&slot.key) == empty_key) {
-        write_slot(slot, {key, value});
-        return true;
-      }
-    }
-    return false;
   }
 
   /// Alg. 2's eviction loop inside one node: the carried pair takes the slot
