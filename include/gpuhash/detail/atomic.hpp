@@ -102,6 +102,11 @@ GPUHASH_HD GPUHASH_FORCEINLINE T fetch_add_relaxed(T* address, T value) {
   return atomic_ref_t<T>(*address).fetch_add(value, mo::memory_order_relaxed);
 }
 
+template <class T>
+GPUHASH_HD GPUHASH_FORCEINLINE T fetch_or_acquire(T* address, T value) {
+  return atomic_ref_t<T>(*address).fetch_or(value, mo::memory_order_acquire);
+}
+
 /// Fences for protocols that order plain relaxed accesses around a version
 /// word (Cuckoo Node Hashing's bucket seqlock): a release fence orders the
 /// writes after it behind the stores before it, an acquire fence the loads

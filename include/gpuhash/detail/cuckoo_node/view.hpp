@@ -15,12 +15,11 @@
 //
 // Concurrency (the guarantee the paper does not give, issue #5): every
 // bucket has a version word used as a sequence lock.
-//  * A write (insert, upsert, update, erase) takes its bucket's lock (CAS of
-//    the version from even to odd), changes the chain, and releases it (the
-//    next even version). Writers of one bucket are serialized, so an
-//    eviction walk runs alone in its chain, two inserts of one key cannot
-//    both place it, and a walk that fails is undone before the lock is
-//    released: a failed insert leaves the chain as it was.
+//  * A write (insert, upsert, update, erase) takes its bucket's lock (an
+//    atomic OR of 1 into the version, which owns it if the version was even), changes the chain,
+//    and releases it (the next even version). Writers of one bucket are serialized, so an eviction
+//    walk runs alone in its chain, two inserts of one key cannot both place it, and a walk that
+//    fails is undone before the lock is released: a failed insert leaves the chain as it was.
 //  * A search reads the version (waiting while it is odd), probes the chain
 //    with relaxed loads, and reads the version again; if it changed, a write
 //    overlapped and the search starts over. So a search never sees a chain
@@ -152,10 +151,10 @@ class chain_view {
 
   GPUHASH_HD status erase(Key key) const {
     const std::uint64_t b = bucket(key);
-    lock(b);
+    const std::uint32_t held = lock(b);
     pair_slot<Key, Value>* slot = locate(b, key);
     if (slot != nullptr) store_relaxed(&slot->key, empty_key);
-    unlock(b);
+    unlock(b, held);
     return slot != nullptr ? status::erased : status::not_found;
   }
 
@@ -190,7 +189,7 @@ class chain_view {
   template <write_mode Mode>
   GPUHASH_HD status write(Key key, Value value) const {
     const std::uint64_t b = bucket(key);
-    lock(b);
+    const std::uint32_t held = lock(b);
     status result = status::not_found;
     const chain_scan found = scan(b, key);
     if (found.holder != nullptr) {
@@ -208,30 +207,24 @@ class chain_view {
         result = place_by_eviction(b, key, value) ? status::inserted : status::full;
       }
     }
-    unlock(b);
+    unlock(b, held);
     return result;
   }
 
-  /// Takes bucket b's lock: its version from even to odd.
-  GPUHASH_HD void lock(std::uint64_t b) const {
-    std::uint32_t* version = versions_ + b;
-    std::uint32_t seen = load_relaxed(version);
-    for (;;) {
-      if ((seen & 1U) == 0) {
-        const std::uint32_t current = compare_exchange_acquire(version, seen, seen + 1);
-        if (current == seen) break;
-        seen = current;
-      } else {
-        spin_pause();
-        seen = load_relaxed(version);
-      }
-    }
+  /// Takes bucket b's lock: its version from even to odd, returned. One
+  /// atomic OR per attempt: if the version was even, this thread made it odd
+  /// and owns the lock; if it was odd, the OR changed nothing and the
+  /// holder's unlock is waited for.
+  GPUHASH_HD std::uint32_t lock(std::uint64_t b) const {
+    std::uint32_t before = 0;
+    while (((before = fetch_or_acquire(versions_ + b, 1U)) & 1U) != 0) spin_pause();
     // Searches that see a write below must also see the odd version.
     fence_release();
+    return before | 1U;
   }
-  GPUHASH_HD void unlock(std::uint64_t b) const {
-    std::uint32_t* version = versions_ + b;
-    store_release(version, load_relaxed(version) + 1);
+  /// Releases the lock taken with version `held` (odd): the next even one.
+  GPUHASH_HD void unlock(std::uint64_t b, std::uint32_t held) const {
+    store_release(versions_ + b, held + 1);
   }
 
   /// Probes the |H| positions of `key` in every node of bucket b's chain;
@@ -273,6 +266,7 @@ class chain_view {
       GPUHASH_UNROLL
       for (std::uint32_t c = 0; c < Choices; ++c)
         seen[c] = load_relaxed(&current->pairs[position(key, c)].key);
+      const node_index next = load_relaxed(&current->next);  // overlaps the reads above
       for (std::uint32_t c = 0; c < Choices; ++c) {
         pair_slot<Key, Value>& slot = current->pairs[position(key, c)];
         if (seen[c] == key) {
@@ -281,7 +275,6 @@ class chain_view {
         }
         if (seen[c] == empty_key && found.free_candidate == nullptr) found.free_candidate = &slot;
       }
-      const node_index next = load_relaxed(&current->next);
       if (next == no_node) return found;
       current = &node_at(next);
     }
