@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,29 +57,24 @@ constexpr paper_row paper_table1[] = {{32768, 16.92, 36.59}, {65536, 8.89, 20.15
                                       {131072, 4.82, 12.03}, {262144, 2.65, 8.00},
                                       {524288, 1.52, 5.32},  {1048576, 1.19, 4.05}};
 
+/// Table I's tables: our insert policy, and the paper's (view.hpp).
 using counting_map = basic_map<
     detail::cuckoo_node::engine<std::uint32_t, std::uint32_t, cpu_backend, probe_counting_preset>>;
+using counting_paper_insert_map =
+    basic_map<detail::cuckoo_node::engine<std::uint32_t, std::uint32_t, cpu_backend,
+                                          probe_counting_paper_insert_preset>>;
 
-void run_table1(context& ctx) {
-  const auto& a = ctx.arguments();
-  const std::uint64_t n = a.size("n", std::uint64_t{1} << 25);
-  const auto bucket_counts =
-      a.sizes("buckets", {1u << 15, 1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20});
-  const sweep_point base = repetitions_from(ctx);
+/// Table I for one insert policy (`policy`: "ours" or "paper"). The
+/// paper's row for a bucket count is the one with as many keys per bucket
+/// (its 2^25 keys over its bucket count), so that smaller --n compare too.
+template <class Table>
+void table1_rows(context& ctx, const char* policy, const std::vector<std::uint32_t>& keys,
+                 const std::vector<std::uint32_t>& values, const std::vector<std::uint32_t>& absent,
+                 const std::vector<std::uint64_t>& bucket_counts) {
+  const std::uint64_t n = keys.size();
   const std::string device = device_name("cpu");
-  std::printf("\ncnh.table1 on %s: %llu keys, 128-slot nodes, |H| = 4, max_loop 64\n",
-              device.c_str(), static_cast<unsigned long long>(n));
-  std::printf("%-10s %-12s %-12s %-14s %-14s %-8s\n", "buckets", "found", "not found",
-              "paper found", "paper missed", "nodes");
-  std::vector<std::uint32_t> keys(n), values(n), absent(n), absent_values(n);
-  key_spec spec = base.keys;
-  generate_keys<std::uint32_t, std::uint32_t>(cpu_backend{}, spec, 0, n, keys.data(), values.data(),
-                                              {});
-  // Generator indices [n, 2n): distinct from the stored keys.
-  generate_keys<std::uint32_t, std::uint32_t>(cpu_backend{}, spec, n, n, absent.data(),
-                                              absent_values.data(), {});
   for (const std::uint64_t buckets : bucket_counts) {
-    counting_map table(table_options{buckets * 128, 1.0f, 0x5eed5eedULL});
+    Table table(table_options{buckets * 128, 1.0f, 0x5eed5eedULL});
     std::vector<status> statuses(n);
     table.insert(keys.data(), values.data(), n, statuses.data());
     std::vector<std::uint32_t> found(n);
@@ -95,16 +91,21 @@ void run_table1(context& ctx) {
     const double knf =
         static_cast<double>(tally.missed_probes) / static_cast<double>(tally.missed_searches);
     double paper_found = 0, paper_missed = 0;
+    const double keys_per_bucket = static_cast<double>(n) / static_cast<double>(buckets);
     for (const auto& row : paper_table1)
-      if (row.buckets == buckets) paper_found = row.found, paper_missed = row.not_found;
+      if (static_cast<double>(std::uint64_t{1} << 25) / static_cast<double>(row.buckets) ==
+          keys_per_bucket)
+        paper_found = row.found, paper_missed = row.not_found;
     const std::size_t chain_nodes =
         buckets + table.engine().pool_nodes() - table.engine().free_nodes({});
-    std::printf("%-10llu %-12.2f %-12.2f %-14.2f %-14.2f %-8.2f\n",
+    const double nodes = static_cast<double>(chain_nodes) / static_cast<double>(buckets);
+    std::printf("%-7s %-10llu %-12.2f %-12.2f %-14.2f %-14.2f %-8.2f\n", policy,
                 static_cast<unsigned long long>(buckets), kf, knf, paper_found, paper_missed,
-                static_cast<double>(chain_nodes) / static_cast<double>(buckets));
+                nodes);
     json_line line;
     line.add("experiment", "cnh.table1")
         .add("design", "cuckoo_node")
+        .add("insert_policy", policy)
         .add("backend", "cpu")
         .add("device", device)
         .add("commit", ctx.commit())
@@ -116,11 +117,39 @@ void run_table1(context& ctx) {
         .add("choices", std::uint64_t{4})
         .add("probes_found", kf)
         .add("probes_not_found", knf)
-        .add("nodes_per_bucket", static_cast<double>(chain_nodes) / static_cast<double>(buckets))
+        .add("nodes_per_bucket", nodes)
         .add("paper_probes_found", paper_found)
         .add("paper_probes_not_found", paper_missed)
         .add("verified", true);
     ctx.emit(line.str());
+  }
+}
+
+void run_table1(context& ctx) {
+  const auto& a = ctx.arguments();
+  const std::uint64_t n = a.size("n", std::uint64_t{1} << 25);
+  const auto bucket_counts =
+      a.sizes("buckets", {1u << 15, 1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20});
+  const sweep_point base = repetitions_from(ctx);
+  std::printf("\ncnh.table1 on %s: %llu keys, 128-slot nodes, |H| = 4, max_loop 64\n",
+              device_name("cpu").c_str(), static_cast<unsigned long long>(n));
+  std::printf("%-7s %-10s %-12s %-12s %-14s %-14s %-8s\n", "insert", "buckets", "found",
+              "not found", "paper found", "paper missed", "nodes");
+  std::vector<std::uint32_t> keys(n), values(n), absent(n), absent_values(n);
+  key_spec spec = base.keys;
+  generate_keys<std::uint32_t, std::uint32_t>(cpu_backend{}, spec, 0, n, keys.data(), values.data(),
+                                              {});
+  // Generator indices [n, 2n): distinct from the stored keys.
+  generate_keys<std::uint32_t, std::uint32_t>(cpu_backend{}, spec, n, n, absent.data(),
+                                              absent_values.data(), {});
+  const auto policies = a.list("insert", {"ours", "paper"});
+  for (const auto& policy : policies) {
+    if (policy == "ours")
+      table1_rows<counting_map>(ctx, "ours", keys, values, absent, bucket_counts);
+    else if (policy == "paper")
+      table1_rows<counting_paper_insert_map>(ctx, "paper", keys, values, absent, bucket_counts);
+    else
+      throw std::invalid_argument("--insert: ours or paper, not " + policy);
   }
 }
 
@@ -397,8 +426,8 @@ experiment cnh_table1() {
   return {"cnh.table1",
           "average probes per search (slots compared), keys found and not found, vs bucket "
           "count 2^15..2^20: 2^25 keys, 128-slot nodes, |H| = 4, max_loop 64, the paper's Table "
-          "I (--n, --buckets); counted on the CPU backend: the counts do not depend on the "
-          "device",
+          "I, with our insert policy and the paper's (--n, --buckets, --insert=ours,paper); "
+          "counted on the CPU backend: the counts do not depend on the device",
           [](context& ctx) { run_table1(ctx); }};
 }
 

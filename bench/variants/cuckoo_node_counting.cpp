@@ -1,5 +1,5 @@
-// cnh.table1's probe-counting Cuckoo Node Hashing engine (128-slot nodes) on
-// the CPU backend (cuckoo_node_variants.hpp).
+// cnh.table1's probe-counting Cuckoo Node Hashing engines (128-slot nodes,
+// our insert policy and the paper's) on the CPU backend (cuckoo_node_variants.hpp).
 
 #include <cstdint>
 
@@ -9,4 +9,6 @@
 
 namespace gpuhash::detail::cuckoo_node {
 template class engine<std::uint32_t, std::uint32_t, cpu_backend, bench::probe_counting_preset>;
+template class engine<std::uint32_t, std::uint32_t, cpu_backend,
+                      bench::probe_counting_paper_insert_preset>;
 }  // namespace gpuhash::detail::cuckoo_node

@@ -64,3 +64,53 @@ TEST(cuckoo_node_local_spans, a_keys_positions_share_one_64_byte_span) {
 }
 
 }  // namespace gpuhash::testing
+
+// The paper's own insert policy (cnh.table1's reproduction): walks are not
+// undone and carry other keys on to later nodes, so the two things to check
+// are that every key stays stored once, and that a pool running dry undoes
+// every walk (the rejected key is absent, every other key is still there).
+namespace gpuhash::testing {
+
+using paper_insert_map = basic_map<
+    detail::cuckoo_node::engine<std::uint32_t, std::uint32_t, cpu_backend,
+                                detail::cuckoo_node::preset<128, 4, 0, true, false, true>>>;
+
+TEST(cuckoo_node_paper_insert, chains_keep_every_key_once) {
+  seeded_random random;
+  paper_insert_map table(table_options{8 * 128, 0.0f, random.next()});  // 8 buckets
+  const std::size_t n = 8 * 128 * 4;  // chains of four to five nodes
+  const auto keys = distinct_keys<paper_insert_map>(random, n);
+  const auto values = random_values<std::uint32_t>(random, n);
+  for (const status s : table.insert(keys, values)) ASSERT_EQ(s, status::inserted);
+  EXPECT_EQ(table.size(), n);
+  expect_all_found(table, keys, values);
+  EXPECT_EQ(contents(table).size(), n);  // contents() fails on a key stored twice
+}
+
+TEST(cuckoo_node_paper_insert, a_dry_pool_undoes_every_walk) {
+  seeded_random random;
+  paper_insert_map table(table_options{4 * 128, 1.0f, random.next()});  // 4 buckets, 1 pool node
+  const std::size_t slots = table.capacity();
+  const auto keys = distinct_keys<paper_insert_map>(random, slots);
+  const auto values = random_values<std::uint32_t>(random, slots);
+  std::vector<status> statuses(slots);
+  table.insert_async(keys.data(), values.data(), slots, statuses.data());
+  ASSERT_EQ(table.capacity(), slots) << "the batch was meant to run without growing";
+  std::vector<std::uint32_t> stored, stored_values, rejected;
+  for (std::size_t i = 0; i < slots; ++i) {
+    ASSERT_TRUE(statuses[i] == status::inserted || statuses[i] == status::full) << statuses[i];
+    if (statuses[i] == status::inserted) {
+      stored.push_back(keys[i]);
+      stored_values.push_back(values[i]);
+    } else {
+      rejected.push_back(keys[i]);
+    }
+  }
+  // Walks fail at half a node's slots: the one pool node is soon taken.
+  ASSERT_FALSE(rejected.empty()) << "the pool never ran dry: the test checks nothing";
+  EXPECT_EQ(table.size(), stored.size());
+  expect_all_found(table, stored, stored_values);
+  for (const status s : table.find(rejected).statuses) EXPECT_EQ(s, status::not_found);
+}
+
+}  // namespace gpuhash::testing

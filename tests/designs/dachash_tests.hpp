@@ -33,19 +33,6 @@ struct with_mapping : Table {
   }
 };
 
-/// Every key found with its value.
-template <class Table>
-void expect_all_found(Table& table, const std::vector<typename Table::key_type>& keys,
-                      const std::vector<typename Table::mapped_type>& values) {
-  const auto result = table.find(keys);
-  EXPECT_EQ("", first_failures(
-                    keys.size(),
-                    [&](std::size_t i) {
-                      return result.statuses[i] == status::found && result.values[i] == values[i];
-                    },
-                    [&](std::size_t i) { return "key " + std::to_string(keys[i]); }));
-}
-
 template <class Table>
 class dachash : public table_test<Table> {};
 

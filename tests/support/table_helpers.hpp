@@ -110,6 +110,19 @@ class table_test : public ::testing::Test {
   }
 };
 
+/// Every key found with its value.
+template <class Table>
+void expect_all_found(Table& table, const std::vector<typename Table::key_type>& keys,
+                      const std::vector<typename Table::mapped_type>& values) {
+  const auto result = table.find(keys);
+  EXPECT_EQ("", first_failures(
+                    keys.size(),
+                    [&](std::size_t i) {
+                      return result.statuses[i] == status::found && result.values[i] == values[i];
+                    },
+                    [&](std::size_t i) { return "key " + std::to_string(keys[i]); }));
+}
+
 /// Runs the same random mixed batches (distinct keys per batch, so the
 /// outcomes do not depend on the order the operations run in) on two tables
 /// that must agree, comparing statuses, found values, sizes and contents.

@@ -39,7 +39,7 @@ class engine {
   using backend_type = Backend;
   using stream_type = typename Backend::stream_type;
   using view_type = chain_view<Key, Value, Preset::slots, Preset::choices, Preset::count_probes,
-                               Preset::local_spans>;
+                               Preset::local_spans, Preset::paper_insert>;
   using node_type = typename view_type::node_type;
 
   static constexpr std::string_view name = Preset::name;

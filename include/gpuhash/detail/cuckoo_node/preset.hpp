@@ -21,15 +21,18 @@ struct settings {
 /// Slots: pairs per Cuckoo Node; Choices: |H|, the positions a key may take
 /// in a node; CountProbes: searches count their probes (the paper's Table I,
 /// read with engine::probes()), off it costs nothing; LocalSpans: a key's
-/// positions lie in one 64-byte span of the node (our variant, view.hpp).
+/// positions lie in one 64-byte span of the node (our variant, view.hpp);
+/// PaperInsert: the paper's own insert policy instead of ours (view.hpp;
+/// for reproducing its Table I).
 template <std::uint32_t Slots = 32, std::uint32_t Choices = 4, std::uint64_t CombinedBuckets = 0,
-          bool CountProbes = false, bool LocalSpans = false>
+          bool CountProbes = false, bool LocalSpans = false, bool PaperInsert = false>
 struct preset {
   static constexpr std::string_view name = "cuckoo_node";
   static constexpr std::uint32_t slots = Slots;
   static constexpr std::uint32_t choices = Choices;
   static constexpr bool count_probes = CountProbes;
   static constexpr bool local_spans = LocalSpans;
+  static constexpr bool paper_insert = PaperInsert;
   static constexpr settings initial{CombinedBuckets, reorder_scheme::warp_cooperative};
 };
 

@@ -76,7 +76,7 @@ struct probe_tally {
 /// [[no_unique_address]] is laid out differently by the host compiler and by
 /// nvcc's device compiler, and a view is a kernel argument.)
 template <class Key, class Value, std::uint32_t Slots, std::uint32_t Choices,
-          bool CountProbes = false, bool LocalSpans = false>
+          bool CountProbes = false, bool LocalSpans = false, bool PaperInsert = false>
 class chain_view {
  public:
   /// Slots a key's positions range over: a 64-byte span, or the node.
@@ -200,7 +200,9 @@ class chain_view {
         result = status::updated;
       }
     } else if constexpr (Mode != write_mode::update_if_present) {
-      if (found.free_candidate != nullptr) {
+      if constexpr (PaperInsert) {
+        result = place_as_paper(b, key, value) ? status::inserted : status::full;
+      } else if (found.free_candidate != nullptr) {
         write_slot(*found.free_candidate, {key, value});
         result = status::inserted;
       } else {
@@ -307,6 +309,73 @@ class chain_view {
     // against the bucket's version, which the unlock will advance.
     store_relaxed(&last->next, attached);
     return true;
+  }
+
+  /// The paper's own Alg. 2 (PaperInsert; lock held): the key goes to its
+  /// first position in the head node, evicting what is there, and the walk
+  /// carries on up to max_loop steps; when it runs out, the pair it carries
+  /// (another key, usually) goes on to the next node, and at the chain's end
+  /// to a node attached from the pool. If the pool is empty then, every walk
+  /// is undone in reverse and the insert answers `full` with the chain as it
+  /// was. The walks are recorded for that (4 KB per thread), so chains of
+  /// more than paper_nodes nodes, and walks of more than 64 steps, take our
+  /// policy instead. For reproducing the paper's Table I, not for speed.
+  static constexpr std::uint32_t paper_nodes = 32;
+  GPUHASH_HD bool place_as_paper(std::uint64_t b, Key key, Value value) const {
+    constexpr std::uint32_t max_walk = 64;
+    if (max_loop_ > max_walk) return place_by_eviction(b, key, value);
+    node_type* visited[paper_nodes];
+    std::uint16_t paths[paper_nodes][max_walk];
+    std::uint32_t nodes = 0;
+    for (node_type* current = &head(b); current != nullptr;) {
+      if (nodes == paper_nodes) return place_by_eviction(b, key, value);  // nothing moved yet
+      const node_index next = load_relaxed(&current->next);
+      current = next == no_node ? nullptr : &node_at(next);
+      ++nodes;
+    }
+    pair_slot<Key, Value> carried{key, value};
+    node_type* last = nullptr;
+    std::uint32_t walked = 0;
+    std::uint32_t function = 0;  // h1 for the key itself, then the next of H at each step
+    for (node_type* current = &head(b); current != nullptr; ++walked) {
+      visited[walked] = current;
+      if (walk_within(*current, carried, paths[walked], function)) return true;
+      last = current;
+      const node_index next = load_relaxed(&current->next);
+      current = next == no_node ? nullptr : &node_at(next);
+    }
+    const node_index attached = pool_.pop();
+    if (attached != no_node) {
+      write_slot(node_at(attached).pairs[position(carried.key, 0)], carried);
+      store_relaxed(&last->next, attached);
+      return true;
+    }
+    for (std::uint32_t k = walked; k-- > 0;) {  // undo, last node first
+      for (std::uint32_t step = max_loop_; step-- > 0;) {
+        pair_slot<Key, Value>& slot = visited[k]->pairs[paths[k][step]];
+        const pair_slot<Key, Value> back = read_slot(slot);
+        write_slot(slot, carried);
+        carried = back;
+      }
+    }
+    return false;
+  }
+
+  /// The paper's walk in one node (max_loop steps at most), its positions
+  /// recorded in `path`: true if the carried pair found an empty slot; else
+  /// `carried` is the pair left over.
+  GPUHASH_HD bool walk_within(node_type& n, pair_slot<Key, Value>& carried, std::uint16_t* path,
+                              std::uint32_t& function) const {
+    for (std::uint32_t step = 0; step < max_loop_; ++step) {
+      const std::uint32_t at = position(carried.key, function);
+      function = (function + 1) % Choices;  // alternate_hash: the next of H, whoever is carried
+      path[step] = static_cast<std::uint16_t>(at);
+      const pair_slot<Key, Value> evicted = read_slot(n.pairs[at]);
+      write_slot(n.pairs[at], carried);
+      if (evicted.key == empty_key) return true;
+      carried = evicted;
+    }
+    return false;
   }
 
   /// Alg. 2's eviction loop inside one node: the carried pair takes the slot
