@@ -13,6 +13,7 @@
 #include "basic_ops.hpp"
 #include "experiment.hpp"
 #include "gpuhash/cpu/backend.hpp"
+#include "report.hpp"
 #include "workload.hpp"
 #if defined(GPUHASH_HAS_CUDA)
 #include "gpuhash/cuda/backend.hpp"
@@ -46,6 +47,23 @@ void for_each_backend(const context& ctx, F&& f) {
     if (backend == "cuda") f.template operator()<cuda_backend>();
 #endif
   }
+}
+
+/// Calls run.template operator()<Backend>(base, keep) on each backend chosen,
+/// with a readable table per backend. `base` has the command line's
+/// repetitions and seed, load 1, and n from --n (default `cpu_n` or
+/// `gpu_n`); keep(report) records a report (its JSON lines and table row).
+template <class Run>
+void record_on_each_backend(context& ctx, const std::string& experiment, std::uint64_t cpu_n,
+                            std::uint64_t gpu_n, Run&& run) {
+  for_each_backend(ctx, [&]<class Backend>() {
+    rate_table table(ctx, experiment, std::string(Backend::name));
+    sweep_point base = repetitions_from(ctx);
+    base.load_factor = 1.0;
+    base.n = ctx.arguments().size("n", Backend::host_accessible ? cpu_n : gpu_n);
+    run.template operator()<Backend>(
+        base, [&](const point_report& report) { record(ctx, experiment, table, report); });
+  });
 }
 
 /// Calls measure(point) at each (n, load) of the sweep, `base` giving the

@@ -306,15 +306,8 @@ const std::vector<std::uint64_t> paper_bucket_counts{1u << 15, 1u << 16, 1u << 1
 /// bucket counts scaled by the same 2^-5 so that chains are as long.
 template <class Run>
 void on_each_backend(context& ctx, const std::string& experiment, Run&& run) {
-  for_each_backend(ctx, [&]<class Backend>() {
-    rate_table table(ctx, experiment, std::string(Backend::name));
-    sweep_point base = repetitions_from(ctx);
-    base.load_factor = 1.0;
-    base.n = ctx.arguments().size(
-        "n", Backend::host_accessible ? std::uint64_t{1} << 20 : std::uint64_t{1} << 25);
-    run.template operator()<Backend>(
-        base, [&](const point_report& report) { record(ctx, experiment, table, report); });
-  });
+  record_on_each_backend(ctx, experiment, std::uint64_t{1} << 20, std::uint64_t{1} << 25,
+                         std::forward<Run>(run));
 }
 
 /// The bucket counts of figs. 8, 9, 11 (--buckets): the paper's on the GPU,

@@ -23,6 +23,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../basic_ops.hpp"
@@ -221,21 +222,12 @@ std::vector<double> lengths(const context& ctx, std::vector<double> fallback) {
 }
 const std::vector<double> tenth_to_one{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
 
-std::uint64_t n_of(const context& ctx, std::uint64_t cpu, std::uint64_t gpu, bool on_cpu) {
-  return ctx.arguments().size("n", on_cpu ? cpu : gpu);
-}
-
-/// Runs `cases` for each design family on each backend and records them.
+/// Runs `run` for each backend (2^20 keys on the CPU, 2^22 on the GPU, or
+/// --n) and records its reports.
 template <class Run>
 void on_each_backend(context& ctx, const std::string& experiment, Run&& run) {
-  for_each_backend(ctx, [&]<class Backend>() {
-    rate_table table(ctx, experiment, std::string(Backend::name));
-    sweep_point base = repetitions_from(ctx);
-    base.load_factor = 1.0;
-    base.n = n_of(ctx, std::uint64_t{1} << 20, std::uint64_t{1} << 22, Backend::host_accessible);
-    run.template operator()<Backend>(
-        base, [&](const point_report& report) { record(ctx, experiment, table, report); });
-  });
+  record_on_each_backend(ctx, experiment, std::uint64_t{1} << 20, std::uint64_t{1} << 22,
+                         std::forward<Run>(run));
 }
 
 /// DACHash with and without the reorder against the slab preset at each

@@ -383,13 +383,7 @@ TYPED_TEST_P(conformance, grows_past_ten_times_initial_capacity) {
   for (const status s : rest) ASSERT_EQ(s, status::inserted);
   EXPECT_EQ(table.size(), keys.size());
   EXPECT_GE(table.capacity(), keys.size());
-  const auto result = table.find(keys);
-  EXPECT_EQ("", first_failures(
-                    keys.size(),
-                    [&](std::size_t i) {
-                      return result.statuses[i] == status::found && result.values[i] == values[i];
-                    },
-                    [&](std::size_t i) { return "key " + std::to_string(keys[i]); }));
+  expect_all_found(table, keys, values);
 }
 
 TYPED_TEST_P(conformance, mixed_apply_matches_a_serial_order) {
