@@ -258,8 +258,8 @@ void thesis_versus_slab(context& ctx, const std::string& experiment, workload wo
 experiment fig7_1() {
   return {"dachash.fig7_1",
           "search rate vs node size (4x4, 8x4, 16x4, 32x4 bytes) at expected lengths 0.5 and 1, "
-          "reorder on (--n: 2^22 GPU, 2^20 CPU; --length; --backend; --reps). 16- and 32-byte "
-          "nodes need GPUHASH_BENCH_VARIANTS",
+          "reorder on (dachash) and off (dachash_no_reorder) (--n: 2^22 GPU, 2^20 CPU; "
+          "--length; --backend; --reps). 16- and 32-byte nodes need GPUHASH_BENCH_VARIANTS",
           [](context& ctx) {
             const auto chosen = lengths(ctx, {0.5, 1.0});
             on_each_backend(
@@ -268,8 +268,13 @@ experiment fig7_1() {
                     support::for_each_type(node_size_configurations{}, [&]<class Preset>() {
                       using Table =
                           basic_map<dh::engine<std::uint32_t, std::uint32_t, Backend, Preset>>;
-                      keep(run_case<Table>(base, {"dachash", thesis_settings(), length, 0},
-                                           workload::search, {}));
+                      if (ctx.selected_design("dachash", {"all"}))
+                        keep(run_case<Table>(base, {"dachash", thesis_settings(), length, 0},
+                                             workload::search, {}));
+                      if (ctx.selected_design("dachash_no_reorder", {"all"}))
+                        keep(run_case<Table>(
+                            base, {"dachash_no_reorder", no_reorder_settings(), length, 0},
+                            workload::search, {}));
                     });
                   }
                 });
