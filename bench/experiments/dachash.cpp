@@ -281,6 +281,37 @@ experiment fig7_1() {
           }};
 }
 
+/// The many-to-one mapping's tile size (thesis chapter 6: 1 to 32 lanes per
+/// key), for 64-byte nodes: searches with the mapping forced to many-to-one,
+/// reorder off, against the one-to-one mapping.
+experiment tiles() {
+  return {"dachash.tiles",
+          "search rate vs the many-to-one mapping's tile size (1 to 32 lanes per key; 16x4-byte "
+          "nodes, reorder off) at expected lengths 0.5 and 1, with one-to-one as the baseline "
+          "(--n: 2^22 GPU, 2^20 CPU; --length). Sizes other than 8 need GPUHASH_BENCH_VARIANTS",
+          [](context& ctx) {
+            const auto chosen = lengths(ctx, {0.5, 1.0});
+            on_each_backend(
+                ctx, "dachash.tiles", [&]<class Backend>(const sweep_point& base, auto&& keep) {
+                  for (const double length : chosen) {
+                    support::for_each_type(tile_size_configurations{}, [&]<class Preset>() {
+                      using Table =
+                          basic_map<dh::engine<std::uint32_t, std::uint32_t, Backend, Preset>>;
+                      dh::settings tiled = no_reorder_settings();
+                      tiled.mapping = dh::mapping_scheme::many_to_one;
+                      keep(run_case<Table>(base, {"many_to_one", tiled, length, 0},
+                                           workload::search, {}));
+                    });
+                    using Table = dachash_map<std::uint32_t, std::uint32_t, Backend>;
+                    dh::settings single = no_reorder_settings();
+                    single.mapping = dh::mapping_scheme::one_to_one;
+                    keep(run_case<Table>(base, {"one_to_one", single, length, 0}, workload::search,
+                                         {}));
+                  }
+                });
+          }};
+}
+
 experiment fig7_2() {
   return {
       "dachash.fig7_2",
@@ -352,6 +383,7 @@ std::vector<experiment> dachash_experiments() {
   return {
       fig7_1(),
       fig7_2(),
+      tiles(),
       {"dachash.fig7_3a",
        "one-to-one vs many-to-one mapping vs expected length, uniform batches (searches), "
        "reorder on (--n: 2^22 GPU, 2^20 CPU; --length)",

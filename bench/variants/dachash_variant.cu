@@ -1,4 +1,5 @@
-// dachash.fig7_1's node sizes besides the library's (dachash_variants.hpp),
+// dachash.fig7_1's node sizes and dachash.tiles' tile sizes besides the
+// library's (dachash_variants.hpp),
 // on the CUDA backend.
 
 #include <cstdint>
@@ -9,4 +10,9 @@
 namespace gpuhash::detail::dachash {
 template class engine<std::uint32_t, std::uint32_t, cuda_backend, preset<16>>;
 template class engine<std::uint32_t, std::uint32_t, cuda_backend, preset<32>>;
+template class engine<std::uint32_t, std::uint32_t, cuda_backend, preset<64, 1>>;
+template class engine<std::uint32_t, std::uint32_t, cuda_backend, preset<64, 2>>;
+template class engine<std::uint32_t, std::uint32_t, cuda_backend, preset<64, 4>>;
+template class engine<std::uint32_t, std::uint32_t, cuda_backend, preset<64, 16>>;
+template class engine<std::uint32_t, std::uint32_t, cuda_backend, preset<64, 32>>;
 }  // namespace gpuhash::detail::dachash

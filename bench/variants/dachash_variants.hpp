@@ -1,9 +1,11 @@
 #pragma once
-// The DACHash node sizes that dachash.fig7_1 compares, for 32/32-bit pairs.
-// The library compiles 64-byte nodes (the thesis preset) and 128-byte ones
-// (the paper and slab presets); 16- and 32-byte nodes are instantiated by
-// dachash_variant.cpp (CPU) and .cu (CUDA), which bench/CMakeLists.txt
-// compiles only when GPUHASH_BENCH_VARIANTS is ON.
+// The DACHash configurations that dachash.fig7_1 (node sizes) and
+// dachash.tiles (many-to-one tile sizes) compare, for 32/32-bit pairs. The
+// library compiles 64-byte nodes with 8-lane tiles (the thesis preset) and
+// 128-byte ones (the paper and slab presets); 16- and 32-byte nodes and the
+// other tile sizes are instantiated by dachash_variant.cpp (CPU) and .cu
+// (CUDA), which bench/CMakeLists.txt compiles only when
+// GPUHASH_BENCH_VARIANTS is ON.
 
 #include "gpuhash/detail/dachash/engine.hpp"
 #include "support/designs.hpp"
@@ -14,9 +16,15 @@ namespace gpuhash::bench {
 using node_size_configurations =
     support::type_list<detail::dachash::preset<16>, detail::dachash::preset<32>,
                        detail::dachash::thesis_preset, detail::dachash::paper_preset>;
+/// 64-byte nodes (8 cells of 32/32) read by tiles of 1 to 32 lanes.
+using tile_size_configurations =
+    support::type_list<detail::dachash::preset<64, 1>, detail::dachash::preset<64, 2>,
+                       detail::dachash::preset<64, 4>, detail::dachash::thesis_preset,
+                       detail::dachash::preset<64, 16>, detail::dachash::preset<64, 32>>;
 #else
 using node_size_configurations =
     support::type_list<detail::dachash::thesis_preset, detail::dachash::paper_preset>;
+using tile_size_configurations = support::type_list<detail::dachash::thesis_preset>;
 #endif
 
 }  // namespace gpuhash::bench
