@@ -11,6 +11,7 @@
 #include "gpuhash/detail/host_device.hpp"
 
 #if defined(__CUDACC__)
+#include <cooperative_groups.h>
 #include <cuda/atomic>
 #endif
 
@@ -100,6 +101,35 @@ GPUHASH_HD GPUHASH_FORCEINLINE T exchange_relaxed(T* address, T desired) {
 template <class T>
 GPUHASH_HD GPUHASH_FORCEINLINE T fetch_add_relaxed(T* address, T value) {
   return atomic_ref_t<T>(*address).fetch_add(value, mo::memory_order_relaxed);
+}
+
+/// fetch_add for a counter at one address that many threads of a warp take
+/// values from at once (a node pool's top, an output cursor); every thread
+/// passes the same `value`. On the device the threads that arrive together
+/// (cooperative groups' coalesced group) add once, through the first of them,
+/// and each gets what its own add would have returned: the shared result
+/// travels by a synchronizing shuffle.
+///
+/// Use it, not fetch_add_relaxed, wherever the result of an add to such a
+/// counter is used. nvcc 13 aggregates those adds by itself (a vote, one
+/// atomic, an unsynchronized shuffle of its result), and on the H200 about one
+/// reordered DACHash build of 2^22 keys in a hundred saw that shuffle return
+/// 0 instead of the counter: a pool with 400,000 free nodes answered `full`
+/// (issue #4; the pops returned 0, -1, -2 for lanes 0, 1, 2 of one group
+/// while the counter held 709,143). With this function no such pop was seen
+/// in thousands of builds (docs/results/dachash.md).
+template <class T>
+GPUHASH_HD GPUHASH_FORCEINLINE T fetch_add_coalesced(T* address, T value) {
+#if defined(__CUDA_ARCH__)
+  namespace cg = ::cooperative_groups;
+  const cg::coalesced_group group = cg::coalesced_threads();
+  T first{};
+  if (group.thread_rank() == 0)
+    first = fetch_add_relaxed(address, static_cast<T>(value * static_cast<T>(group.size())));
+  return static_cast<T>(group.shfl(first, 0) + value * static_cast<T>(group.thread_rank()));
+#else
+  return fetch_add_relaxed(address, value);
+#endif
 }
 
 template <class T>

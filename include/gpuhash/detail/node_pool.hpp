@@ -10,8 +10,9 @@
 // nothing is rebuilt.
 //
 // The stack is an array of free node indices and a top counter:
-//  * pop (allocate) is one fetch_sub of the top; a count that was already 0
-//    means the pool is empty (the decrement is undone). Pops run
+//  * pop (allocate) is one fetch_sub of the top (coalesced over the threads
+//    of a warp that pop together: atomic.hpp says why); a count that was
+//    already 0 means the pool is empty (the decrement is undone). Pops run
 //    concurrently with pops: a batch only allocates.
 //  * push (free) is one fetch_add and a store. Pushes run concurrently with
 //    pushes (clean frees), never with pops: a pop could read an entry of the
@@ -75,7 +76,7 @@ struct node_pool_view {
   /// A free, empty node, or no_node when the pool is empty. Not concurrent
   /// with push().
   GPUHASH_HD node_index pop() const {
-    const std::int64_t before = fetch_add_relaxed(top, std::int64_t{-1});
+    const std::int64_t before = fetch_add_coalesced(top, std::int64_t{-1});
     if (before <= 0) {
       fetch_add_relaxed(top, std::int64_t{1});
       return no_node;
@@ -83,15 +84,14 @@ struct node_pool_view {
     // Written by a push or by the host before this phase began.
     const node_index index = load_relaxed(free + (before - 1));
     // Never expected: an entry below the top that holds no node. Counted so
-    // that tests can see it (issue #4: a rare spurious `full` seen once in
-    // about 30 builds of 2^22 keys with reorder on is under investigation).
+    // that tests can see it.
     if (index == no_node) fetch_add_relaxed(top + 1, std::int64_t{1});
     return index;
   }
 
   /// Returns an emptied node to the pool. Not concurrent with pop().
   GPUHASH_HD void push(node_index index) const {
-    const std::int64_t at = fetch_add_relaxed(top, std::int64_t{1});
+    const std::int64_t at = fetch_add_coalesced(top, std::int64_t{1});
     store_relaxed(free + at, index);
   }
 };

@@ -39,7 +39,7 @@ struct copy_out_node {
         i < buckets ? view.head(i) : view.pool().node(static_cast<node_index>(i - buckets));
     for (const auto& slot : node.slots) {
       if (!View::is_live(slot)) continue;
-      const std::uint64_t at = fetch_add_relaxed(written, std::uint64_t{1});
+      const std::uint64_t at = fetch_add_coalesced(written, std::uint64_t{1});
       if (at >= capacity) continue;  // more pairs than counted: reported by the caller
       keys[at] = View::steps::key_of(slot);
       values[at] = View::steps::value_of(slot);

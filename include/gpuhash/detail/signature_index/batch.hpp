@@ -70,7 +70,7 @@ struct phase_one {
     } else if constexpr (Kind == batch_kind::apply) {
       if (!index_view::is_reserved(signature)) result = run_operation(args.ops[i], i, signature);
       if (result == status::full) {
-        const std::uint64_t slot = fetch_add_relaxed<std::uint64_t>(args.pending_count, 1);
+        const std::uint64_t slot = fetch_add_coalesced<std::uint64_t>(args.pending_count, 1);
         if (slot < args.pending_capacity) args.pending[slot] = i;
       }
     } else if constexpr (Kind == batch_kind::insert) {
