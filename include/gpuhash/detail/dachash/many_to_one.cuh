@@ -12,6 +12,7 @@
 
 #include <cooperative_groups.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "gpuhash/cuda/backend.hpp"
@@ -38,20 +39,36 @@ struct tile_operations {
   static_assert(Tile >= 1 && Tile <= 32 && (Tile & (Tile - 1)) == 0,
                 "gpuhash::dachash_map: tiles have 1, 2, 4, 8, 16 or 32 lanes");
 
+  /// Which lane also reads the node's next index: the first lane past the
+  /// slots (the next index is the cell after them, as in SlabHash's slab,
+  /// so the tile reads the whole node in one request), or the last lane when
+  /// every lane holds slots.
+  static constexpr std::uint32_t next_lane =
+      pairs / slots_per_lane < Tile ? pairs / slots_per_lane : Tile - 1;
+
   /// Where a node's scan stopped: at the first slot holding the key or
   /// empty, if any (slot < pairs), which of the two, and with WantValue the
-  /// key's value as the stopping lane read it.
+  /// key's value as the stopping lane read it; otherwise the node's next
+  /// index, read in the same pass.
   struct stop {
     std::uint32_t slot = pairs;  // pairs: no slot stops (all hold other keys or tombstones)
     bool hit = false;
     Value value{};
+    node_index next = no_node;
   };
 
+  /// Reads a node, every lane its run of slots and next_lane the next index
+  /// too, all at once. The next index is read relaxed: a link publishes
+  /// nothing that its reader needs ordered (a popped node is empty since
+  /// before the batch, and its slots change only by atomic steps), and a
+  /// chain's end (no_node or linking_node) goes to write()'s acquire path.
   template <bool WantValue = false, class Group>
   __device__ static stop scan(const Group& tile, node_type* node, Key key) {
     std::uint32_t mine = pairs;
     bool hit = false;
     Value value{};
+    node_index next = no_node;
+    if (tile.thread_rank() == next_lane) next = load_relaxed(&node->next);
     GPUHASH_UNROLL
     for (std::uint32_t j = 0; j < slots_per_lane; ++j) {
       const std::uint32_t s = tile.thread_rank() * slots_per_lane + j;
@@ -68,21 +85,18 @@ struct tile_operations {
       }
     }
     const unsigned stopping = tile.ballot(mine != pairs);
+    const unsigned hits = tile.ballot(hit);
     stop out;
-    if (stopping == 0) return out;
+    if (stopping == 0) {
+      out.next = tile.shfl(next, next_lane);
+      return out;
+    }
     const auto lane = static_cast<unsigned>(__ffs(static_cast<int>(stopping)) - 1);
-    out.slot = tile.shfl(mine, lane);
-    out.hit = ((tile.ballot(hit) >> lane) & 1U) != 0;
+    // With one slot per lane the stopping lane names the slot.
+    out.slot = slots_per_lane == 1 ? lane : tile.shfl(mine, lane);
+    out.hit = ((hits >> lane) & 1U) != 0;
     if constexpr (WantValue) out.value = tile.shfl(value, lane);
     return out;
-  }
-
-  /// The next node's index, read by one lane and shared.
-  template <class Group>
-  __device__ static node_index next_of(const Group& tile, const node_type* node) {
-    node_index next = 0;
-    if (tile.thread_rank() == 0) next = load_acquire(&node->next);
-    return tile.shfl(next, 0);
   }
 
   /// Runs `op` on one lane and shares its result.
@@ -93,9 +107,13 @@ struct tile_operations {
     return tile.shfl(result, 0);
   }
 
+  // The operations take the key's bucket, which the kernel hashes for all
+  // of a tile's keys at once (one key per lane) before running them in turn.
+
   template <class Group>
-  __device__ static status find(const Group& tile, const View& view, Key key, Value* value_out) {
-    node_type* node = &view.head(view.bucket_of(key));
+  __device__ static status find(const Group& tile, const View& view, Key key, std::uint64_t bucket,
+                                Value* value_out) {
+    node_type* node = &view.head(bucket);
     for (;;) {
       const stop at = scan<true>(tile, node, key);
       if (at.slot != pairs) {
@@ -103,15 +121,15 @@ struct tile_operations {
         if (value_out != nullptr) *value_out = at.value;
         return status::found;
       }
-      const node_index next = next_of(tile, node);
-      if (next == no_node || next == linking_node) return status::not_found;
-      node = &view.pool().node(next);
+      if (at.next == no_node || at.next == linking_node) return status::not_found;
+      node = &view.pool().node(at.next);
     }
   }
 
   template <write_mode Mode, class Group>
-  __device__ static status write(const Group& tile, const View& view, Key key, Value value) {
-    node_type* node = &view.head(view.bucket_of(key));
+  __device__ static status write(const Group& tile, const View& view, Key key, std::uint64_t bucket,
+                                 Value value) {
+    node_type* node = &view.head(bucket);
     for (;;) {
       const stop at = scan(tile, node, key);
       if (at.slot != pairs) {
@@ -136,7 +154,7 @@ struct tile_operations {
         if (result != status::invalid_operation) return result;
         continue;
       }
-      node_index next = next_of(tile, node);
+      node_index next = at.next;
       if (next == no_node || next == linking_node) {
         if (Mode == write_mode::update_if_present && next == no_node) return status::not_found;
         // One lane waits for or attaches the next node (chain_view's protocol).
@@ -157,8 +175,9 @@ struct tile_operations {
   }
 
   template <class Group>
-  __device__ static status erase(const Group& tile, const View& view, Key key) {
-    node_type* node = &view.head(view.bucket_of(key));
+  __device__ static status erase(const Group& tile, const View& view, Key key,
+                                 std::uint64_t bucket) {
+    node_type* node = &view.head(bucket);
     for (;;) {
       const stop at = scan(tile, node, key);
       if (at.slot != pairs) {
@@ -175,21 +194,22 @@ struct tile_operations {
         if (erased) return status::erased;
         continue;
       }
-      const node_index next = next_of(tile, node);
-      if (next == no_node || next == linking_node) return status::not_found;
-      node = &view.pool().node(next);
+      if (at.next == no_node || at.next == linking_node) return status::not_found;
+      node = &view.pool().node(at.next);
     }
   }
 
   template <class Group>
   __device__ static status run(const Group& tile, const View& view, operation op, Key key,
-                               Value& value) {
+                               std::uint64_t bucket, Value& value) {
     switch (op) {
-      case operation::search: return find(tile, view, key, &value);
-      case operation::insert: return write<write_mode::insert_if_absent>(tile, view, key, value);
-      case operation::update: return write<write_mode::update_if_present>(tile, view, key, value);
-      case operation::upsert: return write<write_mode::upsert>(tile, view, key, value);
-      case operation::erase: return erase(tile, view, key);
+      case operation::search: return find(tile, view, key, bucket, &value);
+      case operation::insert:
+        return write<write_mode::insert_if_absent>(tile, view, key, bucket, value);
+      case operation::update:
+        return write<write_mode::update_if_present>(tile, view, key, bucket, value);
+      case operation::upsert: return write<write_mode::upsert>(tile, view, key, bucket, value);
+      case operation::erase: return erase(tile, view, key, bucket);
     }
     return status::invalid_operation;
   }
@@ -206,10 +226,12 @@ __device__ GPUHASH_FORCEINLINE operation operation_of(const batch<Key, Value>& a
   return operation::search;  // find, contains
 }
 
-/// Thesis Alg. 3: each tile loads Tile keys at once (one per lane), then
-/// runs their operations one after the other, every lane helping; lane l
-/// keeps the outcome of the tile's l-th key, and the tile stores its Tile
-/// outcomes together (coalesced, as the keys were loaded). The grid-stride
+/// Thesis Alg. 3: each tile loads Tile keys at once (one per lane) and
+/// hashes them (each lane its own), then runs their operations one after
+/// the other, every lane helping; lane l keeps the outcome of the tile's
+/// l-th key, and the tile stores its Tile outcomes together (coalesced, as
+/// the keys were loaded). Batches of one kind run that kind's operation
+/// without reading it per key. The grid-stride
 /// loop is uniform per warp (the warp's first key decides), so the warp
 /// reconverges before storing and adding its tallies.
 template <unsigned Tile, batch_kind Kind, class View, class Key, class Value>
@@ -226,22 +248,31 @@ __global__ void __launch_bounds__(cuda::block_size)
        i += stride) {
     const bool active = i < n;
     Key key{};
-    operation op = operation::search;
+    std::uint64_t bucket = 0;
+    // Batches of one kind: the same operation for every key (read from no array).
+    operation op = operation_of < Kind == batch_kind::apply ? batch_kind::find : Kind > (f.args, i);
     key_outcome<Value> mine;
     if (active) {
       key = f.args.keys[i];
-      op = operation_of<Kind>(f.args, i);
+      bucket = f.view.bucket_of(key);
+      if constexpr (Kind == batch_kind::apply) op = f.args.ops[i];
       // Read by writes (insert, upsert, and apply's), written by searches.
       if constexpr (Kind == batch_kind::apply || Kind == batch_kind::insert ||
                     Kind == batch_kind::upsert)
         mine.value = f.args.values[i];
     }
     const std::uint64_t tile_first = i - tile.thread_rank();
-    for (unsigned l = 0; l < Tile && tile_first + l < n; ++l) {  // uniform over the tile
+    const auto keys = static_cast<unsigned>(std::min<std::uint64_t>(Tile, n - tile_first));
+    for (unsigned l = 0; l < keys; ++l) {  // uniform over the tile
       const Key k = tile.shfl(key, l);
       if (View::is_reserved(k)) continue;  // the outcome stays invalid_key
-      Value value = tile.shfl(mine.value, l);
-      const status result = ops::run(tile, f.view, tile.shfl(op, l), k, value);
+      Value value{};
+      if constexpr (Kind == batch_kind::apply || Kind == batch_kind::insert ||
+                    Kind == batch_kind::upsert)
+        value = tile.shfl(mine.value, l);
+      operation op_l = op;
+      if constexpr (Kind == batch_kind::apply) op_l = tile.shfl(op, l);
+      const status result = ops::run(tile, f.view, op_l, k, tile.shfl(bucket, l), value);
       if (tile.thread_rank() == l) {
         mine.result = result;
         mine.value = value;
