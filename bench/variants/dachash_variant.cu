@@ -10,6 +10,7 @@
 namespace gpuhash::detail::dachash {
 template class engine<std::uint32_t, std::uint32_t, cuda_backend, preset<16>>;
 template class engine<std::uint32_t, std::uint32_t, cuda_backend, preset<32>>;
+template class engine<std::uint64_t, std::uint64_t, cuda_backend, preset<32>>;
 template class engine<std::uint32_t, std::uint32_t, cuda_backend, preset<64, 1>>;
 template class engine<std::uint32_t, std::uint32_t, cuda_backend, preset<64, 2>>;
 template class engine<std::uint32_t, std::uint32_t, cuda_backend, preset<64, 4>>;

@@ -1,6 +1,8 @@
 #pragma once
 // The DACHash configurations that dachash.fig7_1 (node sizes) and
-// dachash.tiles (many-to-one tile sizes) compare, for 32/32-bit pairs. The
+// dachash.tiles (many-to-one tile sizes) compare, for 32/32-bit pairs, and
+// fig7_1's for 64/64 (from 32-byte nodes: a node holds a pair and the next
+// index). The
 // library compiles 64-byte nodes with 8-lane tiles (the thesis preset) and
 // 128-byte ones (the paper and slab presets); 16- and 32-byte nodes and the
 // other tile sizes are instantiated by dachash_variant.cpp (CPU) and .cu
@@ -16,6 +18,9 @@ namespace gpuhash::bench {
 using node_size_configurations =
     support::type_list<detail::dachash::preset<16>, detail::dachash::preset<32>,
                        detail::dachash::thesis_preset, detail::dachash::paper_preset>;
+using wide_node_size_configurations =
+    support::type_list<detail::dachash::preset<32>, detail::dachash::thesis_preset,
+                       detail::dachash::paper_preset>;
 /// 64-byte nodes (8 cells of 32/32) read by tiles of 1 to 32 lanes.
 using tile_size_configurations =
     support::type_list<detail::dachash::preset<64, 1>, detail::dachash::preset<64, 2>,
@@ -24,6 +29,7 @@ using tile_size_configurations =
 #else
 using node_size_configurations =
     support::type_list<detail::dachash::thesis_preset, detail::dachash::paper_preset>;
+using wide_node_size_configurations = node_size_configurations;
 using tile_size_configurations = support::type_list<detail::dachash::thesis_preset>;
 #endif
 
