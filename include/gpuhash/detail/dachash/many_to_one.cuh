@@ -262,7 +262,10 @@ __global__ void __launch_bounds__(cuda::block_size)
         mine.value = f.args.values[i];
     }
     const std::uint64_t tile_first = i - tile.thread_rank();
-    const auto keys = static_cast<unsigned>(std::min<std::uint64_t>(Tile, n - tile_first));
+    // The tile's keys: none for a tile wholly past the end of the batch (a
+    // warp's last tiles when n is not a multiple of 32).
+    const auto keys =
+        static_cast<unsigned>(tile_first < n ? std::min<std::uint64_t>(Tile, n - tile_first) : 0);
     for (unsigned l = 0; l < keys; ++l) {  // uniform over the tile
       const Key k = tile.shfl(key, l);
       if (View::is_reserved(k)) continue;  // the outcome stays invalid_key
