@@ -112,12 +112,13 @@ GPUHASH_HD GPUHASH_FORCEINLINE T fetch_add_relaxed(T* address, T value) {
 ///
 /// Use it, not fetch_add_relaxed, wherever the result of an add to such a
 /// counter is used. nvcc 13 aggregates those adds by itself (a vote, one
-/// atomic, an unsynchronized shuffle of its result), and on the H200 about one
-/// reordered DACHash build of 2^22 keys in a hundred saw that shuffle return
-/// 0 instead of the counter: a pool with 400,000 free nodes answered `full`
-/// (issue #4; the pops returned 0, -1, -2 for lanes 0, 1, 2 of one group
-/// while the counter held 709,143). With this function no such pop was seen
-/// in thousands of builds (docs/results/dachash.md).
+/// atomic by one lane, a shuffle of its result to the others with no
+/// synchronization in between), and on the H200 about one reordered DACHash
+/// build of 2^22 keys in a hundred got 0 from that shuffle instead of the
+/// counter: a pool with 400,000 free nodes answered `full` (issue #4; the
+/// pops returned 0, -1, -2 to lanes 0, 1, 2 of one group while the counter
+/// held 709,143). With this function no such pop was seen in thousands of
+/// builds (docs/results/dachash.md).
 template <class T>
 GPUHASH_HD GPUHASH_FORCEINLINE T fetch_add_coalesced(T* address, T value) {
 #if defined(__CUDA_ARCH__)
