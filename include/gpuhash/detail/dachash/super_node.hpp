@@ -14,7 +14,9 @@
 // whole chunk of nodes is emptied by one byte fill.
 
 #include <cstdint>
+#include <cstring>
 
+#include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/detail/node_pool.hpp"
 
 namespace gpuhash::detail::dachash {
@@ -33,6 +35,14 @@ struct alignas(NodeBytes) super_node {
   Slot slots[pairs];
   node_index next;
   std::uint8_t unused[sizeof(Slot) - sizeof(node_index)];
+
+  /// The next index in a copy of the node's last cell (a whole node copied
+  /// as `cells` slots, as chain_view::scan_node does).
+  GPUHASH_HD static node_index next_in(const Slot& last_cell) {
+    node_index next;
+    std::memcpy(&next, &last_cell, sizeof next);
+    return next;
+  }
 };
 
 }  // namespace gpuhash::detail::dachash

@@ -20,6 +20,7 @@
 //    attached holds no key yet). An empty pool makes the insert report
 //    `full`, and the host makes room and retries it.
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -55,6 +56,15 @@ class chain_view {
   using pool_type = node_pool_view<node_type>;
   static constexpr auto reserved_keys = steps::reserved_keys;
   static constexpr Key empty_key = steps::empty_key;
+  static_assert(offsetof(node_type, next) == node_type::pairs * sizeof(slot_type),
+                "scan_node reads the next index from the cell after the slots");
+  /// How much of a node the device reads in one round trip (scan_node): one
+  /// 32-byte sector, the unit in which L2 and DRAM serve reads. Measured on
+  /// the H200 (docs/results/dachash.md): against slot-by-slot loads, 32/32
+  /// search at 2^28 keys doubles; against whole 64-byte nodes, 64/64
+  /// search is 15-30% faster (most keys are in the first sector) and 32/32
+  /// is no slower.
+  static constexpr std::uint32_t load_bytes = 32;
 
   chain_view() = default;
   GPUHASH_HD chain_view(node_type* heads, std::uint64_t buckets, std::uint64_t seed, pool_type pool)
@@ -71,19 +81,19 @@ class chain_view {
   /// Thesis "search": the chain's slots in order, up to the key or the first
   /// empty slot.
   GPUHASH_HD status find(Key key, Value* value_out) const {
-    const node_type* node = &heads_[bucket_of(key)];
+    node_type* node = &heads_[bucket_of(key)];
     for (;;) {
-      for (std::uint32_t s = 0; s < node_type::pairs; ++s) {
-        auto* slot = const_cast<slot_type*>(&node->slots[s]);
-        slot_type copy = steps::load_one(slot);
+      status result = status::not_found;
+      node_index next = no_node;
+      const bool decided = scan_node(*node, next, [&](slot_type* slot, slot_type copy) {
         const Key seen = steps::settled_key(slot, copy);
         if (seen == key) {
           if (value_out != nullptr) *value_out = steps::value(slot, copy);
-          return status::found;
+          result = status::found;
         }
-        if (seen == empty_key) return status::not_found;
-      }
-      const node_index next = load_acquire(&node->next);
+        return seen == key || seen == empty_key;
+      });
+      if (decided) return result;
       if (next == no_node || next == linking_node) return status::not_found;
       node = &pool_.node(next);
     }
@@ -104,19 +114,22 @@ class chain_view {
   GPUHASH_HD status erase(Key key) const {
     node_type* node = &heads_[bucket_of(key)];
     for (;;) {
-      for (std::uint32_t s = 0; s < node_type::pairs; ++s) {
-        slot_type* slot = &node->slots[s];
-        slot_type copy = steps::load_one(slot);
+      status result = status::not_found;
+      node_index next = no_node;
+      const bool decided = scan_node(*node, next, [&](slot_type* slot, slot_type copy) {
         for (;;) {
           const Key seen = steps::settled_key(slot, copy);
-          if (seen == empty_key) return status::not_found;
-          if (seen != key) break;
+          if (seen == empty_key) return true;
+          if (seen != key) return false;
           // Fails when a concurrent update changed the value (retry with it)
           // or a concurrent erase won (the slot then shows a tombstone).
-          if (steps::bury(slot, copy)) return status::erased;
+          if (steps::bury(slot, copy)) {
+            result = status::erased;
+            return true;
+          }
         }
-      }
-      const node_index next = load_acquire(&node->next);
+      });
+      if (decided) return result;
       if (next == no_node || next == linking_node) return status::not_found;
       node = &pool_.node(next);
     }
@@ -180,6 +193,47 @@ class chain_view {
   }
 
  private:
+  /// Calls visit(slot address, copy of the slot) for the node's slots in
+  /// order until it returns true, and returns whether it did; if not, `next`
+  /// holds the node's next index. On the device the node is read in pieces of
+  /// `load_bytes`, each in one round trip of weak vector loads (as the
+  /// bucketed cuckoo table reads a bucket: see load_pair_for_probe), a piece
+  /// only when the slots before it did not decide; on the host slot by slot.
+  /// The copies may be stale: every change made from one is a CAS that
+  /// re-checks the slot, a stale no_node is corrected by attach_node's CAS,
+  /// and linking_node is waited on with acquire loads. The node behind a
+  /// next index was emptied before the batch began, so reading it needs no
+  /// acquire on the index. `visit` takes the copy by value: taken by
+  /// reference, the pieces went to local memory (ptxas stack frames of
+  /// 48-176 bytes in the write kernels, and mixed batches ran at half speed).
+  template <class Visit>
+  GPUHASH_HD static bool scan_node(node_type& node, node_index& next, Visit&& visit) {
+#if defined(__CUDA_ARCH__)
+    constexpr std::uint32_t per_load =
+        (load_bytes < sizeof(node_type) ? load_bytes : sizeof(node_type)) / sizeof(slot_type);
+    GPUHASH_UNROLL
+    for (std::uint32_t first = 0; first < node_type::cells; first += per_load) {
+      slot_type copy[per_load];
+      steps::template load<per_load>(reinterpret_cast<const slot_type*>(&node) + first, copy);
+      GPUHASH_UNROLL
+      for (std::uint32_t i = 0; i < per_load; ++i) {
+        if (first + i == node_type::pairs) {
+          next = node_type::next_in(copy[i]);
+        } else if (visit(&node.slots[first + i], copy[i])) {
+          return true;
+        }
+      }
+    }
+#else
+    for (std::uint32_t s = 0; s < node_type::pairs; ++s) {
+      slot_type copy = steps::load_one(&node.slots[s]);
+      if (visit(&node.slots[s], copy)) return true;
+    }
+    next = load_acquire(&node.next);
+#endif
+    return false;
+  }
+
   GPUHASH_HD static void empty(slot_type& slot) {
     if constexpr (sizeof(Key) == 4) {
       slot = steps::empty_slot;
@@ -192,28 +246,36 @@ class chain_view {
   GPUHASH_HD status write(Key key, Value value) const {
     node_type* node = &heads_[bucket_of(key)];
     for (;;) {
-      for (std::uint32_t s = 0; s < node_type::pairs; ++s) {
-        slot_type* slot = &node->slots[s];
-        slot_type copy = steps::load_one(slot);
+      status result = status::not_found;
+      node_index next = no_node;
+      const bool decided = scan_node(*node, next, [&](slot_type* slot, slot_type copy) {
         // Re-examine the slot until it holds neither our key nor empty: a
         // lost CAS means someone else changed it, and that change decides.
         for (;;) {
           const Key seen = steps::settled_key(slot, copy);
           if (seen == key) {
-            if constexpr (Mode == write_mode::insert_if_absent) return status::exists;
+            if constexpr (Mode == write_mode::insert_if_absent) {
+              result = status::exists;
+              return true;
+            }
             // Lost to another write of the key's value: ours counts as done,
             // ordered just before the one that won (retrying would serialize
             // every writer of a hot key).
-            if (steps::set_value(slot, copy, value) || steps::settled_key(slot, copy) == key)
-              return status::updated;
+            if (steps::set_value(slot, copy, value) || steps::settled_key(slot, copy) == key) {
+              result = status::updated;
+              return true;
+            }
             continue;  // erased meanwhile: the slot now holds a tombstone
           }
-          if (seen != empty_key) break;
-          if constexpr (Mode == write_mode::update_if_present) return status::not_found;
-          if (steps::claim(slot, copy, key, value)) return status::inserted;
+          if (seen != empty_key) return false;
+          if constexpr (Mode == write_mode::update_if_present) return true;  // not_found
+          if (steps::claim(slot, copy, key, value)) {
+            result = status::inserted;
+            return true;
+          }
         }
-      }
-      node_index next = load_acquire(&node->next);
+      });
+      if (decided) return result;
       while (next == linking_node) {
         spin_pause();
         next = load_acquire(&node->next);
