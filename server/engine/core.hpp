@@ -59,6 +59,7 @@ class engine::core {
   /// Inserts or erases from the last resolve are waiting for a batch.
   bool has_pending_mutations() const noexcept { return !pending_.empty(); }
   std::string index_description() const { return index_->description(); }
+  bool index_on_device() const noexcept { return index_->on_device(); }
   bool shutdown_accepted() const noexcept { return shutdown_accepted_; }
 
  private:

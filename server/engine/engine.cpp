@@ -1,9 +1,12 @@
-// The batch thread: gathers request groups into batches and runs them
-// (core.cpp). Batching policy (issue #7, the thesis' further work): a batch
-// goes as soon as the thread is free when the server is otherwise idle; under
-// load (the last batch carried several groups) it waits up to batch_wait_us
-// for the batch to fill to the last batch's size (at most batch_max
-// operations).
+// Gathers request groups into batches and runs them (core.cpp), on a batch
+// thread for an index on the GPU, on the submitting threads for one on the
+// CPU (engine.hpp). Batching policy (issue #7, the thesis' further work): a
+// batch goes as soon as the thread is free when the server is otherwise
+// idle. The batch thread, under load (the last batch carried several
+// groups), waits up to batch_wait_us for the batch to fill to the last
+// batch's size (at most batch_max operations); a submitting thread takes
+// what is queued and does not wait, since nothing overlaps a batch on the
+// CPU.
 
 #include "engine/engine.hpp"
 
@@ -33,20 +36,77 @@ std::size_t operations_of(const request_group& group) {
 engine::engine(engine_config config, server_stats& stats, completion_handler on_complete)
     : config_(std::move(config)), stats_(stats), on_complete_(std::move(on_complete)) {
   core_ = std::make_unique<core>(config_, stats_);
-  thread_ = std::thread([this] { run(); });
+  using runner = engine_config::batch_runner;
+  inline_ = config_.runner == runner::submitting_thread ||
+            (config_.runner == runner::automatic && !core_->index_on_device());
+  if (!inline_) thread_ = std::thread([this] { run(); });
 }
 
 engine::~engine() {
   stop();
 }
 
-void engine::submit(request_group* group) {
+void engine::submit(std::span<request_group* const> groups) {
+  if (groups.empty()) return;
+  bool run_here = false;
   {
     std::lock_guard lock(mutex_);
-    queue_.push_back(group);
+    queue_.insert(queue_.end(), groups.begin(), groups.end());
     queued_.store(queue_.size(), std::memory_order_release);
+    if (inline_ && !running_) run_here = running_ = true;
   }
-  wake_.notify_one();
+  if (run_here) {
+    run_queued();
+  } else if (!inline_) {
+    wake_.notify_one();
+  }
+}
+
+void engine::take(std::vector<request_group*>& batch, std::size_t& operations) {
+  while (!queue_.empty() && operations < config_.batch_max) {
+    operations += operations_of(*queue_.front());
+    batch.push_back(queue_.front());
+    queue_.pop_front();
+  }
+  queued_.store(queue_.size(), std::memory_order_release);
+}
+
+void engine::run_queued() {
+  std::vector<request_group*> batch;
+  for (;;) {
+    batch.clear();
+    {
+      std::lock_guard lock(mutex_);
+      std::size_t operations = 0;
+      take(batch, operations);
+      // The last check of the queue and the end of running_ are one step
+      // under the lock: a group queued after it finds running_ false and is
+      // run by its own submitter.
+      if (batch.empty()) {
+        running_ = false;
+        return;
+      }
+    }
+    run_and_complete(batch);
+  }
+}
+
+void engine::run_and_complete(std::vector<request_group*>& batch) {
+  try {
+    core_->run_batch(batch);
+  } catch (const std::exception& error) {
+    // Out of memory while building replies, say: the batch's clients are
+    // told and disconnected; the server goes on.
+    std::fprintf(stderr, "gpuhash-server: ERROR: a batch failed (%s); closing its connections\n",
+                 error.what());
+    for (request_group* group : batch) {
+      group->done = group->used;
+      group->replies.assign("SERVER_ERROR out of memory\r\n");
+      group->close_after = true;
+    }
+  }
+  if (core_->shutdown_accepted()) shutdown_requested_ = true;
+  for (request_group* group : batch) on_complete_(group);
 }
 
 std::string engine::index_description() const {
@@ -87,15 +147,7 @@ void engine::run() {
                  [&] { return stopping_ || !queue_.empty() || core_->has_pending_mutations(); });
       if (stopping_ && queue_.empty()) break;
       std::size_t operations = 0;
-      const auto take = [&] {
-        while (!queue_.empty() && operations < config_.batch_max) {
-          operations += operations_of(*queue_.front());
-          batch.push_back(queue_.front());
-          queue_.pop_front();
-        }
-        queued_.store(queue_.size(), std::memory_order_release);
-      };
-      take();
+      take(batch, operations);
       // Under load, wait (at most batch_wait_us) for the batch to fill to
       // the size of the last one: clients that were answered together come
       // back together. Waiting for more than can come would only add the
@@ -107,28 +159,14 @@ void engine::run() {
         while (operations < target && !stopping_) {
           if (!wake_.wait_until(lock, deadline, [&] { return !queue_.empty() || stopping_; }))
             break;
-          take();
+          take(batch, operations);
         }
       }
     }
     last_operations = 0;
     if (batch.size() > 1)
       for (const request_group* group : batch) last_operations += operations_of(*group);
-    try {
-      core_->run_batch(batch);
-    } catch (const std::exception& error) {
-      // Out of memory while building replies, say: the batch's clients are
-      // told and disconnected; the server goes on.
-      std::fprintf(stderr, "gpuhash-server: ERROR: a batch failed (%s); closing its connections\n",
-                   error.what());
-      for (request_group* group : batch) {
-        group->done = group->used;
-        group->replies.assign("SERVER_ERROR out of memory\r\n");
-        group->close_after = true;
-      }
-    }
-    if (core_->shutdown_accepted()) shutdown_requested_ = true;
-    for (request_group* group : batch) on_complete_(group);
+    run_and_complete(batch);
   }
   // Inserts and erases left by the last batch are only index bookkeeping;
   // the process is ending, so nothing is lost by not running them.

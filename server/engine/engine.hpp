@@ -1,11 +1,21 @@
 #pragma once
 // The engine runs every command against the store and the index, in batches,
-// on one thread (the batch thread). Connections hand it request groups (the
-// complete requests one read brought); it gathers the groups of all
-// connections into one index batch, runs the batch, answers each request in
-// order, and hands the groups back with their replies. See
-// docs/designs/server.md for why one thread owns the items and how a batch
-// stays consistent while its index entries are still being written.
+// one batch at a time. Connections hand it request groups (the complete
+// requests one read brought); it gathers the groups of all connections into
+// one index batch, runs the batch, answers each request in order, and hands
+// the groups back with their replies. See docs/designs/server.md for why one
+// thread at a time owns the items and how a batch stays consistent while its
+// index entries are still being written.
+//
+// Who runs the batches depends on the index:
+//  * on the GPU, a batch thread: while it waits for a batch's round trip,
+//    the groups that arrive gather into the next batch, and under load it
+//    waits up to batch_wait_us for a batch to fill;
+//  * on the CPU, the worker threads themselves: a worker that submits groups
+//    while no batch runs runs them at once, with every group queued by then,
+//    and goes on while more are queued (the others only queue theirs). This
+//    saves the hand-off to a batch thread and back (two wake-ups a request),
+//    which cost more than the index itself (docs/results/server.md).
 
 #include <atomic>
 #include <condition_variable>
@@ -16,6 +26,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -91,6 +102,14 @@ struct engine_config {
     gpu,
     cpu
   } index = index_placement::automatic;
+  /// Who runs the batches (see the top of this file): automatic picks the
+  /// batch thread for an index on the GPU, the submitting threads for one
+  /// on the CPU.
+  enum class batch_runner : std::uint8_t {
+    automatic,
+    batch_thread,
+    submitting_thread
+  } runner = batch_runner::automatic;
   std::size_t batch_max = 32768;     ///< index operations per batch (soft: a group is never split)
   std::uint32_t batch_wait_us = 20;  ///< longest wait for a batch to fill while the server is busy
   std::uint32_t spin_us = 0;         ///< polling for groups before the batch thread sleeps
@@ -116,8 +135,11 @@ class engine {
   engine(const engine&) = delete;
   engine& operator=(const engine&) = delete;
 
-  /// Queues a group; it comes back through the completion handler.
-  void submit(request_group* group);
+  /// Queues groups; each comes back through the completion handler, which
+  /// may be called on this thread before submit returns (index on the CPU).
+  void submit(std::span<request_group* const> groups);
+  /// Whether batches run on the submitting threads (index on the CPU).
+  bool runs_inline() const noexcept { return inline_; }
   /// Where the index lives now ("cpu", "gpu (NVIDIA H200)").
   std::string index_description() const;
   /// Set when a client's `shutdown` was accepted.
@@ -128,6 +150,12 @@ class engine {
  private:
   class core;
   void run();
+  /// Runs batches on the calling thread until the queue is empty.
+  void run_queued();
+  /// Takes queued groups into `batch`, up to batch_max operations.
+  void take(std::vector<request_group*>& batch, std::size_t& operations);
+  /// Runs one batch and hands its groups back.
+  void run_and_complete(std::vector<request_group*>& batch);
 
   engine_config config_;
   server_stats& stats_;
@@ -139,6 +167,8 @@ class engine {
   std::deque<request_group*> queue_;
   std::atomic<std::size_t> queued_{0};  // queue_.size(), for polling without the lock
   bool stopping_ = false;
+  bool inline_ = false;   // batches run on the submitting threads (no batch thread)
+  bool running_ = false;  // inline: a thread is running batches (under mutex_)
   std::atomic<bool> shutdown_requested_{false};
   std::thread thread_;
 };

@@ -15,6 +15,7 @@ class failing_index final : public index_service {
       : index_(std::move(index)), fail_at_(fail_at) {}
 
   std::string description() const override { return index_->description(); }
+  bool on_device() const noexcept override { return index_->on_device(); }
   signature_type signature(std::string_view key) const noexcept override {
     return index_->signature(key);
   }

@@ -93,6 +93,7 @@ class gpu_index final : public index_service {
   }
 
   std::string description() const override { return description_; }
+  bool on_device() const noexcept override { return true; }
   signature_type signature(std::string_view key) const noexcept override {
     return index_.signature(key);
   }

@@ -78,6 +78,9 @@ class index_service {
   virtual ~index_service() = default;
   /// "cpu" or "gpu (NVIDIA H200)".
   virtual std::string description() const = 0;
+  /// Whether a batch waits for a device (the GPU): the engine then keeps a
+  /// batch thread that gathers batches while one is out (engine.hpp).
+  virtual bool on_device() const noexcept { return false; }
   /// The key's signature: SipHash-2-4 under the index's seed, never 0.
   virtual signature_type signature(std::string_view key) const noexcept = 0;
   /// Runs the batch; throws on a device failure (the engine then moves the

@@ -109,8 +109,15 @@ class network::worker {
     signal();
     if (thread_.joinable()) thread_.join();
   }
-  /// From the batch thread: a group is back.
+  /// From the thread that ran its batch: a group is back. When that thread
+  /// is this worker's own (the engine runs batches on the submitting thread
+  /// when its index is on the CPU), the group is finished after the batch,
+  /// in drain_local, with no wake-up.
   void complete(engine::request_group* group) {
+    if (running_worker == this) {
+      done_here_.push_back(group);
+      return;
+    }
     bool first = false;
     {
       std::lock_guard lock(done_mutex_);
@@ -157,6 +164,7 @@ class network::worker {
   }
 
   void loop() {
+    running_worker = this;
     epoll_event events[256];
     const auto spin = std::chrono::microseconds(owner_.config_.spin_us);
     auto last_event = std::chrono::steady_clock::now();
@@ -185,6 +193,25 @@ class network::worker {
           if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) read_input(conn);
           settle(conn);
         }
+      }
+      drain_local();
+    }
+  }
+
+  /// Hands the engine the groups this round of events parsed, all at once
+  /// (so that the connections served together share a batch), and finishes
+  /// the ones it answered on this thread, which may parse and submit more.
+  void drain_local() {
+    while (!to_submit_.empty() || !done_here_.empty()) {
+      if (!to_submit_.empty()) {
+        submitting_.swap(to_submit_);
+        engine_->submit(submitting_);
+        submitting_.clear();
+      }
+      if (!done_here_.empty()) {
+        finishing_.swap(done_here_);
+        finish(finishing_);
+        finishing_.clear();
       }
     }
   }
@@ -338,7 +365,7 @@ class network::worker {
         conn.resuming = false;
         conn.group.replies.clear();
         conn.waiting = true;
-        engine_->submit(&conn.group);
+        to_submit_.push_back(&conn.group);
         return;
       }
       if (conn.closing || backlog > output_backlog_limit) return;
@@ -414,15 +441,20 @@ class network::worker {
     }
     conn.parsed_end = position;
     conn.waiting = true;
-    engine_->submit(&group);
+    to_submit_.push_back(&group);  // submitted with the others at the end of the round
   }
 
+  /// Finishes the groups other threads answered.
   void finish_groups() {
     std::vector<engine::request_group*> done;
     {
       std::lock_guard lock(done_mutex_);
       done.swap(done_);
     }
+    finish(done);
+  }
+
+  void finish(const std::vector<engine::request_group*>& done) {
     for (engine::request_group* group : done) {
       connection& conn = connection_of(group);
       conn.waiting = false;
@@ -454,6 +486,9 @@ class network::worker {
     connections_.erase(fd);
   }
 
+  /// The worker whose loop runs on this thread (none on other threads).
+  static inline thread_local worker* running_worker = nullptr;
+
   network& owner_;
   std::size_t number_;
   int epoll_ = -1;
@@ -463,7 +498,12 @@ class network::worker {
   std::thread thread_;
   std::atomic<bool> stopping_{false};
   std::mutex done_mutex_;
-  std::vector<engine::request_group*> done_;          // under done_mutex_
+  std::vector<engine::request_group*> done_;  // under done_mutex_
+  // this thread only: groups parsed this round, groups answered on this thread
+  std::vector<engine::request_group*> to_submit_;
+  std::vector<engine::request_group*> done_here_;
+  std::vector<engine::request_group*> submitting_;    // drain_local's spares, kept for
+  std::vector<engine::request_group*> finishing_;     // their capacity
   std::vector<std::pair<int, std::string>> adopted_;  // under done_mutex_
   mutable std::mutex connections_mutex_;
   std::unordered_map<int, std::unique_ptr<connection>> connections_;

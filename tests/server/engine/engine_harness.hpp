@@ -28,11 +28,14 @@ namespace gpuhash::server::engine::testing {
 /// A fixed index seed, so that tests can build keys that share a signature.
 inline constexpr std::uint64_t test_seed = 0x5eed;
 
-/// The engine with the index on the CPU and a fixed seed.
+/// The engine with the index on the CPU, a fixed seed, and a batch thread:
+/// the harness decides which groups share a batch by holding that thread
+/// (engine_test.cpp tests batches on the submitting threads apart).
 inline engine_config cpu_config() {
   engine_config config;
   config.index = engine_config::index_placement::cpu;
   config.index_seed = test_seed;
+  config.runner = engine_config::batch_runner::batch_thread;
   return config;
 }
 
@@ -112,9 +115,22 @@ class engine_harness {
   }
 
   void submit(parsed_group& parsed) {
-    std::lock_guard lock(mutex_);
-    submit_locked(parsed);
+    std::unique_lock lock(mutex_);
+    if (!engine_.runs_inline()) {
+      submit_locked(parsed);
+      return;
+    }
+    // Batches on the submitting thread: the engine may call completed() on
+    // this thread before submit returns, so it is not called under mutex_
+    // (hold() and the queue's submission order need the batch thread).
+    prepare(parsed);
+    lock.unlock();
+    request_group* const group = &parsed.group;
+    engine_.submit({&group, 1});
   }
+
+  /// Whether the engine runs batches on the submitting threads.
+  bool runs_inline() const noexcept { return engine_.runs_inline(); }
 
   void wait(parsed_group& parsed) {
     std::unique_lock lock(mutex_);
@@ -210,17 +226,24 @@ class engine_harness {
   }
 
  private:
-  void submit_locked(parsed_group& parsed) {
+  void prepare(parsed_group& parsed) {
     parsed.group.replies.clear();  // not reset(): that drops the parsed requests
     parsed.done = false;
     parsed.batch = 0;
     parsed.submitted = ++submissions_;
     waiting_.insert(&parsed);
-    // under mutex_, so that the engine's queue order is the submission order
-    engine_.submit(&parsed.group);
   }
 
-  /// On the batch thread. The groups of one batch are completed one after
+  void submit_locked(parsed_group& parsed) {
+    prepare(parsed);
+    // under mutex_, so that the engine's queue order is the submission order
+    // (with batches on the submitting thread, completed() calls this from
+    // inside a batch, and the engine only queues the group)
+    request_group* const group = &parsed.group;
+    engine_.submit({&group, 1});
+  }
+
+  /// On the thread that ran the batch. The groups of one batch are completed one after
   /// another once all of them have their replies, while the groups of later
   /// batches still have none: the first completion of a batch finds the
   /// batch's groups by their replies (so a group that answers nothing at all

@@ -2,7 +2,8 @@
 // CPU: the harness; requests of one batch answer as the serial order, within
 // a group and across groups (submitted from several threads); an item is
 // visible from the resolve that links it, while its index insert is in
-// flight; many threads at once. Index entries (signature collisions, stale
+// flight; many threads at once, with a batch thread and with batches on the
+// submitting threads. Index entries (signature collisions, stale
 // entries) are in engine_index_test.cpp, the commands' own semantics in
 // engine_commands_test.cpp.
 
@@ -319,10 +320,10 @@ std::string run_client(engine_harness& harness, std::size_t id, std::uint64_t se
   return got == want ? "" : "final values: expected " + want + "got " + got;
 }
 
-TEST(Threads, EightThreadsOnTheirOwnKeysAndASharedCounter) {
+void eight_threads_on_their_own_keys_and_a_shared_counter(engine_config config) {
   constexpr std::size_t threads = 8;
   constexpr std::size_t groups_per_thread = 200;
-  engine_harness harness;
+  engine_harness harness(std::move(config));
   ASSERT_EQ(harness.run(store_text("set", "shared", "0")), "STORED\r\n");
   seeded_random random;
   std::vector<std::uint64_t> seeds(threads);
@@ -344,6 +345,37 @@ TEST(Threads, EightThreadsOnTheirOwnKeysAndASharedCounter) {
   }
   EXPECT_EQ(harness.run("get shared\r\n"), value_reply("shared", std::to_string(total)));
   harness.expect_index_matches_items();
+}
+
+TEST(Threads, EightThreadsOnTheirOwnKeysAndASharedCounter) {
+  eight_threads_on_their_own_keys_and_a_shared_counter(cpu_config());
+}
+
+// ---- batches on the submitting threads (the server's mode with the CPU index) --
+
+engine_config inline_config() {
+  engine_config config = cpu_config();
+  config.runner = engine_config::batch_runner::submitting_thread;
+  return config;
+}
+
+TEST(InlineBatches, TheCpuIndexRunsBatchesOnTheSubmittingThread) {
+  engine_config automatic = cpu_config();
+  automatic.runner = engine_config::batch_runner::automatic;
+  engine_harness harness(automatic);
+  ASSERT_TRUE(harness.runs_inline());
+  // The group is answered before submit returns: no other thread ran it.
+  const auto parsed = harness.parse(store_text("set", "k", "v") + "get k\r\n");
+  harness.submit(*parsed);
+  EXPECT_TRUE(parsed->done);
+  EXPECT_EQ(parsed->replies(), "STORED\r\n" + value_reply("k", "v"));
+}
+
+TEST(InlineBatches, EightThreadsOnTheirOwnKeysAndASharedCounter) {
+  // Every thread submits while others run batches: a group queued while
+  // another thread runs one must be run by that thread (no group is left in
+  // the queue with no thread running), and no write is lost.
+  eight_threads_on_their_own_keys_and_a_shared_counter(inline_config());
 }
 
 }  // namespace
