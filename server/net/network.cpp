@@ -190,7 +190,9 @@ class network::worker {
           if (found == connections_.end()) continue;
           connection& conn = *found->second;
           if (events[i].events & EPOLLOUT) write_output(conn);
-          if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) read_input(conn);
+          const std::uint32_t flags = events[i].events;
+          if (flags & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+            read_input(conn, (flags & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0);
           settle(conn);
         }
       }
@@ -287,7 +289,12 @@ class network::worker {
     for (auto& [fd, address] : adopted) serve(fd, std::move(address));
   }
 
-  void read_input(connection& conn) {
+  /// Reads what the socket holds. A read shorter than the buffer took all
+  /// there was, so reading stops there (data that comes later raises a new
+  /// edge), as memcached does, saving a read that would say EAGAIN on every
+  /// request; with `to_the_end` (the peer closed or failed) it reads on to
+  /// see the end.
+  void read_input(connection& conn, bool to_the_end = true) {
     char buffer[64 * 1024];
     for (;;) {
       std::string& target = conn.waiting || conn.resuming ? conn.side_input : conn.input;
@@ -302,6 +309,7 @@ class network::worker {
       if (got > 0) {
         target.append(buffer, static_cast<std::size_t>(got));
         owner_.stats_.connections.bytes_read += static_cast<std::uint64_t>(got);
+        if (static_cast<std::size_t>(got) < sizeof buffer && !to_the_end) return;
         continue;
       }
       if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
