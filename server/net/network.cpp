@@ -506,13 +506,15 @@ class network::worker {
   std::thread thread_;
   std::atomic<bool> stopping_{false};
   std::mutex done_mutex_;
-  std::vector<engine::request_group*> done_;  // under done_mutex_
-  // this thread only: groups parsed this round, groups answered on this thread
+  std::vector<engine::request_group*> done_;          // under done_mutex_
+  std::vector<std::pair<int, std::string>> adopted_;  // under done_mutex_
+  // This thread's alone: the groups parsed in this round of events, the
+  // groups answered by batches run on this thread, and drain_local's spare
+  // vectors (kept for their capacity).
   std::vector<engine::request_group*> to_submit_;
   std::vector<engine::request_group*> done_here_;
-  std::vector<engine::request_group*> submitting_;    // drain_local's spares, kept for
-  std::vector<engine::request_group*> finishing_;     // their capacity
-  std::vector<std::pair<int, std::string>> adopted_;  // under done_mutex_
+  std::vector<engine::request_group*> submitting_;
+  std::vector<engine::request_group*> finishing_;
   mutable std::mutex connections_mutex_;
   std::unordered_map<int, std::unique_ptr<connection>> connections_;
 };
