@@ -41,6 +41,13 @@ bool drop_privileges(const config::server_options& options) {
   return true;
 }
 
+/// --shards, or by default one a thread as far as -m gives each 8 MB.
+std::size_t shards_of(const config::server_options& options) {
+  if (options.shards != 0) return options.shards;
+  return std::clamp<std::size_t>(options.memory_limit_mb / 8, 1,
+                                 std::max<std::size_t>(1, options.threads));
+}
+
 std::vector<std::pair<std::string, std::string>> settings_of(
     const config::server_options& options) {
   const auto yes_no = [](bool value) { return std::string(value ? "yes" : "no"); };
@@ -68,6 +75,7 @@ std::vector<std::pair<std::string, std::string>> settings_of(
       {"batch_max", std::to_string(options.batch_max)},
       {"batch_wait_us", std::to_string(options.batch_wait_us)},
       {"spin_us", std::to_string(options.spin_us)},
+      {"shards", std::to_string(shards_of(options))},
   };
 }
 
@@ -143,6 +151,7 @@ int run(const config::server_options& options) {
   engine_config.spin_us = options.spin_us;
   engine_config.verbosity = options.verbosity;
   engine_config.threads = options.threads;
+  engine_config.shards = shards_of(options);
   engine_config.max_connections = options.max_connections;
   engine_config.settings = settings_of(options);
   engine_config.describe_connections = [&network] { return network.describe_connections(); };

@@ -48,6 +48,7 @@ constexpr int index_code = 256;
 constexpr int batch_max_code = 257;
 constexpr int batch_wait_code = 258;
 constexpr int spin_code = 259;
+constexpr int shards_code = 260;
 
 struct flag_spec {
   int code;                 ///< the short letter, or one of the codes above
@@ -120,6 +121,7 @@ constexpr auto flags = std::to_array<flag_spec>({
     {batch_wait_code, "batch-wait-us", argument::required, "<num>",
      "longest wait to fill a batch, microseconds", nullptr},
     {spin_code, "spin-us", argument::required, "<num>", "poll before sleeping, us", nullptr},
+    {shards_code, "shards", argument::required, "<num>", "shards of the items and index", nullptr},
 });
 
 enum class sub_value : std::uint8_t { none, optional_integer, integer, real, text, hash_name };
@@ -466,6 +468,7 @@ class command_line_parser {
       case batch_max_code: number(options_.batch_max, 1, 1048576); break;
       case batch_wait_code: number(options_.batch_wait_us, 0, 1000000); break;
       case spin_code: number(options_.spin_us, 0, 100000); break;
+      case shards_code: number(options_.shards, 0, 64); break;
       default: break;  // the switches that are only ignored
     }
     if (flag.why_ignored != nullptr) {
@@ -550,6 +553,7 @@ std::string default_text(int code, const server_options& defaults) {
     case batch_max_code: return std::to_string(defaults.batch_max) + "; 1..1048576";
     case batch_wait_code: return std::to_string(defaults.batch_wait_us) + "; 0..1000000";
     case spin_code: return std::to_string(defaults.spin_us) + "; 0..100000";
+    case shards_code: return "0: -t, <= -m / 8 MB; 0..64";
     default: return {};
   }
 }

@@ -40,6 +40,9 @@ struct server_options {
   /// gained nothing with the CPU index and lost 40% with the GPU index
   /// (docs/results/server.md).
   std::uint32_t spin_us = 0;
+  /// --shards: shards of the items and the index, each running its own
+  /// batches (0: one a thread, as far as -m gives each at least 8 MB).
+  std::size_t shards = 0;
 
   /// Flags accepted for compatibility but without effect here, one line each
   /// ("-d: daemon mode is not supported; running in the foreground"), for

@@ -46,7 +46,7 @@ bool engine::core::run_request(work_item& work, std::size_t first_search, reques
     case command::get:
     case command::gets:
     case command::gat:
-    case command::gats: return run_retrieval(work, first_search, group.replies);
+    case command::gats: return run_retrieval(work, first_search, group);
     default: run_command(request, first_search, group); return true;
   }
 }
@@ -108,7 +108,7 @@ void engine::core::run_command(const protocol::request& request, std::size_t fir
         flush_time_ = expiry_of(request.delay) - 1;
       } else {
         flush_time_ = 0;
-        flush_cas_ = cas_counter_;  // everything stored so far, even this second
+        flush_cas_ = last_cas_;  // everything stored so far, even this second
       }
       if (!request.noreply) out.append("OK\r\n");
       return;
@@ -127,7 +127,7 @@ void engine::core::run_command(const protocol::request& request, std::size_t fir
       shutdown_accepted_ = true;
       group.close_after = true;
       return;
-    case command::lru_crawler_metadump: run_metadump(request, first_search, out); return;
+    case command::lru_crawler_metadump: run_metadump(request, first_search, group); return;
     case command::cache_memlimit: {
       // as memcached's process_memlimit_command
       std::string_view reply = "OK\r\n";
@@ -135,7 +135,8 @@ void engine::core::run_command(const protocol::request& request, std::size_t fir
         reply = "MEMLIMIT_TOO_SMALL cannot set maxbytes to less than 8m\r\n";
       } else if (request.delta > 1000000000) {
         reply = "MEMLIMIT_ADJUST_FAILED input value is megabytes not bytes\r\n";
-      } else if (!store_.set_memory_limit(static_cast<std::size_t>(request.delta) << 20)) {
+      } else if (!store_.set_memory_limit((static_cast<std::size_t>(request.delta) << 20) /
+                                          config_.shards)) {
         reply = "MEMLIMIT_ADJUST_FAILED out of bounds or unable to adjust\r\n";
       }
       if (!request.noreply) out.append(reply);
@@ -152,8 +153,10 @@ void engine::core::run_command(const protocol::request& request, std::size_t fir
 
 /// get, gets, gat, gats. Values are copied into the replies; past the
 /// group's reply budget the request stops, to go on in a later batch from
-/// work.keys_done (the searches of this batch start at that key).
-bool engine::core::run_retrieval(work_item& work, std::size_t first_search, std::string& out) {
+/// work.keys_done (the searches of this batch start at that key). Each key
+/// ends a reply segment (request_group::mark), hit or miss.
+bool engine::core::run_retrieval(work_item& work, std::size_t first_search, request_group& group) {
+  std::string& out = group.replies;
   const protocol::request& request = work.request;
   using protocol::command;
   const bool with_cas = request.kind == command::gets || request.kind == command::gats;
@@ -161,7 +164,7 @@ bool engine::core::run_retrieval(work_item& work, std::size_t first_search, std:
   const std::int64_t expires_at = touches ? expiry_of(request.exptime) : 0;
   const std::size_t first_key = work.keys_done;
   for (std::size_t k = first_key; k < request.keys.size(); ++k) {
-    if (out.size() >= request_group::reply_budget) {
+    if (out.size() >= group.budget) {
       work.keys_done = k;
       return false;
     }
@@ -169,6 +172,7 @@ bool engine::core::run_retrieval(work_item& work, std::size_t first_search, std:
     const location where = lookup(first_search + (k - first_key));
     if (where == store::no_location) {
       ++(touches ? counters_.touch_misses : counters_.get_misses);
+      group.mark();
       continue;
     }
     store::item& item = store_.at(where);
@@ -188,6 +192,7 @@ bool engine::core::run_retrieval(work_item& work, std::size_t first_search, std:
     out.append("\r\n");
     const std::span<const char> value = item.value();
     out.append(value.data(), value.size() + 2);  // the value's "\r\n" follows it
+    group.mark();
   }
   out.append("END\r\n");
   return true;
@@ -286,7 +291,8 @@ void engine::core::append_item_line(location where, std::string& out) const {
 }
 
 void engine::core::run_metadump(const protocol::request& request, std::size_t first_search,
-                                std::string& out) {
+                                request_group& group) {
+  std::string& out = group.replies;
   if (!config_.dumping_enabled) {
     out.append("CLIENT_ERROR metadump not allowed\r\n");
     return;
@@ -304,6 +310,7 @@ void engine::core::run_metadump(const protocol::request& request, std::size_t fi
       if (!key.empty()) {
         const location where = lookup(search++);
         if (where != store::no_location) append_item_line(where, out);
+        group.mark();  // one segment a key, as a multi-get's
       }
       rest = space == std::string_view::npos ? std::string_view{} : rest.substr(space + 1);
     }

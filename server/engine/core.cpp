@@ -79,11 +79,12 @@ static std::unique_ptr<index::index_service> make_index(const engine_config& con
     }
   }
   if (!made) made = index::make_cpu_index(capacity, seed);
-  // A test hook: the index fails at the given batch, as a GPU that fails
-  // while serving (the engine must move the index to the CPU and lose nothing).
+  // A test hook: the index (of the first shard) fails at the given batch, as
+  // a GPU that fails while serving (the engine must move the index to the
+  // CPU and lose nothing).
   if (const char* fail_at = std::getenv("GPUHASH_SERVER_INJECT_INDEX_FAILURE")) {
     const std::size_t batch = std::strtoull(fail_at, nullptr, 10);
-    if (batch != 0) made = index::make_failing_index(std::move(made), batch);
+    if (batch != 0 && config.shard == 0) made = index::make_failing_index(std::move(made), batch);
   }
   return made;
 }
@@ -128,7 +129,7 @@ void engine::core::run_batch(std::span<request_group* const> groups) {
     for (std::size_t i = first; i < group->used; ++i, ++item) {
       // past the reply budget the rest waits for the group's next batch
       // (item still counts: first_search_ holds every collected request)
-      if (group->done != i || group->replies.size() >= request_group::reply_budget) continue;
+      if (group->done != i || group->replies.size() >= group->budget) continue;
       work_item& work = group->items[i];
       ++group->done;
       if (work.is_error()) {
@@ -143,9 +144,14 @@ void engine::core::run_batch(std::span<request_group* const> groups) {
         if (work.error_reply.starts_with("SERVER_ERROR object too large"))
           ++counters_.store_too_large;
         if (!work.silent) group->replies.append(work.error_reply);
+        group->mark();
         continue;
       }
-      if (!run_request(work, first_search_[item], *group)) --group->done;  // a part only
+      if (run_request(work, first_search_[item], *group)) {
+        group->mark();
+      } else {
+        --group->done;  // answered in part only
+      }
     }
   }
   // The inserts of items linked by the previous resolve have now run; those

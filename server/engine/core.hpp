@@ -1,7 +1,7 @@
 #pragma once
-// The batch thread's state and work: the store, the index, and the command
-// semantics (commands.cpp, meta_commands.cpp, reports.cpp). Only the batch
-// thread touches a core.
+// A shard's state and work: the store, the index, and the command
+// semantics (commands.cpp, meta_commands.cpp, reports.cpp). Only the thread
+// running the shard's batch touches its core.
 //
 // A batch runs in three steps:
 //   1. collect: every key the batch's requests name becomes an index search,
@@ -86,13 +86,17 @@ class engine::core {
   /// memcached's exptime rule: 0 never; up to 30 days relative; above,
   /// absolute Unix time; negative, already expired.
   std::int64_t expiry_of(std::int64_t exptime) const noexcept;
-  std::uint64_t next_cas() noexcept { return ++cas_counter_; }
+  /// Unique over all shards: shard s of n issues s + 1, s + 1 + n, ...
+  std::uint64_t next_cas() noexcept {
+    last_cas_ = cas_counter_++ * config_.shards + config_.shard + 1;
+    return last_cas_;
+  }
 
   // ---- commands (commands.cpp, meta_commands.cpp, reports.cpp) -------------
   /// Runs one request; false when it was answered only in part (a multi-get
   /// past the reply budget: work.keys_done says how far it got).
   bool run_request(work_item& work, std::size_t first_search, request_group& group);
-  bool run_retrieval(work_item& work, std::size_t first_search, std::string& out);
+  bool run_retrieval(work_item& work, std::size_t first_search, request_group& group);
   void run_command(const protocol::request& request, std::size_t first_search,
                    request_group& group);
   void run_storage(const protocol::request& request, std::size_t search, std::string& out);
@@ -103,7 +107,8 @@ class engine::core {
   void run_meta_delete(const protocol::request& request, std::size_t search, std::string& out);
   void run_meta_arithmetic(const protocol::request& request, std::size_t search, std::string& out);
   void run_stats(std::string_view argument, std::string& out);
-  void run_metadump(const protocol::request& request, std::size_t first_search, std::string& out);
+  void run_metadump(const protocol::request& request, std::size_t first_search,
+                    request_group& group);
   void append_item_line(location where, std::string& out) const;  // metadump/me format
   /// The key a request's search uses (meta keys decoded from base64).
   bool request_key(const protocol::request& request, std::string_view& key,
@@ -132,9 +137,10 @@ class engine::core {
   std::unordered_map<std::string_view, location> in_flight_;
   std::unordered_map<std::string_view, location> overflow_;
 
-  std::uint64_t cas_counter_ = 0;
-  std::int64_t flush_time_ = 0;  // items stored at or before it are gone once now >= it
-  std::uint64_t flush_cas_ = 0;  // items with a cas at or below it are gone
+  std::uint64_t cas_counter_ = 0;  // cas values this shard has issued
+  std::uint64_t last_cas_ = 0;     // the last of them
+  std::int64_t flush_time_ = 0;    // items stored at or before it are gone once now >= it
+  std::uint64_t flush_cas_ = 0;    // items with a cas at or below it are gone
   bool shutdown_accepted_ = false;
 };
 

@@ -1,23 +1,39 @@
-// Gathers request groups into batches and runs them (core.cpp), on a batch
-// thread for an index on the GPU, on the submitting threads for one on the
-// CPU (engine.hpp). Batching policy (issue #7, the thesis' further work): a
-// batch goes as soon as the thread is free when the server is otherwise
-// idle. The batch thread, under load (the last batch carried several
-// groups), waits up to batch_wait_us for the batch to fill to the last
-// batch's size (at most batch_max operations); a submitting thread takes
-// what is queued and does not wait, since nothing overlaps a batch on the
-// CPU.
+// Routes request groups to the shards and runs each shard's batches
+// (core.cpp): on a batch thread for an index on the GPU, on the submitting
+// threads for one on the CPU (engine.hpp). Batching policy (issue #7, the
+// thesis' further work): a batch goes as soon as the shard is free when the
+// server is otherwise idle. The batch thread, under load (the last batch
+// carried several groups), waits up to batch_wait_us for the batch to fill
+// to the last batch's size (at most batch_max operations); a submitting
+// thread takes what is queued and does not wait, since nothing overlaps a
+// batch on the CPU.
+//
+// A group that names keys of several shards runs in parts, one a shard,
+// each a request_group of its own holding that shard's requests (a multi-get
+// holds the shard's keys only; `stats` and `flush_all` go to every shard).
+// A part marks where each reply ends (request_group::mark: each answered
+// request, and each key of a multi-get); when the last part is back,
+// assemble() takes the segments in request order. A part stops at its share
+// of the reply budget like any group; the group then goes back unfinished
+// with what is in order so far, and its unfinished parts run again when the
+// client has read it.
 
 #include "engine/engine.hpp"
 
 #include <sys/prctl.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <map>
+#include <random>
 
+#include "engine/base64.hpp"
 #include "engine/core.hpp"
+#include "gpuhash/hash.hpp"
+#include "gpuhash/key_hash.hpp"
 
 namespace gpuhash::server::engine {
 
@@ -31,145 +47,723 @@ std::size_t operations_of(const request_group& group) {
   return operations;
 }
 
+/// How a request's replies come from the parts of a group in parts.
+enum class route_kind : std::uint8_t {
+  one,         ///< one shard's (a request for one key, or for none)
+  keys,        ///< a multi-get: each key's from its shard, then one END
+  every,       ///< every shard runs it; the first shard's reply is the reply
+  every_dump,  ///< metadump all: every shard's lines, then one END
+  every_keys,  ///< metadump of keys: every shard looks each key up
+  every_stats  ///< stats: every shard's numbers, merged
+};
+
+/// The shard every `stats` line takes its value from, by name (others sum).
+bool same_in_every_shard(std::string_view name) {
+  static constexpr std::string_view names[] = {"pid",
+                                               "uptime",
+                                               "time",
+                                               "version",
+                                               "pointer_size",
+                                               "rusage_user",
+                                               "rusage_system",
+                                               "max_connections",
+                                               "threads",
+                                               "curr_connections",
+                                               "total_connections",
+                                               "rejected_connections",
+                                               "bytes_read",
+                                               "bytes_written",
+                                               "index"};
+  for (const std::string_view same : names)
+    if (name == same) return true;
+  return name.ends_with(":chunk_size") || name.ends_with(":chunks_per_page");
+}
+
+/// The size class a `stats items` or `stats slabs` line is about ("items:3:age",
+/// "3:chunk_size"), or none: merged lines are ordered by class.
+std::size_t class_of(std::string_view name) {
+  if (name.starts_with("items:")) name.remove_prefix(6);
+  std::size_t number = 0;
+  const auto parsed = std::from_chars(name.data(), name.data() + name.size(), number);
+  if (parsed.ec != std::errc{} || parsed.ptr == name.data() || *parsed.ptr != ':')
+    return static_cast<std::size_t>(-1);
+  return number;
+}
+
+/// `stats`, `stats items` and `stats slabs` of several shards as one: counts
+/// add up, the process's own lines come from the first shard, ages are the
+/// oldest, active_slabs counts classes with pages in any shard.
+void merge_stats(std::span<const std::string_view> replies, std::string& out) {
+  struct line {
+    std::string name;
+    std::string text;       // the first shard's value
+    std::uint64_t sum = 0;  // numbers: their sum (or largest)
+    bool number = true;
+    std::size_t order = 0;
+  };
+  std::vector<line> lines;
+  std::map<std::string, std::size_t, std::less<>> by_name;
+  std::uint64_t weighted_mean_ns = 0;  // index_batch_mean_ns times index_batches, summed
+  std::uint64_t shard_batches = 0;     // index_batches of the shard being read
+  for (std::string_view reply : replies) {
+    while (reply.starts_with("STAT ")) {
+      const std::size_t end = reply.find("\r\n");
+      const std::string_view stat = reply.substr(5, end - 5);
+      reply.remove_prefix(end + 2);
+      const std::size_t space = stat.find(' ');
+      const std::string_view name = stat.substr(0, space);
+      const std::string_view text = space == std::string_view::npos ? "" : stat.substr(space + 1);
+      std::uint64_t value = 0;
+      const auto parsed = std::from_chars(text.data(), text.data() + text.size(), value);
+      const bool number = parsed.ec == std::errc{} && parsed.ptr == text.data() + text.size();
+      if (name == "index_batches") shard_batches = value;
+      if (name == "index_batch_mean_ns") weighted_mean_ns += value * shard_batches;
+      auto found = by_name.find(name);
+      if (found == by_name.end()) {
+        found = by_name.emplace(std::string(name), lines.size()).first;
+        lines.push_back({std::string(name), std::string(text), 0, number, lines.size()});
+      }
+      line& merged = lines[found->second];
+      merged.number = merged.number && number;
+      if (name.ends_with(":age") || name == "index_batch_max_operations") {
+        merged.sum = std::max(merged.sum, value);
+      } else {
+        merged.sum += value;
+      }
+    }
+  }
+  std::uint64_t batches = 0;
+  std::size_t active_slabs = 0;
+  for (const line& merged : lines) {
+    if (merged.name == "index_batches") batches = merged.sum;
+    if (merged.name.ends_with(":chunk_size") && !merged.name.starts_with("items:")) ++active_slabs;
+  }
+  std::stable_sort(lines.begin(), lines.end(), [](const line& a, const line& b) {
+    return class_of(a.name) < class_of(b.name);
+  });
+  for (const line& merged : lines) {
+    out.append("STAT ").append(merged.name).push_back(' ');
+    if (merged.name == "active_slabs") {
+      out.append(std::to_string(active_slabs));
+    } else if (merged.name == "index_batch_mean_ns") {
+      out.append(std::to_string(batches == 0 ? 0 : weighted_mean_ns / batches));
+    } else if (!merged.number || same_in_every_shard(merged.name)) {
+      out.append(merged.text);
+    } else {
+      out.append(std::to_string(merged.sum));
+    }
+    out.append("\r\n");
+  }
+  out.append("END\r\n");
+}
+
+/// The keys of `lru_crawler metadump k1 k2 ...`, as core.cpp reads them.
+std::size_t metadump_keys(std::string_view rest) {
+  std::size_t keys = 0;
+  while (!rest.empty()) {
+    const std::size_t space = rest.find(' ');
+    if (space != 0) ++keys;
+    rest = space == std::string_view::npos ? std::string_view{} : rest.substr(space + 1);
+  }
+  return keys;
+}
+
 }  // namespace
+
+// ---- request groups ------------------------------------------------------------
+
+/// A group's parts and how its replies are put back together (see the top
+/// of this file). Kept with the group, for reuse, once it has been in parts.
+struct request_group::split_state {
+  struct request_route {
+    route_kind kind = route_kind::one;
+    std::uint32_t shard = 0;   ///< one: the shard
+    std::uint32_t keys = 0;    ///< keys, every_keys: the request's keys
+    std::uint64_t shards = 0;  ///< keys: the shards its keys are in (a bit each)
+  };
+
+  bool active = false;                                ///< the group's requests are in parts now
+  std::vector<std::unique_ptr<request_group>> parts;  ///< by shard; null until needed
+  std::uint64_t involved = 0;                         ///< shards with a part (a bit each)
+  std::vector<request_route> routes;                  ///< per request, from the group's done
+  std::vector<std::uint8_t> key_shards;   ///< the shard of each key of the `keys` routes
+  std::vector<std::size_t> next_segment;  ///< per shard: its part's next unread segment
+  std::atomic<std::size_t> pending{0};    ///< parts not yet back from their batch
+  std::atomic<bool> failed{false};        ///< a part's batch failed (out of memory)
+  // where assemble() goes on from
+  std::size_t first_item = 0;  ///< the group's done when the parts were made
+  std::size_t next_route = 0;
+  std::size_t key = 0;       ///< of a multi-get answered in part
+  std::size_t key_base = 0;  ///< key_shards' index of the route's first key
+
+  bool has_segment(std::size_t shard, std::size_t count = 1) const {
+    return next_segment[shard] + count <= parts[shard]->segment_ends.size();
+  }
+  /// The next segment of a part's replies, consumed.
+  std::string_view take_segment(std::size_t shard) {
+    const request_group& part = *parts[shard];
+    const std::size_t index = next_segment[shard]++;
+    const std::size_t begin = index == 0 ? 0 : part.segment_ends[index - 1];
+    return std::string_view(part.replies).substr(begin, part.segment_ends[index] - begin);
+  }
+  /// Drops the segments read from a part, before it runs again.
+  void compact(std::size_t shard) {
+    request_group& part = *parts[shard];
+    const std::size_t read = next_segment[shard];
+    if (read == 0) return;
+    const std::size_t bytes = part.segment_ends[read - 1];
+    part.replies.erase(0, bytes);
+    part.segment_ends.erase(part.segment_ends.begin(),
+                            part.segment_ends.begin() + static_cast<std::ptrdiff_t>(read));
+    for (std::size_t& end : part.segment_ends) end -= bytes;
+    next_segment[shard] = 0;
+  }
+};
+
+request_group::request_group() = default;
+request_group::~request_group() = default;
+
+void request_group::reset() {
+  used = 0;
+  done = 0;
+  replies.clear();
+  close_after = false;
+  segment_ends.clear();
+  if (split) split->active = false;
+}
+
+// ---- a shard -------------------------------------------------------------------
+
+/// A shard's items and index (its core), its queue of groups, and who runs
+/// its batches: its batch thread, or the submitting threads one at a time.
+class engine::shard {
+ public:
+  shard(engine& owner, engine_config config, server_stats& stats)
+      : owner_(owner), config_(std::move(config)) {
+    core_ = std::make_unique<core>(config_, stats);
+    using runner = engine_config::batch_runner;
+    inline_ = config_.runner == runner::submitting_thread ||
+              (config_.runner == runner::automatic && !core_->index_on_device());
+    if (!inline_) thread_ = std::thread([this] { run(); });
+  }
+  ~shard() { stop(); }
+  shard(const shard&) = delete;
+  shard& operator=(const shard&) = delete;
+
+  bool runs_inline() const noexcept { return inline_; }
+  std::string index_description() const { return core_->index_description(); }
+
+  void submit(std::span<request_group* const> groups) {
+    bool run_here = false;
+    {
+      std::lock_guard lock(mutex_);
+      queue_.insert(queue_.end(), groups.begin(), groups.end());
+      queued_.store(queue_.size(), std::memory_order_release);
+      if (inline_ && !running_) run_here = running_ = true;
+    }
+    if (run_here) {
+      run_queued();
+    } else if (!inline_) {
+      wake_.notify_one();
+    }
+  }
+
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_ && !thread_.joinable()) return;
+      stopping_ = true;
+    }
+    wake_.notify_one();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  /// Takes queued groups into `batch`, up to batch_max operations.
+  void take(std::vector<request_group*>& batch, std::size_t& operations) {
+    while (!queue_.empty() && operations < config_.batch_max) {
+      operations += operations_of(*queue_.front());
+      batch.push_back(queue_.front());
+      queue_.pop_front();
+    }
+    queued_.store(queue_.size(), std::memory_order_release);
+  }
+
+  /// Runs batches on the calling thread until the queue is empty.
+  void run_queued() {
+    std::vector<request_group*> batch;
+    for (;;) {
+      batch.clear();
+      {
+        std::lock_guard lock(mutex_);
+        std::size_t operations = 0;
+        take(batch, operations);
+        // The last check of the queue and the end of running_ are one step
+        // under the lock: a group queued after it finds running_ false and
+        // is run by its own submitter.
+        if (batch.empty()) {
+          running_ = false;
+          return;
+        }
+      }
+      run_and_complete(batch);
+    }
+  }
+
+  /// Runs one batch and hands its groups back.
+  void run_and_complete(std::vector<request_group*>& batch) {
+    try {
+      core_->run_batch(batch);
+    } catch (const std::exception& error) {
+      // Out of memory while building replies, say: the batch's clients are
+      // told and disconnected; the server goes on.
+      std::fprintf(stderr, "gpuhash-server: ERROR: a batch failed (%s); closing its connections\n",
+                   error.what());
+      for (request_group* group : batch) {
+        group->done = group->used;
+        group->replies.assign("SERVER_ERROR out of memory\r\n");
+        group->close_after = true;
+        if (group->parent != nullptr) group->parent->split->failed = true;
+      }
+    }
+    if (core_->shutdown_accepted()) owner_.shutdown_requested_ = true;
+    for (request_group* group : batch) owner_.completed(group);
+  }
+
+  /// The batch thread (index on the GPU).
+  void run() {
+    // Waits of a few microseconds must not be rounded up to the default
+    // 50 us timer slack.
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+    std::vector<request_group*> batch;
+    std::size_t last_operations = 0;  // the size of the last batch, when it had several groups
+    for (;;) {
+      batch.clear();
+      // With cores to spare, poll a little before sleeping: a futex wake-up
+      // costs more than the batches it would wait for.
+      if (config_.spin_us != 0 && queued_.load(std::memory_order_acquire) == 0 &&
+          !core_->has_pending_mutations()) {
+        const auto until =
+            std::chrono::steady_clock::now() + std::chrono::microseconds(config_.spin_us);
+        while (queued_.load(std::memory_order_acquire) == 0 &&
+               std::chrono::steady_clock::now() < until) {
+        }
+      }
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock,
+                   [&] { return stopping_ || !queue_.empty() || core_->has_pending_mutations(); });
+        if (stopping_ && queue_.empty()) break;
+        std::size_t operations = 0;
+        take(batch, operations);
+        // Under load, wait (at most batch_wait_us) for the batch to fill to
+        // the size of the last one: clients that were answered together
+        // come back together. Waiting for more than can come would only
+        // add the whole deadline to every batch.
+        const std::size_t target = std::min(config_.batch_max, last_operations);
+        if (config_.batch_wait_us != 0 && operations < target) {
+          const auto deadline =
+              std::chrono::steady_clock::now() + std::chrono::microseconds(config_.batch_wait_us);
+          while (operations < target && !stopping_) {
+            if (!wake_.wait_until(lock, deadline, [&] { return !queue_.empty() || stopping_; }))
+              break;
+            take(batch, operations);
+          }
+        }
+      }
+      last_operations = 0;
+      if (batch.size() > 1)
+        for (const request_group* group : batch) last_operations += operations_of(*group);
+      run_and_complete(batch);
+    }
+    // Inserts and erases left by the last batch are only index bookkeeping;
+    // the process is ending, so nothing is lost by not running them.
+  }
+
+  engine& owner_;
+  engine_config config_;  // this shard's (before core_, which keeps a reference)
+  std::unique_ptr<core> core_;
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<request_group*> queue_;
+  std::atomic<std::size_t> queued_{0};  // queue_.size(), for polling without the lock
+  bool stopping_ = false;
+  bool inline_ = false;   // batches run on the submitting threads (no batch thread)
+  bool running_ = false;  // inline: a thread is running batches (under mutex_)
+  std::thread thread_;
+};
+
+// ---- the engine ----------------------------------------------------------------
 
 engine::engine(engine_config config, server_stats& stats, completion_handler on_complete)
     : config_(std::move(config)), stats_(stats), on_complete_(std::move(on_complete)) {
-  core_ = std::make_unique<core>(config_, stats_);
-  using runner = engine_config::batch_runner;
-  inline_ = config_.runner == runner::submitting_thread ||
-            (config_.runner == runner::automatic && !core_->index_on_device());
-  if (!inline_) thread_ = std::thread([this] { run(); });
+  config_.shards = std::clamp<std::size_t>(config_.shards, 1, engine_config::max_shards);
+  std::random_device device;
+  routing_seed_[0] = (std::uint64_t{device()} << 32) ^ device();
+  routing_seed_[1] = (std::uint64_t{device()} << 32) ^ device();
+  for (std::size_t s = 0; s < config_.shards; ++s) {
+    engine_config own = config_;
+    own.shard = s;
+    own.memory_limit = config_.memory_limit / config_.shards;
+    shards_.push_back(std::make_unique<shard>(*this, std::move(own), stats_));
+  }
+  inline_ = shards_.front()->runs_inline();
 }
 
 engine::~engine() {
   stop();
 }
 
+std::size_t engine::shard_of(std::string_view key) const noexcept {
+  const std::uint64_t hash = siphash(siphash_key{routing_seed_[0], routing_seed_[1]}, key);
+  return static_cast<std::size_t>(reduce_range(hash, shards_.size()));
+}
+
+namespace {
+
+/// The key a single-key request is about, as core.cpp reads it (meta keys
+/// decoded from base64); false when there is none to route by.
+bool routing_key(const protocol::request& request, std::string& decoded, std::string_view& key) {
+  key = request.key;
+  for (const protocol::meta_flag& flag : request.meta_flags) {
+    if (flag.letter != 'b') continue;
+    if (!base64_decode(request.key, decoded) || decoded.empty() || decoded.size() > 250)
+      return false;
+    key = decoded;
+  }
+  return true;
+}
+
+}  // namespace
+
 void engine::submit(std::span<request_group* const> groups) {
   if (groups.empty()) return;
-  bool run_here = false;
-  {
-    std::lock_guard lock(mutex_);
-    queue_.insert(queue_.end(), groups.begin(), groups.end());
-    queued_.store(queue_.size(), std::memory_order_release);
-    if (inline_ && !running_) run_here = running_ = true;
+  if (shards_.size() == 1) {
+    shards_.front()->submit(groups);
+    return;
   }
-  if (run_here) {
-    run_queued();
-  } else if (!inline_) {
-    wake_.notify_one();
+  std::vector<request_group*> queued[engine_config::max_shards];
+  for (request_group* group : groups) {
+    request_group::split_state* split = group->split.get();
+    if (split != nullptr && split->active) {
+      // back unfinished: the parts that stopped go on
+      std::size_t resumed = 0;
+      for (std::size_t s = 0; s < shards_.size(); ++s)
+        if ((split->involved >> s & 1) != 0 && !split->parts[s]->finished()) ++resumed;
+      split->pending.store(resumed, std::memory_order_relaxed);
+      if (resumed == 0) {  // not expected: every part had answered all
+        assemble(*group);
+        on_complete_(group);
+        continue;
+      }
+      for (std::size_t s = 0; s < shards_.size(); ++s) {
+        if ((split->involved >> s & 1) == 0 || split->parts[s]->finished()) continue;
+        split->compact(s);
+        queued[s].push_back(split->parts[s].get());
+      }
+      continue;
+    }
+    std::size_t to = 0;
+    if (route(*group, to)) {
+      queued[to].push_back(group);
+      continue;
+    }
+    split = group->split.get();
+    for (std::size_t s = 0; s < shards_.size(); ++s)
+      if ((split->involved >> s & 1) != 0) queued[s].push_back(split->parts[s].get());
   }
+  for (std::size_t s = 0; s < shards_.size(); ++s)
+    if (!queued[s].empty()) shards_[s]->submit(queued[s]);
 }
 
-void engine::take(std::vector<request_group*>& batch, std::size_t& operations) {
-  while (!queue_.empty() && operations < config_.batch_max) {
-    operations += operations_of(*queue_.front());
-    batch.push_back(queue_.front());
-    queue_.pop_front();
+bool engine::route(request_group& group, std::size_t& to) {
+  // The common case first: every key in one shard (a lone get or set).
+  constexpr std::size_t none = static_cast<std::size_t>(-1);
+  std::size_t only = none;
+  bool several = false;
+  std::string decoded;
+  const auto see = [&](std::size_t s) {
+    if (only == none) only = s;
+    several = several || s != only;
+  };
+  using protocol::command;
+  for (std::size_t i = group.done; i < group.used && !several; ++i) {
+    const work_item& item = group.items[i];
+    const protocol::request& request = item.request;
+    std::string_view key;
+    if (item.is_error()) {
+      if (item.drops_key && routing_key(request, decoded, key)) see(shard_of(key));
+      continue;
+    }
+    switch (request.kind) {
+      case command::get:
+      case command::gets:
+      case command::gat:
+      case command::gats:
+        for (std::size_t k = i == group.done ? item.keys_done : 0; k < request.keys.size(); ++k)
+          see(shard_of(request.keys[k]));
+        break;
+      case command::flush_all:
+      case command::stats:
+      case command::lru_crawler_metadump:
+      case command::cache_memlimit: several = true; break;
+      case command::version:
+      case command::verbosity:
+      case command::quit:
+      case command::shutdown:
+      case command::meta_noop: break;
+      default:
+        if (routing_key(request, decoded, key)) see(shard_of(key));
+        break;
+    }
   }
-  queued_.store(queue_.size(), std::memory_order_release);
+  if (!several) {
+    to = only == none ? 0 : only;
+    return true;
+  }
+  make_parts(group);
+  return false;
 }
 
-void engine::run_queued() {
-  std::vector<request_group*> batch;
-  for (;;) {
-    batch.clear();
-    {
-      std::lock_guard lock(mutex_);
-      std::size_t operations = 0;
-      take(batch, operations);
-      // The last check of the queue and the end of running_ are one step
-      // under the lock: a group queued after it finds running_ false and is
-      // run by its own submitter.
-      if (batch.empty()) {
-        running_ = false;
-        return;
+void engine::make_parts(request_group& group) {
+  if (!group.split) group.split = std::make_unique<request_group::split_state>();
+  request_group::split_state& split = *group.split;
+  const std::size_t shards = shards_.size();
+  split.active = true;
+  split.involved = 0;
+  split.routes.clear();
+  split.key_shards.clear();
+  split.next_segment.assign(shards, 0);
+  split.first_item = group.done;
+  split.next_route = split.key = split.key_base = 0;
+  split.parts.resize(shards);
+  const std::uint64_t all = shards == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << shards) - 1;
+
+  // First the routes, so that the requests for no key can go with the first
+  // shard that has others.
+  using request_route = request_group::split_state::request_route;
+  std::string decoded;
+  constexpr std::uint32_t anywhere = static_cast<std::uint32_t>(-1);
+  std::uint32_t first_shard = anywhere;
+  using protocol::command;
+  for (std::size_t i = group.done; i < group.used; ++i) {
+    const work_item& item = group.items[i];
+    const protocol::request& request = item.request;
+    request_route r;
+    r.shard = anywhere;
+    std::string_view key;
+    if (item.is_error()) {
+      if (item.drops_key && routing_key(request, decoded, key))
+        r.shard = static_cast<std::uint32_t>(shard_of(key));
+    } else {
+      switch (request.kind) {
+        case command::get:
+        case command::gets:
+        case command::gat:
+        case command::gats: {
+          const std::size_t first_key = i == group.done ? item.keys_done : 0;
+          if (first_key == request.keys.size()) break;  // no key: answered "END" anywhere
+          r.kind = route_kind::keys;
+          for (std::size_t k = first_key; k < request.keys.size(); ++k) {
+            const std::size_t s = shard_of(request.keys[k]);
+            split.key_shards.push_back(static_cast<std::uint8_t>(s));
+            r.shards |= std::uint64_t{1} << s;
+            ++r.keys;
+          }
+          break;
+        }
+        case command::flush_all:
+        case command::cache_memlimit: r.kind = route_kind::every; break;
+        case command::stats:
+          r.kind =
+              request.argument.empty() || request.argument == "items" || request.argument == "slabs"
+                  ? route_kind::every_stats
+                  : route_kind::every;
+          break;
+        case command::lru_crawler_metadump:
+          if (!config_.dumping_enabled) {
+            r.kind = route_kind::every;
+          } else if (request.argument == "all") {
+            r.kind = route_kind::every_dump;
+          } else {
+            r.kind = route_kind::every_keys;
+            r.keys = static_cast<std::uint32_t>(metadump_keys(request.argument));
+          }
+          break;
+        case command::version:
+        case command::verbosity:
+        case command::quit:
+        case command::shutdown:
+        case command::meta_noop: break;
+        default:
+          if (routing_key(request, decoded, key))
+            r.shard = static_cast<std::uint32_t>(shard_of(key));
+          break;
       }
     }
-    run_and_complete(batch);
+    if (r.kind != route_kind::one) r.shards = r.kind == route_kind::keys ? r.shards : all;
+    if (r.kind == route_kind::one && r.shard != anywhere && first_shard == anywhere)
+      first_shard = r.shard;
+    split.routes.push_back(r);
   }
+  if (first_shard == anywhere) first_shard = 0;
+
+  // Then each shard's part: its requests, in order.
+  const auto part = [&](std::size_t s) -> request_group& {
+    std::unique_ptr<request_group>& made = split.parts[s];
+    if (!made) made = std::make_unique<request_group>();
+    if ((split.involved >> s & 1) == 0) {
+      split.involved |= std::uint64_t{1} << s;
+      made->reset();
+      made->owner = group.owner;
+      made->parent = &group;
+      made->records_segments = true;
+      made->budget = std::max<std::size_t>(request_group::reply_budget / shards, 64u << 10);
+    }
+    return *made;
+  };
+  std::size_t key_base = 0;
+  for (std::size_t r = 0; r < split.routes.size(); ++r) {
+    request_route& how = split.routes[r];
+    const std::size_t i = group.done + r;
+    if (how.kind == route_kind::one) {
+      if (how.shard == anywhere) how.shard = first_shard;
+      part(how.shard).next_item() = group.items[i];
+      continue;
+    }
+    for (std::size_t s = 0; s < shards; ++s) {
+      if ((how.shards >> s & 1) == 0) continue;
+      work_item& copy = part(s).next_item();
+      copy = group.items[i];
+      if (how.kind != route_kind::keys) continue;
+      copy.keys_done = 0;
+      copy.request.keys.clear();
+      const auto& keys = group.items[i].request.keys;
+      for (std::size_t k = 0; k < how.keys; ++k)
+        if (split.key_shards[key_base + k] == s)
+          copy.request.keys.push_back(keys[keys.size() - how.keys + k]);
+    }
+    if (how.kind == route_kind::keys) key_base += how.keys;
+  }
+  std::size_t parts = 0;
+  for (std::size_t s = 0; s < shards; ++s) parts += split.involved >> s & 1;
+  split.pending.store(parts, std::memory_order_relaxed);
 }
 
-void engine::run_and_complete(std::vector<request_group*>& batch) {
-  try {
-    core_->run_batch(batch);
-  } catch (const std::exception& error) {
-    // Out of memory while building replies, say: the batch's clients are
-    // told and disconnected; the server goes on.
-    std::fprintf(stderr, "gpuhash-server: ERROR: a batch failed (%s); closing its connections\n",
-                 error.what());
-    for (request_group* group : batch) {
-      group->done = group->used;
-      group->replies.assign("SERVER_ERROR out of memory\r\n");
-      group->close_after = true;
+void engine::completed(request_group* group) {
+  request_group* const whole = group->parent;
+  if (whole == nullptr) {
+    on_complete_(group);
+    return;
+  }
+  // The last part back (its batch's writes to the other parts are seen
+  // through pending) puts the replies together.
+  if (whole->split->pending.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  assemble(*whole);
+  on_complete_(whole);
+}
+
+void engine::assemble(request_group& group) {
+  request_group::split_state& split = *group.split;
+  std::string& out = group.replies;
+  if (split.failed.exchange(false)) {
+    out.assign("SERVER_ERROR out of memory\r\n");
+    group.close_after = true;
+    group.done = group.used;
+    split.active = false;
+    return;
+  }
+  const std::size_t shards = shards_.size();
+  const auto each_shard = [&](std::uint64_t mask, auto&& action) {
+    for (std::size_t s = 0; s < shards; ++s)
+      if ((mask >> s & 1) != 0) action(s);
+  };
+  const auto all_have = [&](std::uint64_t mask, std::size_t count) {
+    bool ready = true;
+    each_shard(mask, [&](std::size_t s) { ready = ready && split.has_segment(s, count); });
+    return ready;
+  };
+  std::vector<std::string_view> replies;
+  for (; split.next_route < split.routes.size(); ++split.next_route) {
+    const auto& how = split.routes[split.next_route];
+    if (how.kind == route_kind::one) {
+      if (!split.has_segment(how.shard)) break;
+      out.append(split.take_segment(how.shard));
+      continue;
+    }
+    if (how.kind == route_kind::keys) {
+      // each key's VALUE (or nothing) from its shard, in the keys' order
+      for (; split.key < how.keys; ++split.key) {
+        const std::size_t s = split.key_shards[split.key_base + split.key];
+        if (!split.has_segment(s)) break;
+        out.append(split.take_segment(s));
+      }
+      if (split.key < how.keys || !all_have(how.shards, 1)) break;
+      each_shard(how.shards, [&](std::size_t s) { split.take_segment(s); });  // their END
+      out.append("END\r\n");
+      split.key_base += how.keys;
+      split.key = 0;
+      continue;
+    }
+    const std::size_t count = how.kind == route_kind::every_keys ? how.keys + 1 : 1;
+    if (!all_have(how.shards, count)) break;
+    switch (how.kind) {
+      case route_kind::every_keys:
+        for (std::size_t k = 0; k < how.keys; ++k)
+          each_shard(how.shards, [&](std::size_t s) { out.append(split.take_segment(s)); });
+        each_shard(how.shards, [&](std::size_t s) { split.take_segment(s); });
+        out.append("END\r\n");
+        break;
+      case route_kind::every_dump:
+        each_shard(how.shards, [&](std::size_t s) {
+          std::string_view lines = split.take_segment(s);
+          if (lines.ends_with("END\r\n")) lines.remove_suffix(5);
+          out.append(lines);
+        });
+        out.append("END\r\n");
+        break;
+      case route_kind::every_stats:
+        replies.clear();
+        each_shard(how.shards, [&](std::size_t s) { replies.push_back(split.take_segment(s)); });
+        if (replies.front().starts_with("STAT ") || replies.front() == "END\r\n") {
+          merge_stats(replies, out);
+        } else {
+          out.append(replies.front());
+        }
+        break;
+      default: {
+        bool first = true;
+        each_shard(how.shards, [&](std::size_t s) {
+          const std::string_view reply = split.take_segment(s);
+          if (first) out.append(reply);
+          first = false;
+        });
+        break;
+      }
     }
   }
-  if (core_->shutdown_accepted()) shutdown_requested_ = true;
-  for (request_group* group : batch) on_complete_(group);
+  each_shard(split.involved, [&](std::size_t s) {
+    group.close_after = group.close_after || split.parts[s]->close_after;
+  });
+  if (split.next_route == split.routes.size()) {
+    group.done = group.used;
+    split.active = false;
+    // a large multi-get's buffers are not kept with the connection
+    each_shard(split.involved, [&](std::size_t s) {
+      if (split.parts[s]->replies.capacity() > (256u << 10)) split.parts[s]->replies = {};
+    });
+  } else {
+    group.done = split.first_item + split.next_route;  // back unfinished; the parts go on
+  }
 }
 
 std::string engine::index_description() const {
-  return core_->index_description();
+  return shards_.front()->index_description();
 }
 
 void engine::stop() {
-  {
-    std::lock_guard lock(mutex_);
-    if (stopping_ && !thread_.joinable()) return;
-    stopping_ = true;
-  }
-  wake_.notify_one();
-  if (thread_.joinable()) thread_.join();
-}
-
-void engine::run() {
-  // Waits of a few microseconds must not be rounded up to the default 50 us
-  // timer slack.
-  prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
-  std::vector<request_group*> batch;
-  std::size_t last_operations = 0;  // the size of the last batch, when it had several groups
-  for (;;) {
-    batch.clear();
-    // With cores to spare, poll a little before sleeping: a futex wake-up
-    // costs more than the batches it would wait for.
-    if (config_.spin_us != 0 && queued_.load(std::memory_order_acquire) == 0 &&
-        !core_->has_pending_mutations()) {
-      const auto until =
-          std::chrono::steady_clock::now() + std::chrono::microseconds(config_.spin_us);
-      while (queued_.load(std::memory_order_acquire) == 0 &&
-             std::chrono::steady_clock::now() < until) {
-      }
-    }
-    {
-      std::unique_lock lock(mutex_);
-      wake_.wait(lock,
-                 [&] { return stopping_ || !queue_.empty() || core_->has_pending_mutations(); });
-      if (stopping_ && queue_.empty()) break;
-      std::size_t operations = 0;
-      take(batch, operations);
-      // Under load, wait (at most batch_wait_us) for the batch to fill to
-      // the size of the last one: clients that were answered together come
-      // back together. Waiting for more than can come would only add the
-      // whole deadline to every batch.
-      const std::size_t target = std::min(config_.batch_max, last_operations);
-      if (config_.batch_wait_us != 0 && operations < target) {
-        const auto deadline =
-            std::chrono::steady_clock::now() + std::chrono::microseconds(config_.batch_wait_us);
-        while (operations < target && !stopping_) {
-          if (!wake_.wait_until(lock, deadline, [&] { return !queue_.empty() || stopping_; }))
-            break;
-          take(batch, operations);
-        }
-      }
-    }
-    last_operations = 0;
-    if (batch.size() > 1)
-      for (const request_group* group : batch) last_operations += operations_of(*group);
-    run_and_complete(batch);
-  }
-  // Inserts and erases left by the last batch are only index bookkeeping;
-  // the process is ending, so nothing is lost by not running them.
+  for (auto& each : shards_) each->stop();
 }
 
 }  // namespace gpuhash::server::engine

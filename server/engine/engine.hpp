@@ -7,7 +7,14 @@
 // thread at a time owns the items and how a batch stays consistent while its
 // index entries are still being written.
 //
-// Who runs the batches depends on the index:
+// The items and the index are split into shards by key hash (engine_config::
+// shards), each with its own batches, so that several batches run at once.
+// A group whose keys all fall in one shard goes to that shard whole; one
+// that names keys of several (a multi-get, pipelined requests, `stats`) runs
+// as one part per shard, and its replies are put back in request order from
+// the parts' reply segments (docs/designs/server.md).
+//
+// Who runs a shard's batches depends on the index:
 //  * on the GPU, a batch thread: while it waits for a batch's round trip,
 //    the groups that arrive gather into the next batch, and under load it
 //    waits up to batch_wait_us for a batch to fill;
@@ -60,6 +67,11 @@ struct request_group {
   /// more than this per connection.
   static constexpr std::size_t reply_budget = 4u << 20;
 
+  request_group();
+  ~request_group();
+  request_group(const request_group&) = delete;
+  request_group& operator=(const request_group&) = delete;
+
   std::vector<work_item> items;
   std::size_t used = 0;      ///< items[0, used) are this group's
   std::size_t done = 0;      ///< items[0, done) are answered
@@ -67,7 +79,19 @@ struct request_group {
   bool close_after = false;  ///< a quit (or shutdown) was among the requests
   void* owner = nullptr;     ///< the connection, for the completion handler
 
+  // The engine's own, for a group run in parts on several shards:
+  std::size_t budget = reply_budget;      ///< this group's reply budget
+  bool records_segments = false;          ///< a part: mark() records its reply segments
+  std::vector<std::size_t> segment_ends;  ///< a part: where each reply segment ends
+  request_group* parent = nullptr;        ///< a part: the group it is part of
+  struct split_state;                     ///< engine.cpp
+  std::unique_ptr<split_state> split;     ///< the parts, while in parts
+
   bool finished() const noexcept { return done == used; }
+  /// Ends a reply segment: an answered request, or one key of a multi-get.
+  void mark() {
+    if (records_segments) segment_ends.push_back(replies.size());
+  }
 
   work_item& next_item() {
     if (used == items.size()) items.emplace_back();
@@ -79,12 +103,8 @@ struct request_group {
     item.keys_done = 0;
     return item;
   }
-  void reset() {
-    used = 0;
-    done = 0;
-    replies.clear();
-    close_after = false;
-  }
+  /// Ready for the next requests (the parts are kept for reuse).
+  void reset();
 };
 
 struct engine_config {
@@ -117,6 +137,12 @@ struct engine_config {
   /// The index's hash seed; absent: random per process (tests fix it to
   /// build keys that share a signature).
   std::optional<std::uint64_t> index_seed;
+  /// Shards of the items and the index (each gets memory_limit / shards);
+  /// at most max_shards.
+  std::size_t shards = 1;
+  static constexpr std::size_t max_shards = 64;
+  /// Set by the engine in each shard's copy: which shard it is.
+  std::size_t shard = 0;
   std::size_t threads = 4;             ///< for `stats`
   std::size_t max_connections = 1024;  ///< for `stats`
   /// `stats settings` lines, rendered by the caller from its options.
@@ -127,7 +153,7 @@ struct engine_config {
 
 class engine {
  public:
-  /// Called on the batch thread with each finished group.
+  /// Called, on the thread that ran its last batch, with each finished group.
   using completion_handler = std::function<void(request_group*)>;
 
   engine(engine_config config, server_stats& stats, completion_handler on_complete);
@@ -144,33 +170,30 @@ class engine {
   std::string index_description() const;
   /// Set when a client's `shutdown` was accepted.
   bool shutdown_requested() const noexcept { return shutdown_requested_.load(); }
-  /// Stops the batch thread after the groups already queued.
+  /// Stops the batch threads after the groups already queued.
   void stop();
 
  private:
   class core;
-  void run();
-  /// Runs batches on the calling thread until the queue is empty.
-  void run_queued();
-  /// Takes queued groups into `batch`, up to batch_max operations.
-  void take(std::vector<request_group*>& batch, std::size_t& operations);
-  /// Runs one batch and hands its groups back.
-  void run_and_complete(std::vector<request_group*>& batch);
+  class shard;
+  /// The shard a key's items and index entries live in.
+  std::size_t shard_of(std::string_view key) const noexcept;
+  /// Queues the group whole on one shard, or makes its parts (false: in parts).
+  bool route(request_group& group, std::size_t& to);
+  /// Fills the parts of a group that names keys of several shards.
+  void make_parts(request_group& group);
+  /// From a shard: a finished group or part.
+  void completed(request_group* group);
+  /// Moves the parts' replies, in request order, into the group's.
+  void assemble(request_group& group);
 
   engine_config config_;
   server_stats& stats_;
   completion_handler on_complete_;
-  std::unique_ptr<core> core_;
-
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<request_group*> queue_;
-  std::atomic<std::size_t> queued_{0};  // queue_.size(), for polling without the lock
-  bool stopping_ = false;
-  bool inline_ = false;   // batches run on the submitting threads (no batch thread)
-  bool running_ = false;  // inline: a thread is running batches (under mutex_)
+  std::vector<std::unique_ptr<shard>> shards_;
+  bool inline_ = false;  // batches run on the submitting threads (no batch threads)
+  std::uint64_t routing_seed_[2] = {};
   std::atomic<bool> shutdown_requested_{false};
-  std::thread thread_;
 };
 
 }  // namespace gpuhash::server::engine

@@ -1,7 +1,8 @@
 #pragma once
 // Counters for `stats`. Connection counters are written by the network
-// threads (atomics); command counters by the batch thread only, which is
-// also the thread that answers `stats`, so they are plain integers.
+// threads (atomics); command counters by the thread running a shard's batch
+// only, which is also the thread that answers `stats` for that shard (the
+// engine adds the shards' answers up), so they are plain integers.
 
 #include <atomic>
 #include <cstdint>

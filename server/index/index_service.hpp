@@ -1,8 +1,8 @@
 #pragma once
 // The server's index: gpuhash::signature_index on the GPU or on the CPU,
 // behind one narrow interface (memcached's assoc.c is the model: the caller
-// hashes once and passes the signature). The engine's batch thread is the
-// only caller.
+// hashes once and passes the signature). Each shard of the engine has its
+// own, called only by the thread running that shard's batch.
 
 #include <cstddef>
 #include <cstdint>

@@ -378,5 +378,19 @@ TEST(InlineBatches, EightThreadsOnTheirOwnKeysAndASharedCounter) {
   eight_threads_on_their_own_keys_and_a_shared_counter(inline_config());
 }
 
+// ---- several shards (engine_shards_test.cpp has their own tests) ---------------
+
+TEST(Shards, EightThreadsOnTheirOwnKeysAndASharedCounterWithBatchThreads) {
+  engine_config config = cpu_config();
+  config.shards = 4;
+  eight_threads_on_their_own_keys_and_a_shared_counter(config);
+}
+
+TEST(Shards, EightThreadsOnTheirOwnKeysAndASharedCounterOnTheSubmittingThreads) {
+  engine_config config = inline_config();
+  config.shards = 4;
+  eight_threads_on_their_own_keys_and_a_shared_counter(config);
+}
+
 }  // namespace
 }  // namespace gpuhash::server::engine::testing

@@ -196,11 +196,13 @@ if __name__ == "__main__":
 @unittest.skipIf(is_memcached(), "gpuhash-server's index failover (memcached has no GPU index)")
 class IndexFailoverTest(unittest.TestCase):
     """The index fails while serving (GPUHASH_SERVER_INJECT_INDEX_FAILURE makes
-    its 30th batch fail, as a GPU that fails would): the server says so
-    loudly, rebuilds the index on the CPU from its items and loses nothing."""
+    the first shard's 10th batch fail, as a GPU that fails would; that shard
+    gets about a quarter of the requests at the default 4): the server says so
+    loudly, rebuilds that shard's index on the CPU from its items and loses
+    nothing."""
 
     def test_a_failed_index_moves_to_the_cpu_and_loses_nothing(self):
-        os.environ["GPUHASH_SERVER_INJECT_INDEX_FAILURE"] = "30"
+        os.environ["GPUHASH_SERVER_INJECT_INDEX_FAILURE"] = "10"
         try:
             with ServerProcess() as server:
                 self.check_failover(server)

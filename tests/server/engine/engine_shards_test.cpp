@@ -1,0 +1,231 @@
+// Tests of an engine of several shards (engine_config::shards): a group whose
+// keys fall in several shards runs in parts, and its replies must be those
+// one shard gives, in request order (random pipelines, multi-gets, flush_all);
+// `stats` adds the shards up; metadump lists every shard; CAS uniques stay
+// unique over the shards; a multi-get larger than the reply budget comes back
+// in rounds, in order, as the network layer resubmits it.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/engine_harness.hpp"
+#include "tests/support/random.hpp"
+
+namespace gpuhash::server::engine::testing {
+namespace {
+
+using gpuhash::testing::seeded_random;
+
+constexpr std::size_t shards = 4;
+
+engine_config sharded(engine_config::batch_runner runner) {
+  engine_config config = cpu_config();
+  config.shards = shards;
+  config.runner = runner;
+  return config;
+}
+
+/// A random request of the kinds whose replies do not show CAS values, on
+/// keys enough to spread over every shard; multi-gets of up to 12 keys.
+std::string random_request(seeded_random& random) {
+  const auto key = [&] { return "s" + std::to_string(random.below(40)); };
+  const std::string value = random.below(3) == 0 ? "text" : std::to_string(random.below(1000));
+  switch (random.below(16)) {
+    case 0:
+    case 1: return store_text("set", key(), value, static_cast<std::uint32_t>(random.below(4)));
+    case 2: return store_text("add", key(), value);
+    case 3: return store_text("replace", key(), value);
+    case 4: return store_text("append", key(), std::to_string(random.below(10)));
+    case 5: return "delete " + key() + (random.below(4) == 0 ? " noreply" : "") + "\r\n";
+    case 6: return "incr " + key() + " " + std::to_string(random.below(100)) + "\r\n";
+    case 7: return "touch " + key() + " 0\r\n";
+    case 8: return "mg " + key() + " v k f s\r\n";
+    case 9: return "ms " + key() + " " + std::to_string(value.size()) + " T0\r\n" + value + "\r\n";
+    case 10: return "md " + key() + " q\r\n";
+    case 11: return random.below(8) == 0 ? "flush_all\r\n" : "mn\r\n";
+    case 12: return random.below(2) == 0 ? "version\r\n" : "bogus\r\n";
+    default: {
+      std::string text = random.below(2) == 0 ? "get" : "gat 0";
+      const std::size_t keys = 1 + random.below(12);
+      for (std::size_t k = 0; k < keys; ++k) text += " " + key();
+      return text + "\r\n";
+    }
+  }
+}
+
+void answers_as_one_shard(engine_config::batch_runner runner) {
+  seeded_random random;
+  engine_harness one;
+  engine_harness several(sharded(runner));
+  for (std::size_t g = 0; g < 300; ++g) {
+    std::string text;
+    const std::size_t requests = 1 + random.below(6);
+    for (std::size_t r = 0; r < requests; ++r) text += random_request(random);
+    ASSERT_EQ(several.run(text), one.run(text)) << "group " << g << ":\n" << text;
+  }
+  several.expect_index_matches_items();
+}
+
+TEST(Shards, RandomPipelinesAnswerAsOneShardDoesWithABatchThread) {
+  answers_as_one_shard(engine_config::batch_runner::batch_thread);
+}
+
+TEST(Shards, RandomPipelinesAnswerAsOneShardDoesOnTheSubmittingThread) {
+  answers_as_one_shard(engine_config::batch_runner::submitting_thread);
+}
+
+TEST(Shards, AMultiGetAnswersInTheKeysOrder) {
+  engine_harness harness(sharded(engine_config::batch_runner::batch_thread));
+  std::string sets;
+  std::string get = "get";
+  std::vector<std::pair<std::string, std::string>> expected;
+  for (std::size_t n = 0; n < 64; ++n) {
+    sets += store_text("set", key_of(n), value_of(n));
+    if (n % 3 != 0) continue;
+    get += " " + key_of(n) + " missing" + std::to_string(n);
+    expected.emplace_back(key_of(n), value_of(n));
+  }
+  ASSERT_EQ(harness.run(sets).size(), 64 * std::string_view("STORED\r\n").size());
+  EXPECT_EQ(harness.run(get + "\r\n"), values_reply(expected));
+  // the same key twice, and a flush between two reads of one group
+  EXPECT_EQ(harness.run("get k1 k1\r\nflush_all\r\nget k1 k2 k4\r\n"),
+            "VALUE k1 0 " + std::to_string(value_of(1).size()) + "\r\n" + value_of(1) +
+                "\r\nVALUE k1 0 " + std::to_string(value_of(1).size()) + "\r\n" + value_of(1) +
+                "\r\nEND\r\nOK\r\nEND\r\n");
+}
+
+TEST(Shards, StatsAddUpOverTheShards) {
+  engine_config config = sharded(engine_config::batch_runner::batch_thread);
+  const std::size_t memory_limit = config.memory_limit;
+  engine_harness harness(std::move(config));
+  std::string sets;
+  for (std::size_t n = 0; n < 100; ++n) sets += store_text("set", key_of(n), value_of(n));
+  harness.run(sets);
+  std::string get = "get";
+  for (std::size_t n = 0; n < 150; ++n) get += " " + key_of(n);
+  harness.run(get + "\r\n");
+
+  const auto values = harness.stats();
+  EXPECT_EQ(values.at("curr_items"), "100");
+  EXPECT_EQ(values.at("total_items"), "100");
+  EXPECT_EQ(values.at("cmd_set"), "100");
+  EXPECT_EQ(values.at("get_hits"), "100");
+  EXPECT_EQ(values.at("get_misses"), "50");
+  EXPECT_EQ(values.at("limit_maxbytes"), std::to_string(memory_limit));
+  EXPECT_EQ(values.at("index"), "cpu");
+  EXPECT_EQ(values.at("index_entries"), "100");
+  EXPECT_EQ(values.at("pid"), std::to_string(getpid()));
+
+  // classes in order, each once, and active_slabs counts classes, not shards
+  const std::string slabs = harness.run("stats slabs\r\n");
+  ASSERT_TRUE(slabs.ends_with("END\r\n")) << slabs;
+  std::size_t classes = 0;
+  std::size_t last_class = 0;
+  for (std::size_t at = slabs.find(":chunk_size "); at != std::string::npos;
+       at = slabs.find(":chunk_size ", at + 1)) {
+    const std::size_t start = slabs.rfind("STAT ", at) + 5;
+    const std::size_t number = std::stoul(slabs.substr(start, at - start));
+    EXPECT_GT(number, last_class) << slabs;
+    last_class = number;
+    ++classes;
+  }
+  EXPECT_GE(classes, 1u);
+  EXPECT_NE(slabs.find("STAT active_slabs " + std::to_string(classes) + "\r\n"), std::string::npos)
+      << slabs;
+
+  EXPECT_EQ(harness.run("stats reset\r\n"), "RESET\r\n");
+  EXPECT_EQ(harness.stat("get_hits"), 0u);
+  EXPECT_EQ(harness.stat("curr_items"), 100u);
+  EXPECT_EQ(harness.run("stats bogus\r\n"), "ERROR\r\n");
+}
+
+TEST(Shards, MetadumpListsEveryShard) {
+  engine_harness harness(sharded(engine_config::batch_runner::batch_thread));
+  std::string sets;
+  for (std::size_t n = 0; n < 50; ++n) sets += store_text("set", key_of(n), value_of(n));
+  harness.run(sets);
+  const std::string all = harness.run("lru_crawler metadump all\r\n");
+  ASSERT_TRUE(all.ends_with("END\r\n")) << all;
+  std::set<std::string> listed;
+  for (std::size_t at = all.find("key="); at != std::string::npos; at = all.find("key=", at + 1))
+    listed.insert(all.substr(at + 4, all.find(' ', at) - at - 4));
+  EXPECT_EQ(listed.size(), 50u);
+  EXPECT_EQ(all.find("END"), all.size() - 5) << "one END, at the end";
+
+  const std::string some = harness.run("lru_crawler metadump k7 nothing k3\r\n");
+  const std::size_t seven = some.find("key=k7 ");
+  const std::size_t three = some.find("key=k3 ");
+  ASSERT_NE(seven, std::string::npos) << some;
+  ASSERT_NE(three, std::string::npos) << some;
+  EXPECT_LT(seven, three) << "in the keys' order";
+  EXPECT_EQ(some.find("END"), some.size() - 5) << some;
+}
+
+TEST(Shards, CasUniquesAreUniqueOverTheShards) {
+  engine_harness harness(sharded(engine_config::batch_runner::batch_thread));
+  std::string sets;
+  std::string gets = "gets";
+  for (std::size_t n = 0; n < 200; ++n) {
+    sets += store_text("set", key_of(n), "v");
+    gets += " " + key_of(n);
+  }
+  harness.run(sets);
+  const std::string reply = harness.run(gets + "\r\n");
+  std::set<std::string> uniques;
+  std::size_t values = 0;
+  for (std::size_t at = reply.find("VALUE "); at != std::string::npos;
+       at = reply.find("VALUE ", at + 1)) {
+    const std::size_t end = reply.find("\r\n", at);
+    const std::size_t space = reply.rfind(' ', end);
+    uniques.insert(reply.substr(space + 1, end - space - 1));
+    ++values;
+  }
+  EXPECT_EQ(values, 200u);
+  EXPECT_EQ(uniques.size(), 200u);
+}
+
+TEST(Shards, AMultiGetPastTheReplyBudgetComesBackInRoundsInOrder) {
+  engine_config config = sharded(engine_config::batch_runner::submitting_thread);
+  config.memory_limit = 256u << 20;
+  engine_harness harness(std::move(config));
+  const std::string value(700u << 10, 'x');
+  std::string get = "get";
+  std::string expected;
+  for (std::size_t n = 0; n < 24; ++n) {
+    const std::string key = key_of(n);
+    const std::string marked = key + value.substr(key.size());
+    ASSERT_EQ(harness.run(store_text("set", key, marked)), "STORED\r\n");
+    // each key twice, and a missing one between: 48 values, 33 MB
+    get += " " + key + " absent " + key;
+    const std::string one =
+        "VALUE " + key + " 0 " + std::to_string(marked.size()) + "\r\n" + marked + "\r\n";
+    expected += one + one;
+  }
+  expected += "END\r\n";
+
+  const auto parsed = harness.parse(get + "\r\nmn\r\n");
+  std::string replies;
+  std::size_t rounds = 0;
+  do {
+    harness.submit(*parsed);
+    harness.wait(*parsed);
+    EXPECT_LE(parsed->replies().size(), 2 * request_group::reply_budget);
+    replies += parsed->replies();
+    ++rounds;
+  } while (!parsed->group.finished() && rounds < 100);
+  EXPECT_GT(rounds, 4u);
+  EXPECT_EQ(replies.size(), expected.size() + 4);
+  EXPECT_TRUE(replies == expected + "MN\r\n") << "the replies differ from the serial order";
+}
+
+}  // namespace
+}  // namespace gpuhash::server::engine::testing
