@@ -76,6 +76,9 @@ std::vector<std::pair<std::string, std::string>> settings_of(
       {"batch_wait_us", std::to_string(options.batch_wait_us)},
       {"spin_us", std::to_string(options.spin_us)},
       {"shards", std::to_string(shards_of(options))},
+      {"batch_runner", options.batch_runner == config::batch_runner_kind::thread    ? "thread"
+                       : options.batch_runner == config::batch_runner_kind::workers ? "workers"
+                                                                                    : "auto"},
   };
 }
 
@@ -152,6 +155,11 @@ int run(const config::server_options& options) {
   engine_config.verbosity = options.verbosity;
   engine_config.threads = options.threads;
   engine_config.shards = shards_of(options);
+  engine_config.runner = options.batch_runner == config::batch_runner_kind::thread
+                             ? engine::engine_config::batch_runner::batch_thread
+                         : options.batch_runner == config::batch_runner_kind::workers
+                             ? engine::engine_config::batch_runner::submitting_thread
+                             : engine::engine_config::batch_runner::automatic;
   engine_config.max_connections = options.max_connections;
   engine_config.settings = settings_of(options);
   engine_config.describe_connections = [&network] { return network.describe_connections(); };

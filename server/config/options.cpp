@@ -49,6 +49,7 @@ constexpr int batch_max_code = 257;
 constexpr int batch_wait_code = 258;
 constexpr int spin_code = 259;
 constexpr int shards_code = 260;
+constexpr int runner_code = 261;
 
 struct flag_spec {
   int code;                 ///< the short letter, or one of the codes above
@@ -121,6 +122,8 @@ constexpr auto flags = std::to_array<flag_spec>({
     {batch_wait_code, "batch-wait-us", argument::required, "<num>",
      "longest wait to fill a batch, microseconds", nullptr},
     {spin_code, "spin-us", argument::required, "<num>", "poll before sleeping, us", nullptr},
+    {runner_code, "batch-runner", argument::required, "auto|thread|workers", "who runs the batches",
+     nullptr},
     {shards_code, "shards", argument::required, "<num>", "shards of the items and index", nullptr},
 });
 
@@ -469,6 +472,10 @@ class command_line_parser {
       case batch_wait_code: number(options_.batch_wait_us, 0, 1000000); break;
       case spin_code: number(options_.spin_us, 0, 100000); break;
       case shards_code: number(options_.shards, 0, 64); break;
+      case runner_code:
+        options_.batch_runner =
+            static_cast<batch_runner_kind>(one_of(value, {"auto", "thread", "workers"}, name));
+        break;
       default: break;  // the switches that are only ignored
     }
     if (flag.why_ignored != nullptr) {
@@ -553,6 +560,7 @@ std::string default_text(int code, const server_options& defaults) {
     case batch_max_code: return std::to_string(defaults.batch_max) + "; 1..1048576";
     case batch_wait_code: return std::to_string(defaults.batch_wait_us) + "; 0..1000000";
     case spin_code: return std::to_string(defaults.spin_us) + "; 0..100000";
+    case runner_code: return "auto: thread for a GPU";
     case shards_code: return "0: -t, <= -m / 8 MB; 0..64";
     default: return {};
   }

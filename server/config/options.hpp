@@ -10,6 +10,7 @@
 namespace gpuhash::server::config {
 
 enum class index_kind : std::uint8_t { automatic, gpu, cpu };
+enum class batch_runner_kind : std::uint8_t { automatic, thread, workers };
 
 struct server_options {
   // memcached's flags that gpuhash-server honours
@@ -40,6 +41,10 @@ struct server_options {
   /// gained nothing with the CPU index and lost 40% with the GPU index
   /// (docs/results/server.md).
   std::uint32_t spin_us = 0;
+  /// --batch-runner: who runs a shard's batches (engine.hpp): auto (a batch
+  /// thread for the GPU index, the worker threads for the CPU's), thread,
+  /// or workers.
+  batch_runner_kind batch_runner = batch_runner_kind::automatic;
   /// --shards: shards of the items and the index, each running its own
   /// batches (0: one a thread, as far as -m gives each at least 8 MB).
   std::size_t shards = 0;

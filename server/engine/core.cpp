@@ -78,7 +78,7 @@ static std::unique_ptr<index::index_service> make_index(const engine_config& con
                    error.what());
     }
   }
-  if (!made) made = index::make_cpu_index(capacity, seed);
+  if (!made) made = index::make_cpu_index(capacity, seed, config.cpu_index_defers_mutations);
   // A test hook: the index (of the first shard) fails at the given batch, as
   // a GPU that fails while serving (the engine must move the index to the
   // CPU and lose nothing).
@@ -220,11 +220,18 @@ bool engine::core::request_key(const protocol::request& request, std::string_vie
 }
 
 void engine::core::run_index() {
+  // this batch's inserts and erases, for their statuses (now or, when the
+  // index defers them, with the next batch)
+  batch_mutations_.clear();
+  for (std::size_t i = searches_; i < batch_.size(); ++i)
+    batch_mutations_.push_back({batch_.ops[i], batch_.signatures[i], batch_.locations[i]});
   const auto start = std::chrono::steady_clock::now();
+  bool failed = false;
   try {
     results_ = index_->apply(batch_);
   } catch (const std::exception& error) {
     move_index_to_cpu(error.what());
+    failed = true;
   }
   const auto elapsed = std::chrono::steady_clock::now() - start;
   ++counters_.batches;
@@ -233,20 +240,46 @@ void engine::core::run_index() {
       std::max<std::uint64_t>(counters_.batch_max_operations, batch_.size());
   counters_.batch_index_ns += static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
+  if (failed) return;  // the rebuilt index holds every linked item
+  if (index_->defers_mutations()) {
+    settle(unsettled_mutations_);
+    std::swap(unsettled_mutations_, batch_mutations_);
+  } else {
+    settle(batch_mutations_);
+  }
+}
 
-  for (std::size_t i = searches_; i < batch_.size(); ++i) {
-    const status result = results_.status_of(i);
-    if (batch_.ops[i] == operation::erase) {
-      if (result != status::erased) ++counters_.index_erase_misses;
+/// Reads the statuses of inserts and erases the index has settled. An entry
+/// it refused (a 17th under its signature) leaves its item reachable from
+/// the host, if the item is still linked under that signature; otherwise
+/// the item's erase is on its way, and will find no entry.
+void engine::core::settle(const std::vector<mutation>& mutations) {
+  if (results_.settled != mutations.size()) {
+    std::fprintf(stderr, "gpuhash-server: ERROR: the index settled %zu entries, not %zu\n",
+                 results_.settled, mutations.size());
+    return;
+  }
+  for (std::size_t j = 0; j < mutations.size(); ++j) {
+    const mutation& change = mutations[j];
+    const status result = results_.status_of(j);
+    const std::uint64_t entry = entry_of(change.signature, change.where);
+    if (change.op == operation::erase) {
+      if (result == status::erased) continue;
+      const auto excused = refused_.find(entry);
+      if (excused == refused_.end()) {
+        ++counters_.index_erase_misses;
+      } else if (--excused->second == 0) {
+        refused_.erase(excused);
+      }
       continue;
     }
     if (result == status::inserted) continue;
-    // The index refused the entry (a 17th under its signature): the item
-    // stays reachable from the host.
-    store::item& item = store_.at(batch_.locations[i]);
-    if (item.linked) {
-      overflow_[item.key()] = batch_.locations[i];
+    store::item& item = store_.at(change.where);
+    if (item.linked && index_->signature(item.key()) == change.signature) {
+      overflow_[item.key()] = change.where;
       ++counters_.index_overflow;
+    } else {
+      ++refused_[entry];
     }
   }
 }
@@ -262,6 +295,8 @@ void engine::core::move_index_to_cpu(const char* why) {
   ++counters_.index_failovers;
   index_ = index::make_cpu_index(store_.linked_items() + (1u << 16), seed_);
   overflow_.clear();
+  unsettled_mutations_.clear();
+  refused_.clear();
   index::index_batch rebuild;
   store_.for_each_linked([&](location where, const store::item& item) {
     rebuild.add(operation::insert, index_->signature(item.key()), where);

@@ -67,7 +67,13 @@ class engine::core {
 
   // ---- the batch (core.cpp) ------------------------------------------------
   void collect(const work_item& item);
+  struct mutation {
+    operation op;
+    index::signature_type signature;
+    location where;
+  };
   void run_index();
+  void settle(const std::vector<mutation>& mutations);
   void move_index_to_cpu(const char* why);
   void resolve(request_group& group);
 
@@ -136,6 +142,13 @@ class engine::core {
   std::unordered_map<std::string_view, location> fresh_;
   std::unordered_map<std::string_view, location> in_flight_;
   std::unordered_map<std::string_view, location> overflow_;
+  // inserts and erases of this batch, and those whose statuses the index
+  // has not given yet (index_service::defers_mutations)
+  std::vector<mutation> batch_mutations_;
+  std::vector<mutation> unsettled_mutations_;
+  // refused inserts whose items were unlinked meanwhile: their erases will
+  // find no entry, and are not counted as misses
+  std::unordered_map<std::uint64_t, int> refused_;
 
   std::uint64_t cas_counter_ = 0;  // cas values this shard has issued
   std::uint64_t last_cas_ = 0;     // the last of them

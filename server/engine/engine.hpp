@@ -133,6 +133,9 @@ struct engine_config {
   std::size_t batch_max = 32768;     ///< index operations per batch (soft: a group is never split)
   std::uint32_t batch_wait_us = 20;  ///< longest wait for a batch to fill while the server is busy
   std::uint32_t spin_us = 0;         ///< polling for groups before the batch thread sleeps
+  /// Tests: the CPU index gives the statuses of inserts and erases one
+  /// batch late, as the GPU's does (index_service::defers_mutations).
+  bool cpu_index_defers_mutations = false;
   int verbosity = 0;
   /// The index's hash seed; absent: random per process (tests fix it to
   /// build keys that share a signature).

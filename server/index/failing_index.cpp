@@ -16,6 +16,7 @@ class failing_index final : public index_service {
 
   std::string description() const override { return index_->description(); }
   bool on_device() const noexcept override { return index_->on_device(); }
+  bool defers_mutations() const noexcept override { return index_->defers_mutations(); }
   signature_type signature(std::string_view key) const noexcept override {
     return index_->signature(key);
   }

@@ -1,8 +1,12 @@
 // The server's index on the GPU: signature_index<cuda_backend> on its own
-// stream. A batch is one round trip: its arrays go to the device straight
-// from the pinned memory the engine wrote them in, the batch runs (a search-
-// only batch without waiting in between), and its results come back in one
-// copy (gpu_results.cuh) that the engine reads in place.
+// stream. A batch's searches are one round trip: their signatures go to the
+// device straight from the pinned memory the engine wrote them in, the
+// search runs, and its results come back in one copy (gpu_results.cuh) that
+// the engine reads in place. The batch's inserts and erases are queued
+// behind the searches and not waited for (defers_mutations): they run while
+// the engine answers the batch, the next batch's searches see them, and
+// their statuses come back with the next batch. So every batch waits for a
+// search's round trip only, whatever it holds.
 
 #include <memory>
 #include <stdexcept>
@@ -12,6 +16,7 @@
 #if GPUHASH_HAS_CUDA
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <memory_resource>
 #include <new>
 
@@ -85,6 +90,19 @@ class owned_stream {
   cudaStream_t stream_ = nullptr;
 };
 
+/// An event for waiting on part of a stream's work.
+class owned_event {
+ public:
+  owned_event() { GPUHASH_CUDA_TRY(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming)); }
+  ~owned_event() { cudaEventDestroy(event_); }
+  owned_event(const owned_event&) = delete;
+  owned_event& operator=(const owned_event&) = delete;
+  operator cudaEvent_t() const noexcept { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
 class gpu_index final : public index_service {
  public:
   gpu_index(std::size_t capacity, std::uint64_t seed)
@@ -102,45 +120,64 @@ class gpu_index final : public index_service {
     return &pinned_memory::instance();
   }
 
+  bool defers_mutations() const noexcept override { return true; }
+
   index_results apply(const index_batch& batch) override {
     const std::size_t n = batch.size();
+    const std::size_t searches = batch.searches();
+    const std::size_t mutations = n - searches;
     reserve(n);
-    auto* signatures = reinterpret_cast<signature_type*>(device_arguments_.data());
-    auto* locations = signatures + n;
-    auto* ops = reinterpret_cast<operation*>(device_arguments_.data() + n * 8);
     auto* results = device_results_.data();
-    auto* counts = results + 1;
-    auto* statuses = reinterpret_cast<status*>(results + 1 + n + n * packed_matches);
-    upload(signatures, batch.signatures.data(), n);
-    GPUHASH_CUDA_TRY(cudaMemsetAsync(results, 0, sizeof(std::uint32_t) * (1 + n), stream_));
-    std::size_t result_size = result_bytes(n);
-    // Nothing waits but the engine, for the results: the copies in, the
-    // batch's kernels, the packing and one copy out are queued in order.
-    if (batch.searches_only()) {
-      index_.find_async(signatures, n, full_matches_.data(), counts, stream_);
-      result_size -= n;  // no statuses
-    } else {
-      upload(locations, batch.locations.data(), n);
-      upload(ops, batch.ops.data(), n);
-      index_.apply_async(ops, signatures, locations, locations, n, full_matches_.data(), counts,
-                         statuses, stream_, batch.inserts);
+    if (searches != 0) {
+      auto* signatures = reinterpret_cast<signature_type*>(device_searches_.data());
+      upload(signatures, batch.signatures.data(), searches);
+      index_.find_async(signatures, searches, full_matches_.data(), results, stream_);
+      pack_results(full_matches_.data(), searches, results, stream_);
+      GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_results_.data(), results, result_bytes(searches),
+                                       cudaMemcpyDeviceToHost, stream_));
     }
-    pack_results(full_matches_.data(), n, results, stream_);
-    GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_results_.data(), results, result_size,
-                                     cudaMemcpyDeviceToHost, stream_));
-    GPUHASH_CUDA_TRY(cudaStreamSynchronize(stream_));
-    index_.settle_async(stream_);  // the index's own accounts (and, rarely, growth)
+    GPUHASH_CUDA_TRY(cudaEventRecord(searched_, stream_));
+    // The inserts and erases, behind the searches: their arguments in one
+    // block (staged here), their statuses to the buffer not handed out last.
+    const std::size_t writing = unsettled_buffer_ ^ 1;
+    if (mutations != 0) {
+      unsigned char* staged = host_mutations_.data();
+      std::memcpy(staged, batch.signatures.data() + searches, mutations * 4);
+      std::memcpy(staged + mutations * 4, batch.locations.data() + searches, mutations * 4);
+      std::memcpy(staged + mutations * 8, batch.ops.data() + searches, mutations);
+      unsigned char* device = device_mutations_.data();
+      GPUHASH_CUDA_TRY(cudaMemcpyAsync(device, staged, mutation_bytes(mutations),
+                                       cudaMemcpyHostToDevice, stream_));
+      auto* signatures = reinterpret_cast<signature_type*>(device);
+      auto* locations = signatures + mutations;
+      auto* ops = reinterpret_cast<operation*>(device + mutations * 8);
+      index_.apply_async(ops, signatures, locations, locations, mutations,
+                         full_matches_.data() + searches * max_matches, mutation_counts_.data(),
+                         device_statuses_.data(), stream_, batch.inserts);
+      GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_statuses_[writing].data(), device_statuses_.data(),
+                                       mutations, cudaMemcpyDeviceToHost, stream_));
+    }
+    GPUHASH_CUDA_TRY(cudaEventSynchronize(searched_));
 
+    // The last earlier batch's inserts and erases came before these
+    // searches on the stream: their statuses are in.
     const std::uint32_t* host = host_results_.data();
-    index_results view{host + 1 + n, host + 1, reinterpret_cast<const status*>(host + 1 + 3 * n),
-                       packed_matches};
-    if (host[0] != 0) {  // some search found more than two: fetch the full rows
+    index_results view{host + searches, host};
+    view.match_stride = packed_matches;
+    view.statuses = host_statuses_[unsettled_buffer_].data();
+    view.settled = unsettled_;
+    unsettled_ = mutations;
+    if (mutations != 0) unsettled_buffer_ = writing;
+    for (std::size_t i = 0; i < searches; ++i) {
+      if (host[i] <= packed_matches) continue;
+      // some search found more than two: fetch the full rows
       GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_full_matches_.data(), full_matches_.data(),
-                                       n * max_matches * sizeof(location_type),
+                                       searches * max_matches * sizeof(location_type),
                                        cudaMemcpyDeviceToHost, stream_));
       GPUHASH_CUDA_TRY(cudaStreamSynchronize(stream_));
       view.matches = host_full_matches_.data();
       view.match_stride = max_matches;
+      break;
     }
     return view;
   }
@@ -156,12 +193,22 @@ class gpu_index final : public index_service {
   }
   void reserve(std::size_t n) {
     if (n <= reserved_) return;
+    // the mutations' statuses may still be on their way to the host
+    GPUHASH_CUDA_TRY(cudaStreamSynchronize(stream_));
     const std::size_t size = std::max<std::size_t>(n + n / 2, 4096);
-    device_arguments_ = cuda_backend::allocate<unsigned char>(argument_bytes(size), stream_);
-    // results: u32 words, the statuses' bytes rounded up to words
-    const std::size_t words = (result_bytes(size) + 3) / 4;
-    host_results_ = cuda_backend::allocate_host<std::uint32_t>(words);
-    device_results_ = cuda_backend::allocate<std::uint32_t>(words, stream_);
+    device_searches_ = cuda_backend::allocate<signature_type>(size, stream_);
+    device_results_ = cuda_backend::allocate<std::uint32_t>(size * (1 + packed_matches), stream_);
+    host_results_ = cuda_backend::allocate_host<std::uint32_t>(size * (1 + packed_matches));
+    device_mutations_ = cuda_backend::allocate<unsigned char>(mutation_bytes(size), stream_);
+    host_mutations_ = cuda_backend::allocate_host<unsigned char>(mutation_bytes(size));
+    mutation_counts_ = cuda_backend::allocate<std::uint32_t>(size, stream_);
+    device_statuses_ = cuda_backend::allocate<status>(size, stream_);
+    for (std::size_t b = 0; b < 2; ++b) {
+      cuda::pinned_buffer<status> grown = cuda_backend::allocate_host<status>(size);
+      if (b == unsettled_buffer_ && unsettled_ != 0)
+        std::memcpy(grown.data(), host_statuses_[b].data(), unsettled_);
+      host_statuses_[b] = std::move(grown);
+    }
     full_matches_ = cuda_backend::allocate<location_type>(size * max_matches, stream_);
     host_full_matches_ = cuda_backend::allocate_host<location_type>(size * max_matches);
     reserved_ = size;
@@ -170,10 +217,18 @@ class gpu_index final : public index_service {
   owned_stream stream_;  // first: destroyed last
   signature_index<cuda_backend> index_;
   std::string description_;
+  owned_event searched_;  // recorded after a batch's searches
   std::size_t reserved_ = 0;
-  cuda::device_buffer<unsigned char> device_arguments_;
-  cuda::pinned_buffer<std::uint32_t> host_results_;
+  cuda::device_buffer<signature_type> device_searches_;
   cuda::device_buffer<std::uint32_t> device_results_;
+  cuda::pinned_buffer<std::uint32_t> host_results_;
+  cuda::device_buffer<unsigned char> device_mutations_;
+  cuda::pinned_buffer<unsigned char> host_mutations_;
+  cuda::device_buffer<std::uint32_t> mutation_counts_;  // unused: a mutation has no matches
+  cuda::device_buffer<status> device_statuses_;
+  cuda::pinned_buffer<status> host_statuses_[2];  // one written while the other is read
+  std::size_t unsettled_buffer_ = 0;              // where the statuses not handed out yet are
+  std::size_t unsettled_ = 0;                     // how many
   cuda::device_buffer<location_type> full_matches_;
   cuda::pinned_buffer<location_type> host_full_matches_;
 };

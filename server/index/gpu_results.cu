@@ -14,14 +14,13 @@ constexpr int block_size = 256;
 
 __global__ void __launch_bounds__(block_size)
     pack_kernel(const std::uint32_t* full_matches, std::uint64_t n, std::uint32_t* results) {
-  const std::uint32_t* counts = results + 1;
-  std::uint32_t* locations = results + 1 + n;
+  const std::uint32_t* counts = results;
+  std::uint32_t* locations = results + n;
   for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
        i += std::uint64_t{gridDim.x} * blockDim.x) {
     const std::uint32_t count = counts[i];
     for (std::uint32_t k = 0; k < packed_matches; ++k)
       locations[i * packed_matches + k] = k < count ? full_matches[i * max_matches + k] : 0;
-    if (count > packed_matches) atomicMax(results, count);
   }
 }
 

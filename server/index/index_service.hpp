@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <memory_resource>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,8 +22,11 @@ using signature_type = std::uint32_t;
 using location_type = std::uint32_t;
 inline constexpr std::size_t max_matches = 16;
 
-/// One mixed batch: searches, inserts and erases of (signature, location)
-/// entries, run concurrently (signature_index::apply).
+/// One mixed batch: searches, then inserts and erases of (signature,
+/// location) entries (the searches come first: add() refuses a search after
+/// an insert or erase). The searches never wait for the batch's own inserts
+/// and erases: they may see them or not (the engine keeps the items whose
+/// entries are in flight on the host).
 struct index_batch {
   /// The batch's arrays come from `memory`: the index service's choice
   /// (pinned host memory for the GPU, so a batch is copied from where the
@@ -40,6 +44,7 @@ struct index_batch {
   std::size_t size() const noexcept { return ops.size(); }
   /// Only searches: the index runs a find, the cheapest batch.
   bool searches_only() const noexcept { return inserts == 0 && erases == 0; }
+  std::size_t searches() const noexcept { return size() - inserts - erases; }
   void clear() {
     ops.clear();
     signatures.clear();
@@ -47,6 +52,8 @@ struct index_batch {
     inserts = erases = 0;
   }
   void add(operation op, signature_type signature, location_type location) {
+    if (op == operation::search && (inserts != 0 || erases != 0))
+      throw std::logic_error("index_batch: a search after an insert or erase");
     ops.push_back(op);
     signatures.push_back(signature);
     locations.push_back(location);
@@ -57,20 +64,23 @@ struct index_batch {
   void truncate(std::size_t n);
 };
 
-/// A batch's results, one per operation, in the index service's own memory:
-/// valid until its next apply. Searches' locations are match(i, 0 ..
-/// count(i)).
+/// A batch's results, in the index service's own memory, valid until its
+/// next apply: the searches' locations (search i's are match(i, 0 ..
+/// count(i))), and the statuses of the inserts and erases settled now, in
+/// the order they were added: this batch's, or, for an index whose
+/// defers_mutations(), those of the last earlier batch that had any.
 struct index_results {
-  const location_type* matches = nullptr;  ///< match_stride per operation
-  const std::uint32_t* counts = nullptr;
-  const status* statuses = nullptr;
+  const location_type* matches = nullptr;  ///< match_stride per search
+  const std::uint32_t* counts = nullptr;   ///< per search
+  const status* statuses = nullptr;        ///< per settled insert or erase
+  std::size_t settled = 0;                 ///< how many inserts and erases are settled
   std::size_t match_stride = max_matches;
 
   std::uint32_t count(std::size_t i) const noexcept { return counts[i]; }
   location_type match(std::size_t i, std::size_t k) const noexcept {
     return matches[i * match_stride + k];
   }
-  status status_of(std::size_t i) const noexcept { return statuses[i]; }
+  status status_of(std::size_t j) const noexcept { return statuses[j]; }
 };
 
 class index_service {
@@ -86,6 +96,11 @@ class index_service {
   /// Runs the batch; throws on a device failure (the engine then moves the
   /// index to the CPU).
   virtual index_results apply(const index_batch& batch) = 0;
+  /// Whether apply() returns once the searches are done, with the inserts
+  /// and erases queued behind them on the device: their statuses then come
+  /// with the next apply (index_results), and the next batch's searches see
+  /// them. A batch's wait is then a search's round trip, whatever it holds.
+  virtual bool defers_mutations() const noexcept { return false; }
   virtual std::size_t entries() const noexcept = 0;
   virtual std::size_t capacity() const noexcept = 0;
   virtual std::size_t memory_bytes() const noexcept = 0;
@@ -112,8 +127,12 @@ inline void index_batch::truncate(std::size_t n) {
 std::unique_ptr<index_service> make_failing_index(std::unique_ptr<index_service> index,
                                                   std::size_t fail_at);
 
-/// The index on the CPU (runs on the calling thread).
-std::unique_ptr<index_service> make_cpu_index(std::size_t capacity, std::uint64_t seed);
+/// The index on the CPU (runs on the calling thread). With
+/// `defer_mutations`, it gives the statuses of inserts and erases one batch
+/// late, as the GPU's does, so that tests on any machine cover the engine's
+/// side of it.
+std::unique_ptr<index_service> make_cpu_index(std::size_t capacity, std::uint64_t seed,
+                                              bool defer_mutations = false);
 /// Whether this build has the CUDA backend and a GPU is present.
 bool gpu_available() noexcept;
 /// The index on the GPU; throws when there is none.

@@ -6,9 +6,11 @@
 //   gpuhash-index-round-trip [--entries=N] [--searches=S] [--inserts=I] [--runs=R]
 //
 // Prints one JSON line per index and batch shape. Timing: steady_clock around
-// apply (a round trip is what the server waits for), 3 warm-up batches, the
-// median of --runs (default 51) batches, each with fresh signatures; every
-// search's results are checked after timing.
+// apply (a round trip is what the server waits for: on the GPU, the
+// searches; the inserts run behind them, and a batch waits for the last
+// one's only if they are not done by then), 3 warm-up batches, the median of
+// --runs (default 51) batches, each with fresh signatures; every search's
+// results and every insert's status are checked after timing.
 
 #include <algorithm>
 #include <chrono>
@@ -47,10 +49,16 @@ int measure(index::index_service& service, const arguments& args, const char* la
   index::index_batch fill;
   for (std::size_t i = 0; i < stored.size(); ++i)
     fill.add(gpuhash::operation::insert, stored[i], static_cast<index::location_type>(i));
-  service.apply(fill);
+  std::size_t unsettled = fill.size();  // inserts whose statuses have not come back
+  std::size_t errors = 0;
+  const auto check_statuses = [&](const index::index_results& results) {
+    for (std::size_t j = 0; j < results.settled; ++j)
+      errors += results.status_of(j) == gpuhash::status::inserted ? 0 : 1;
+    unsettled -= results.settled;
+  };
+  check_statuses(service.apply(fill));
 
   std::vector<double> micros;
-  std::size_t errors = 0;
   std::uint32_t next_location = static_cast<std::uint32_t>(args.entries);
   for (std::size_t run = 0; run < args.runs + 3; ++run) {
     index::index_batch batch(service.batch_memory());
@@ -72,10 +80,12 @@ int measure(index::index_service& service, const arguments& args, const char* la
         found |= results.match(i, k) == picked[i];
       errors += found ? 0 : 1;
     }
-    for (std::size_t i = args.searches; i < batch.size(); ++i)
-      errors += results.status_of(i) == gpuhash::status::inserted ? 0 : 1;
+    check_statuses(results);
+    unsettled += args.inserts;
     if (run >= 3) micros.push_back(std::chrono::duration<double, std::micro>(stop - start).count());
   }
+  check_statuses(service.apply(index::index_batch(service.batch_memory())));  // the last ones
+  errors += unsettled;
   std::sort(micros.begin(), micros.end());
   std::printf(
       "{\"experiment\":\"server.index_round_trip\",\"index\":\"%s\",\"device\":\"%s\","

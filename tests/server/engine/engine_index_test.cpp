@@ -1,7 +1,7 @@
 // Tests of the engine's index entries through its public API, with the index
-// on the CPU: keys that share a signature (found by a birthday search under a
-// fixed seed) never see each other's values, also through the stale entry of
-// a deleted key whose chunk another key reuses; stale entries are erased
+// on the CPU, its statuses given at once or one batch late as the GPU's: keys that share a
+// signature (found by a birthday search under a fixed seed) never see each other's values, also
+// through the stale entry of a deleted key whose chunk another key reuses; stale entries are erased
 // (replace churn, eviction), so the index holds exactly the linked items.
 
 #include <gtest/gtest.h>
@@ -22,6 +22,24 @@
 namespace gpuhash::server::engine::testing {
 namespace {
 
+/// Every test runs twice: with the index's statuses of inserts and erases
+/// given at once (the CPU index), and one batch late, as the GPU index gives
+/// them (index_service::defers_mutations).
+engine_config index_config(bool defers) {
+  engine_config config = cpu_config();
+  config.cpu_index_defers_mutations = defers;
+  return config;
+}
+class Collisions : public ::testing::TestWithParam<bool> {};
+class Churn : public ::testing::TestWithParam<bool> {};
+class Eviction : public ::testing::TestWithParam<bool> {};
+std::string statuses_name(const ::testing::TestParamInfo<bool>& info) {
+  return info.param ? "StatusesLate" : "StatusesAtOnce";
+}
+INSTANTIATE_TEST_SUITE_P(, Collisions, ::testing::Bool(), statuses_name);
+INSTANTIATE_TEST_SUITE_P(, Churn, ::testing::Bool(), statuses_name);
+INSTANTIATE_TEST_SUITE_P(, Eviction, ::testing::Bool(), statuses_name);
+
 // ---- keys that share a signature --------------------------------------------------
 
 /// Pairs of distinct keys with one signature under the test seed: a birthday
@@ -38,7 +56,7 @@ std::vector<std::pair<std::string, std::string>> colliding_pairs(std::size_t wan
   return pairs;
 }
 
-TEST(Collisions, BirthdaySearchFindsKeysSharingASignature) {
+TEST(CollidingKeys, BirthdaySearchFindsKeysSharingASignature) {
   const signature_index<> index(index_options{.seed = test_seed});
   const auto pairs = colliding_pairs(2);
   ASSERT_EQ(pairs.size(), 2u);
@@ -49,12 +67,12 @@ TEST(Collisions, BirthdaySearchFindsKeysSharingASignature) {
   EXPECT_NE(index.signature(pairs[0].first), index.signature(pairs[1].first));
 }
 
-TEST(Collisions, KeysSharingASignatureKeepTheirOwnValues) {
+TEST_P(Collisions, KeysSharingASignatureKeepTheirOwnValues) {
   const auto pairs = colliding_pairs(2);
   ASSERT_EQ(pairs.size(), 2u);
   const auto& [a, b] = pairs[0];
   const auto& [c, d] = pairs[1];
-  engine_harness harness;
+  engine_harness harness(index_config(GetParam()));
   // only a exists: b's searches find a's entry and must reject it, in the
   // batch that links a and in later ones (once a's insert ran)
   EXPECT_EQ(harness.run(store_text("set", a, "va") + "get " + b + "\r\nget " + a + "\r\n"),
@@ -91,11 +109,11 @@ TEST(Collisions, KeysSharingASignatureKeepTheirOwnValues) {
   harness.expect_index_matches_items();
 }
 
-TEST(Collisions, StaleEntryOfADeletedKeyIsHarmlessWhenItsChunkIsReused) {
+TEST_P(Collisions, StaleEntryOfADeletedKeyIsHarmlessWhenItsChunkIsReused) {
   const auto pairs = colliding_pairs(1);
   ASSERT_EQ(pairs.size(), 1u);
   const auto& [a, b] = pairs[0];
-  engine_harness harness;
+  engine_harness harness(index_config(GetParam()));
   EXPECT_EQ(harness.run(store_text("set", a, "va")), "STORED\r\n");
   EXPECT_EQ(harness.run("get " + a + "\r\n"), value_reply(a, "va"));  // a's insert has run
   const std::uint64_t operations = harness.stat("index_batch_operations");
@@ -122,13 +140,13 @@ TEST(Collisions, StaleEntryOfADeletedKeyIsHarmlessWhenItsChunkIsReused) {
 const std::vector<std::string> five_colliding_keys = {"t9537725", "t26278614", "t38608469",
                                                       "t73782199", "t83906941"};
 
-TEST(Collisions, FiveKeysSharingOneSignature) {
+TEST_P(Collisions, FiveKeysSharingOneSignature) {
   const signature_index<> index(index_options{.seed = test_seed});
   for (const std::string& key : five_colliding_keys)
     ASSERT_EQ(index.signature(key), index.signature(five_colliding_keys[0]))
         << key << ": the key hash changed; find five new keys with one signature";
 
-  engine_harness harness;
+  engine_harness harness(index_config(GetParam()));
   const auto value = [](std::size_t k, int version) {
     return "v" + std::to_string(k) + "." + std::to_string(version);
   };
@@ -195,9 +213,9 @@ std::uint64_t stat_in(std::string_view reply, std::string_view name) {
   return std::stoull(std::string(reply.substr(at + line.size())));
 }
 
-TEST(Churn, OneKeyReplacedInConsecutiveBatches) {
+TEST_P(Churn, OneKeyReplacedInConsecutiveBatches) {
   constexpr std::size_t rounds = 1000;
-  engine_harness harness;
+  engine_harness harness(index_config(GetParam()));
   std::vector<std::unique_ptr<parsed_group>> groups;
   for (std::size_t n = 0; n < rounds; ++n) {
     std::string text = store_text("set", "churn", value_of(n)) + "get churn\r\n";
@@ -223,8 +241,8 @@ TEST(Churn, OneKeyReplacedInConsecutiveBatches) {
   EXPECT_EQ(harness.run("get churn\r\n"), value_reply("churn", value_of(rounds - 1)));
 }
 
-TEST(Churn, OneKeyReplacedManyTimesInOneBatch) {
-  engine_harness harness;
+TEST_P(Churn, OneKeyReplacedManyTimesInOneBatch) {
+  engine_harness harness(index_config(GetParam()));
   std::string text;
   std::string expected;
   for (std::size_t n = 0; n < 500; ++n) {
@@ -248,8 +266,8 @@ std::string big_value(std::size_t n) {
   return value;
 }
 
-engine_config small_memory() {
-  engine_config config = cpu_config();
+engine_config small_memory(bool defers) {
+  engine_config config = index_config(defers);
   config.memory_limit = 2u << 20;  // two 1 MB pages
   return config;
 }
@@ -282,9 +300,9 @@ std::vector<bool> read_back(engine_harness& harness, std::size_t count) {
   return hits;
 }
 
-TEST(Eviction, SmallMemoryEvictsButNeverReturnsAWrongValue) {
+TEST_P(Eviction, SmallMemoryEvictsButNeverReturnsAWrongValue) {
   constexpr std::size_t count = 4000;
-  engine_harness harness(small_memory());
+  engine_harness harness(small_memory(GetParam()));
   for (std::size_t first = 0; first < count; first += 50) {
     std::string text;
     std::string expected;
@@ -310,9 +328,9 @@ TEST(Eviction, SmallMemoryEvictsButNeverReturnsAWrongValue) {
   harness.expect_index_matches_items();
 }
 
-TEST(Eviction, ItemsLinkedAndEvictedInOneBatch) {
+TEST_P(Eviction, ItemsLinkedAndEvictedInOneBatch) {
   constexpr std::size_t count = 3000;
-  engine_harness harness(small_memory());
+  engine_harness harness(small_memory(GetParam()));
   std::string text;
   std::string expected;
   for (std::size_t n = 0; n < count; ++n) {

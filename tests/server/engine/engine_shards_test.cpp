@@ -62,10 +62,12 @@ std::string random_request(seeded_random& random) {
   }
 }
 
-void answers_as_one_shard(engine_config::batch_runner runner) {
+void answers_as_one_shard(engine_config::batch_runner runner, bool statuses_late = false) {
   seeded_random random;
   engine_harness one;
-  engine_harness several(sharded(runner));
+  engine_config config = sharded(runner);
+  config.cpu_index_defers_mutations = statuses_late;
+  engine_harness several(std::move(config));
   for (std::size_t g = 0; g < 300; ++g) {
     std::string text;
     const std::size_t requests = 1 + random.below(6);
@@ -81,6 +83,11 @@ TEST(Shards, RandomPipelinesAnswerAsOneShardDoesWithABatchThread) {
 
 TEST(Shards, RandomPipelinesAnswerAsOneShardDoesOnTheSubmittingThread) {
   answers_as_one_shard(engine_config::batch_runner::submitting_thread);
+}
+
+TEST(Shards, RandomPipelinesAnswerAsOneShardDoesWithStatusesOneBatchLate) {
+  // as the GPU index gives them (index_service::defers_mutations)
+  answers_as_one_shard(engine_config::batch_runner::batch_thread, true);
 }
 
 TEST(Shards, AMultiGetAnswersInTheKeysOrder) {
