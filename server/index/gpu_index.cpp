@@ -131,8 +131,12 @@ class gpu_index final : public index_service {
     if (searches != 0) {
       auto* signatures = reinterpret_cast<signature_type*>(device_searches_.data());
       upload(signatures, batch.signatures.data(), searches);
-      index_.find_async(signatures, searches, full_matches_.data(), results, stream_);
-      pack_results(full_matches_.data(), searches, results, stream_);
+      index_.find_async(signatures, searches, full_matches_.data(), results + 1, stream_);
+      if (++batches_ == 0) {  // wrapped round (after 2^32 batches): start the word again
+        GPUHASH_CUDA_TRY(cudaMemsetAsync(results, 0, sizeof(std::uint32_t), stream_));
+        batches_ = 1;
+      }
+      pack_results(full_matches_.data(), searches, batches_, results, stream_);
       GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_results_.data(), results, result_bytes(searches),
                                        cudaMemcpyDeviceToHost, stream_));
     }
@@ -162,14 +166,13 @@ class gpu_index final : public index_service {
     // The last earlier batch's inserts and erases came before these
     // searches on the stream: their statuses are in.
     const std::uint32_t* host = host_results_.data();
-    index_results view{host + searches, host};
+    index_results view{host + 1 + searches, host + 1};
     view.match_stride = packed_matches;
     view.statuses = host_statuses_[unsettled_buffer_].data();
     view.settled = unsettled_;
     unsettled_ = mutations;
     if (mutations != 0) unsettled_buffer_ = writing;
-    for (std::size_t i = 0; i < searches; ++i) {
-      if (host[i] <= packed_matches) continue;
+    if (searches != 0 && host[0] == batches_) {
       // some search found more than two: fetch the full rows
       GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_full_matches_.data(), full_matches_.data(),
                                        searches * max_matches * sizeof(location_type),
@@ -177,7 +180,6 @@ class gpu_index final : public index_service {
       GPUHASH_CUDA_TRY(cudaStreamSynchronize(stream_));
       view.matches = host_full_matches_.data();
       view.match_stride = max_matches;
-      break;
     }
     return view;
   }
@@ -197,8 +199,12 @@ class gpu_index final : public index_service {
     GPUHASH_CUDA_TRY(cudaStreamSynchronize(stream_));
     const std::size_t size = std::max<std::size_t>(n + n / 2, 4096);
     device_searches_ = cuda_backend::allocate<signature_type>(size, stream_);
-    device_results_ = cuda_backend::allocate<std::uint32_t>(size * (1 + packed_matches), stream_);
-    host_results_ = cuda_backend::allocate_host<std::uint32_t>(size * (1 + packed_matches));
+    // the first word holds batch numbers, which only grow: it starts at 0
+    const std::size_t words = size * (1 + packed_matches) + 1;
+    device_results_ = cuda_backend::allocate<std::uint32_t>(words, stream_);
+    GPUHASH_CUDA_TRY(
+        cudaMemsetAsync(device_results_.data(), 0, words * sizeof(std::uint32_t), stream_));
+    host_results_ = cuda_backend::allocate_host<std::uint32_t>(words);
     device_mutations_ = cuda_backend::allocate<unsigned char>(mutation_bytes(size), stream_);
     host_mutations_ = cuda_backend::allocate_host<unsigned char>(mutation_bytes(size));
     mutation_counts_ = cuda_backend::allocate<std::uint32_t>(size, stream_);
@@ -219,6 +225,7 @@ class gpu_index final : public index_service {
   std::string description_;
   owned_event searched_;  // recorded after a batch's searches
   std::size_t reserved_ = 0;
+  std::uint32_t batches_ = 0;  // batches with searches so far (pack_results)
   cuda::device_buffer<signature_type> device_searches_;
   cuda::device_buffer<std::uint32_t> device_results_;
   cuda::pinned_buffer<std::uint32_t> host_results_;

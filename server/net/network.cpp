@@ -466,7 +466,11 @@ class network::worker {
     for (engine::request_group* group : done) {
       connection& conn = connection_of(group);
       conn.waiting = false;
-      conn.output.append(group->replies);
+      if (conn.output.empty()) {
+        conn.output.swap(group->replies);  // the replies become the output, uncopied
+      } else {
+        conn.output.append(group->replies);
+      }
       if (group->replies.capacity() > engine::request_group::reply_budget * 2)
         group->replies = std::string();  // give back a large multi-get's buffer
       if (!group->finished()) {
