@@ -4,6 +4,11 @@
 // issue's target: 32,768 lookups in <= 60 us median on the H200.
 //
 //   gpuhash-index-round-trip [--entries=N] [--searches=S] [--inserts=I] [--runs=R]
+//                            [--gap-us=G] [--threads=T]
+//
+// --gap-us leaves the index idle that long between batches (as a server at
+// low load does); --threads runs T indexes at once, each on its own thread
+// and stream (as the server's shards do), one JSON line each.
 //
 // Prints one JSON line per index and batch shape. Timing: steady_clock around
 // apply (a round trip is what the server waits for: on the GPU, the
@@ -16,9 +21,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "index/index_service.hpp"
@@ -32,6 +39,8 @@ struct arguments {
   std::size_t searches = 32768;
   std::size_t inserts = 0;
   std::size_t runs = 51;
+  std::size_t gap_us = 0;
+  std::size_t threads = 1;
 };
 
 std::size_t value_of(std::string_view arg, std::string_view name, std::size_t current) {
@@ -70,6 +79,7 @@ int measure(index::index_service& service, const arguments& args, const char* la
     for (std::size_t i = 0; i < args.inserts; ++i)
       batch.add(gpuhash::operation::insert, static_cast<index::signature_type>(random() | 1),
                 next_location++);
+    if (args.gap_us != 0) std::this_thread::sleep_for(std::chrono::microseconds(args.gap_us));
     const auto start = std::chrono::steady_clock::now();
     const index::index_results results = service.apply(batch);
     const auto stop = std::chrono::steady_clock::now();
@@ -89,10 +99,11 @@ int measure(index::index_service& service, const arguments& args, const char* la
   std::sort(micros.begin(), micros.end());
   std::printf(
       "{\"experiment\":\"server.index_round_trip\",\"index\":\"%s\",\"device\":\"%s\","
-      "\"entries\":%zu,\"searches\":%zu,\"inserts\":%zu,\"runs\":%zu,\"median_us\":%.2f,"
+      "\"entries\":%zu,\"searches\":%zu,\"inserts\":%zu,\"gap_us\":%zu,\"threads\":%zu,"
+      "\"runs\":%zu,\"median_us\":%.2f,"
       "\"p10_us\":%.2f,\"p90_us\":%.2f,\"errors\":%zu}\n",
       label, service.description().c_str(), args.entries, args.searches, args.inserts,
-      micros.size(), micros[micros.size() / 2], micros[micros.size() / 10],
+      args.gap_us, args.threads, micros.size(), micros[micros.size() / 2], micros[micros.size() / 10],
       micros[micros.size() * 9 / 10], errors);
   std::fflush(stdout);
   return errors == 0 ? 0 : 1;
@@ -108,6 +119,8 @@ int main(int argc, char** argv) {
     args.searches = value_of(arg, "--searches=", args.searches);
     args.inserts = value_of(arg, "--inserts=", args.inserts);
     args.runs = value_of(arg, "--runs=", args.runs);
+    args.gap_us = value_of(arg, "--gap-us=", args.gap_us);
+    args.threads = value_of(arg, "--threads=", args.threads);
   }
   if (args.runs < 5 || args.entries == 0) {
     std::fprintf(stderr, "gpuhash-index-round-trip: --runs must be >= 5 and --entries > 0\n");
@@ -116,9 +129,17 @@ int main(int argc, char** argv) {
   int status = 0;
   const std::uint64_t seed = 42;
   if (index::gpu_available()) {
-    auto gpu = index::make_gpu_index(args.entries * 2, seed);
-    status |= measure(*gpu, args, "gpu");
+    std::vector<std::unique_ptr<index::index_service>> gpus;
+    for (std::size_t t = 0; t < std::max<std::size_t>(1, args.threads); ++t)
+      gpus.push_back(index::make_gpu_index(args.entries * 2, seed));
+    std::vector<int> statuses(gpus.size(), 0);
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < gpus.size(); ++t)
+      threads.emplace_back([&, t] { statuses[t] = measure(*gpus[t], args, "gpu"); });
+    for (std::thread& thread : threads) thread.join();
+    for (const int each : statuses) status |= each;
   }
+  if (args.threads > 1) return status;  // the CPU index serves one shard per thread anyway
   auto cpu = index::make_cpu_index(args.entries * 2, seed);
   status |= measure(*cpu, args, "cpu");
   return status;
