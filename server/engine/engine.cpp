@@ -235,15 +235,20 @@ void request_group::reset() {
 // ---- a shard -------------------------------------------------------------------
 
 /// A shard's items and index (its core), its queue of groups, and who runs
-/// its batches: its batch thread, or the submitting threads one at a time.
+/// its batches, one at a time: its batch thread, or the submitting threads,
+/// or (GPU index) the batch thread under load and a submitter that finds the
+/// shard idle, which saves a lone request two thread hand-offs.
 class engine::shard {
  public:
   shard(engine& owner, engine_config config, server_stats& stats)
       : owner_(owner), config_(std::move(config)) {
     core_ = std::make_unique<core>(config_, stats);
     using runner = engine_config::batch_runner;
-    inline_ = config_.runner == runner::submitting_thread ||
-              (config_.runner == runner::automatic && !core_->index_on_device());
+    const bool automatic = config_.runner == runner::automatic;
+    const bool on_device = core_->index_on_device();
+    inline_ = config_.runner == runner::submitting_thread || (automatic && !on_device);
+    idle_submitter_ =
+        config_.runner == runner::batch_thread_unless_idle || (automatic && on_device);
     if (!inline_) thread_ = std::thread([this] { run(); });
   }
   ~shard() { stop(); }
@@ -251,6 +256,7 @@ class engine::shard {
   shard& operator=(const shard&) = delete;
 
   bool runs_inline() const noexcept { return inline_; }
+  bool may_run_on_submitter() const noexcept { return inline_ || idle_submitter_; }
   std::string index_description() const { return core_->index_description(); }
 
   void submit(std::span<request_group* const> groups) {
@@ -259,10 +265,14 @@ class engine::shard {
       std::lock_guard lock(mutex_);
       queue_.insert(queue_.end(), groups.begin(), groups.end());
       queued_.store(queue_.size(), std::memory_order_release);
-      if (inline_ && !running_) run_here = running_ = true;
+      // on an idle shard, the submitter runs its own groups at once
+      const bool only_these = queue_.size() == groups.size();
+      if (!running_ && (inline_ || (idle_submitter_ && only_these))) run_here = running_ = true;
     }
-    if (run_here) {
+    if (run_here && inline_) {
       run_queued();
+    } else if (run_here) {
+      run_once();
     } else if (!inline_) {
       wake_.notify_one();
     }
@@ -310,6 +320,25 @@ class engine::shard {
     }
   }
 
+  /// Runs what is queued as one batch on the calling thread (which found
+  /// the shard idle), then leaves what came meanwhile to the batch thread.
+  void run_once() {
+    std::vector<request_group*> batch;
+    {
+      std::lock_guard lock(mutex_);
+      std::size_t operations = 0;
+      take(batch, operations);
+    }
+    run_and_complete(batch);
+    bool more = false;
+    {
+      std::lock_guard lock(mutex_);
+      running_ = false;
+      more = !queue_.empty() || core_->has_pending_mutations();
+    }
+    if (more) wake_.notify_one();
+  }
+
   /// Runs one batch and hands its groups back.
   void run_and_complete(std::vector<request_group*>& batch) {
     try {
@@ -341,8 +370,7 @@ class engine::shard {
       batch.clear();
       // With cores to spare, poll a little before sleeping: a futex wake-up
       // costs more than the batches it would wait for.
-      if (config_.spin_us != 0 && queued_.load(std::memory_order_acquire) == 0 &&
-          !core_->has_pending_mutations()) {
+      if (config_.spin_us != 0 && queued_.load(std::memory_order_acquire) == 0) {
         const auto until =
             std::chrono::steady_clock::now() + std::chrono::microseconds(config_.spin_us);
         while (queued_.load(std::memory_order_acquire) == 0 &&
@@ -351,9 +379,12 @@ class engine::shard {
       }
       {
         std::unique_lock lock(mutex_);
-        wake_.wait(lock,
-                   [&] { return stopping_ || !queue_.empty() || core_->has_pending_mutations(); });
+        // (a submitter may be running a batch: the core is then its)
+        wake_.wait(lock, [&] {
+          return !running_ && (stopping_ || !queue_.empty() || core_->has_pending_mutations());
+        });
         if (stopping_ && queue_.empty()) break;
+        running_ = true;
         std::size_t operations = 0;
         take(batch, operations);
         // Under load, wait (at most batch_wait_us) for the batch to fill to
@@ -375,6 +406,8 @@ class engine::shard {
       if (batch.size() > 1)
         for (const request_group* group : batch) last_operations += operations_of(*group);
       run_and_complete(batch);
+      std::lock_guard lock(mutex_);
+      running_ = false;
     }
     // Inserts and erases left by the last batch are only index bookkeeping;
     // the process is ending, so nothing is lost by not running them.
@@ -389,8 +422,9 @@ class engine::shard {
   std::deque<request_group*> queue_;
   std::atomic<std::size_t> queued_{0};  // queue_.size(), for polling without the lock
   bool stopping_ = false;
-  bool inline_ = false;   // batches run on the submitting threads (no batch thread)
-  bool running_ = false;  // inline: a thread is running batches (under mutex_)
+  bool inline_ = false;          // batches run on the submitting threads (no batch thread)
+  bool idle_submitter_ = false;  // a submitter that finds the shard idle runs its groups
+  bool running_ = false;         // a thread is running a batch (under mutex_)
   std::thread thread_;
 };
 
@@ -409,6 +443,7 @@ engine::engine(engine_config config, server_stats& stats, completion_handler on_
     shards_.push_back(std::make_unique<shard>(*this, std::move(own), stats_));
   }
   inline_ = shards_.front()->runs_inline();
+  may_run_on_submitter_ = shards_.front()->may_run_on_submitter();
 }
 
 engine::~engine() {

@@ -17,7 +17,10 @@
 // Who runs a shard's batches depends on the index:
 //  * on the GPU, a batch thread: while it waits for a batch's round trip,
 //    the groups that arrive gather into the next batch, and under load it
-//    waits up to batch_wait_us for a batch to fill;
+//    waits up to batch_wait_us for a batch to fill. But a worker that
+//    submits to an idle shard (nothing queued, no batch running) runs that
+//    one batch itself: a lone request then costs no hand-off to the batch
+//    thread and back;
 //  * on the CPU, the worker threads themselves: a worker that submits groups
 //    while no batch runs runs them at once, with every group queued by then,
 //    and goes on while more are queued (the others only queue theirs). This
@@ -122,13 +125,14 @@ struct engine_config {
     gpu,
     cpu
   } index = index_placement::automatic;
-  /// Who runs the batches (see the top of this file): automatic picks the
-  /// batch thread for an index on the GPU, the submitting threads for one
-  /// on the CPU.
+  /// Who runs the batches (see the top of this file): automatic picks
+  /// batch_thread_unless_idle for an index on the GPU, the submitting
+  /// threads for one on the CPU.
   enum class batch_runner : std::uint8_t {
     automatic,
     batch_thread,
-    submitting_thread
+    submitting_thread,
+    batch_thread_unless_idle  ///< a submitter that finds its shard idle runs its own groups
   } runner = batch_runner::automatic;
   std::size_t batch_max = 32768;     ///< index operations per batch (soft: a group is never split)
   std::uint32_t batch_wait_us = 20;  ///< longest wait for a batch to fill while the server is busy
@@ -169,6 +173,10 @@ class engine {
   void submit(std::span<request_group* const> groups);
   /// Whether batches run on the submitting threads (index on the CPU).
   bool runs_inline() const noexcept { return inline_; }
+  /// Whether submit() may run a batch, and call the completion handler,
+  /// on the calling thread (always with runs_inline(); on an idle shard
+  /// with batch_thread_unless_idle).
+  bool may_run_on_submitter() const noexcept { return may_run_on_submitter_; }
   /// Where the index lives now ("cpu", "gpu (NVIDIA H200)").
   std::string index_description() const;
   /// Set when a client's `shutdown` was accepted.
@@ -195,6 +203,7 @@ class engine {
   completion_handler on_complete_;
   std::vector<std::unique_ptr<shard>> shards_;
   bool inline_ = false;  // batches run on the submitting threads (no batch threads)
+  bool may_run_on_submitter_ = false;
   std::uint64_t routing_seed_[2] = {};
   std::atomic<bool> shutdown_requested_{false};
 };

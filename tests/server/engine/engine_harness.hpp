@@ -99,6 +99,7 @@ class engine_harness {
  public:
   explicit engine_harness(engine_config config = cpu_config())
       : item_size_max_(config.item_size_max),
+        one_shard_(config.shards <= 1),
         engine_(std::move(config), stats_, [this](request_group* group) { completed(group); }) {}
 
   ~engine_harness() {
@@ -116,7 +117,7 @@ class engine_harness {
 
   void submit(parsed_group& parsed) {
     std::unique_lock lock(mutex_);
-    if (!engine_.runs_inline()) {
+    if (!engine_.may_run_on_submitter()) {
       submit_locked(parsed);
       return;
     }
@@ -253,8 +254,11 @@ class engine_harness {
     std::unique_lock lock(mutex_);
     if (parsed.batch == 0) {
       ++batches_seen_;
-      for (parsed_group* other : waiting_)
-        if (other->batch == 0 && !other->group.replies.empty()) other->batch = batches_seen_;
+      // (with several shards, other shards' batches may be writing the
+      // other groups' replies now: batches are told apart with one only)
+      if (one_shard_)
+        for (parsed_group* other : waiting_)
+          if (other->batch == 0 && !other->group.replies.empty()) other->batch = batches_seen_;
       parsed.batch = batches_seen_;
     }
     waiting_.erase(&parsed);
@@ -269,6 +273,7 @@ class engine_harness {
   }
 
   std::size_t item_size_max_;
+  bool one_shard_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::set<parsed_group*> waiting_;

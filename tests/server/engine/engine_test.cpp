@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -378,10 +379,42 @@ TEST(InlineBatches, EightThreadsOnTheirOwnKeysAndASharedCounter) {
   eight_threads_on_their_own_keys_and_a_shared_counter(inline_config());
 }
 
+// ---- a batch thread, and the submitter on an idle shard (the GPU index's) -----
+
+engine_config unless_idle_config() {
+  engine_config config = cpu_config();
+  config.runner = engine_config::batch_runner::batch_thread_unless_idle;
+  config.cpu_index_defers_mutations = true;  // as the GPU index
+  return config;
+}
+
+TEST(IdleSubmitter, ASubmitterToAnIdleShardRunsItsOwnBatch) {
+  engine_harness harness(unless_idle_config());
+  ASSERT_FALSE(harness.runs_inline());
+  const auto parsed = harness.parse(store_text("set", "k", "v") + "get k\r\n");
+  harness.submit(*parsed);
+  EXPECT_TRUE(parsed->done) << "not answered on the submitting thread";
+  EXPECT_EQ(parsed->replies(), "STORED\r\n" + value_reply("k", "v"));
+  // the insert left for the next batch is run by the batch thread
+  for (int tries = 0; tries < 1000 && harness.stat("index_entries") != 1; ++tries)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  harness.expect_index_matches_items();
+}
+
+TEST(IdleSubmitter, EightThreadsOnTheirOwnKeysAndASharedCounter) {
+  eight_threads_on_their_own_keys_and_a_shared_counter(unless_idle_config());
+}
+
 // ---- several shards (engine_shards_test.cpp has their own tests) ---------------
 
 TEST(Shards, EightThreadsOnTheirOwnKeysAndASharedCounterWithBatchThreads) {
   engine_config config = cpu_config();
+  config.shards = 4;
+  eight_threads_on_their_own_keys_and_a_shared_counter(config);
+}
+
+TEST(Shards, EightThreadsOnTheirOwnKeysAndASharedCounterAsWithTheGpuIndex) {
+  engine_config config = unless_idle_config();
   config.shards = 4;
   eight_threads_on_their_own_keys_and_a_shared_counter(config);
 }
