@@ -145,7 +145,11 @@ class gpu_index final : public index_service {
     // block (staged here), their statuses to the buffer not handed out last.
     const std::size_t writing = unsettled_buffer_ ^ 1;
     if (mutations != 0) {
-      unsigned char* staged = host_mutations_.data();
+      // The last batch's copy from its staging buffer may not have run yet
+      // (nothing waited for it); the one before it has, since every apply
+      // waits for the batch queued before it (signature_index::use_stream).
+      staging_ ^= 1;
+      unsigned char* staged = host_mutations_[staging_].data();
       std::memcpy(staged, batch.signatures.data() + searches, mutations * 4);
       std::memcpy(staged + mutations * 4, batch.locations.data() + searches, mutations * 4);
       std::memcpy(staged + mutations * 8, batch.ops.data() + searches, mutations);
@@ -206,7 +210,8 @@ class gpu_index final : public index_service {
         cudaMemsetAsync(device_results_.data(), 0, words * sizeof(std::uint32_t), stream_));
     host_results_ = cuda_backend::allocate_host<std::uint32_t>(words);
     device_mutations_ = cuda_backend::allocate<unsigned char>(mutation_bytes(size), stream_);
-    host_mutations_ = cuda_backend::allocate_host<unsigned char>(mutation_bytes(size));
+    for (auto& staging : host_mutations_)
+      staging = cuda_backend::allocate_host<unsigned char>(mutation_bytes(size));
     mutation_counts_ = cuda_backend::allocate<std::uint32_t>(size, stream_);
     device_statuses_ = cuda_backend::allocate<status>(size, stream_);
     for (std::size_t b = 0; b < 2; ++b) {
@@ -230,7 +235,8 @@ class gpu_index final : public index_service {
   cuda::device_buffer<std::uint32_t> device_results_;
   cuda::pinned_buffer<std::uint32_t> host_results_;
   cuda::device_buffer<unsigned char> device_mutations_;
-  cuda::pinned_buffer<unsigned char> host_mutations_;
+  cuda::pinned_buffer<unsigned char> host_mutations_[2];  // staging, in turn
+  std::size_t staging_ = 0;
   cuda::device_buffer<std::uint32_t> mutation_counts_;  // unused: a mutation has no matches
   cuda::device_buffer<status> device_statuses_;
   cuda::pinned_buffer<status> host_statuses_[2];  // one written while the other is read
