@@ -459,6 +459,13 @@ namespace {
 
 /// The key a single-key request is about, as core.cpp reads it (meta keys
 /// decoded from base64); false when there is none to route by.
+/// route()'s shards of the keys it hashed, for make_parts (per thread: both
+/// run on the submitting thread, one right after the other).
+std::vector<std::uint8_t>& routed_keys() {
+  static thread_local std::vector<std::uint8_t> routed;
+  return routed;
+}
+
 bool routing_key(const protocol::request& request, std::string& decoded, std::string_view& key) {
   key = request.key;
   for (const protocol::meta_flag& flag : request.meta_flags) {
@@ -513,17 +520,21 @@ void engine::submit(std::span<request_group* const> groups) {
 }
 
 bool engine::route(request_group& group, std::size_t& to) {
-  // The common case first: every key in one shard (a lone get or set).
+  // The common case first: every key in one shard (a lone get or set). The
+  // shards found are kept, in order, for make_parts (a key is hashed once).
   constexpr std::size_t none = static_cast<std::size_t>(-1);
   std::size_t only = none;
   bool several = false;
   std::string decoded;
+  std::vector<std::uint8_t>& routed = routed_keys();
+  routed.clear();
   const auto see = [&](std::size_t s) {
+    routed.push_back(static_cast<std::uint8_t>(s));
     if (only == none) only = s;
     several = several || s != only;
   };
   using protocol::command;
-  for (std::size_t i = group.done; i < group.used && !several; ++i) {
+  for (std::size_t i = group.done; i < group.used; ++i) {
     const work_item& item = group.items[i];
     const protocol::request& request = item.request;
     std::string_view key;
@@ -557,11 +568,11 @@ bool engine::route(request_group& group, std::size_t& to) {
     to = only == none ? 0 : only;
     return true;
   }
-  make_parts(group);
+  make_parts(group, routed);
   return false;
 }
 
-void engine::make_parts(request_group& group) {
+void engine::make_parts(request_group& group, std::span<const std::uint8_t> routed) {
   if (!group.split) group.split = std::make_unique<request_group::split_state>();
   request_group::split_state& split = *group.split;
   const std::size_t shards = shards_.size();
@@ -579,6 +590,8 @@ void engine::make_parts(request_group& group) {
   // shard that has others.
   using request_route = request_group::split_state::request_route;
   std::string decoded;
+  std::size_t next_routed = 0;  // route() hashed the keys in this order
+  const auto routed_shard = [&] { return routed[next_routed++]; };
   constexpr std::uint32_t anywhere = static_cast<std::uint32_t>(-1);
   std::uint32_t first_shard = anywhere;
   using protocol::command;
@@ -589,8 +602,7 @@ void engine::make_parts(request_group& group) {
     r.shard = anywhere;
     std::string_view key;
     if (item.is_error()) {
-      if (item.drops_key && routing_key(request, decoded, key))
-        r.shard = static_cast<std::uint32_t>(shard_of(key));
+      if (item.drops_key && routing_key(request, decoded, key)) r.shard = routed_shard();
     } else {
       switch (request.kind) {
         case command::get:
@@ -601,7 +613,7 @@ void engine::make_parts(request_group& group) {
           if (first_key == request.keys.size()) break;  // no key: answered "END" anywhere
           r.kind = route_kind::keys;
           for (std::size_t k = first_key; k < request.keys.size(); ++k) {
-            const std::size_t s = shard_of(request.keys[k]);
+            const std::size_t s = routed_shard();
             split.key_shards.push_back(static_cast<std::uint8_t>(s));
             r.shards |= std::uint64_t{1} << s;
             ++r.keys;
@@ -632,8 +644,7 @@ void engine::make_parts(request_group& group) {
         case command::shutdown:
         case command::meta_noop: break;
         default:
-          if (routing_key(request, decoded, key))
-            r.shard = static_cast<std::uint32_t>(shard_of(key));
+          if (routing_key(request, decoded, key)) r.shard = routed_shard();
           break;
       }
     }

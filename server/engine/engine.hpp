@@ -191,8 +191,9 @@ class engine {
   std::size_t shard_of(std::string_view key) const noexcept;
   /// Queues the group whole on one shard, or makes its parts (false: in parts).
   bool route(request_group& group, std::size_t& to);
-  /// Fills the parts of a group that names keys of several shards.
-  void make_parts(request_group& group);
+  /// Fills the parts of a group that names keys of several shards, from
+  /// the shards route() found for its keys, in order.
+  void make_parts(request_group& group, std::span<const std::uint8_t> routed);
   /// From a shard: a finished group or part.
   void completed(request_group* group);
   /// Moves the parts' replies, in request order, into the group's.
