@@ -157,6 +157,34 @@ void merge_stats(std::span<const std::string_view> replies, std::string& out) {
   out.append("END\r\n");
 }
 
+/// Which shards a request needs.
+enum class reach : std::uint8_t {
+  keys,      ///< its keys' (a multi-get)
+  key,       ///< its key's
+  every,     ///< every shard's (flush_all, stats, cache_memlimit, metadump)
+  anywhere,  ///< none in particular (version, verbosity, quit, shutdown, mn)
+};
+
+reach reach_of(protocol::command kind) {
+  using protocol::command;
+  switch (kind) {
+    case command::get:
+    case command::gets:
+    case command::gat:
+    case command::gats: return reach::keys;
+    case command::flush_all:
+    case command::stats:
+    case command::lru_crawler_metadump:
+    case command::cache_memlimit: return reach::every;
+    case command::version:
+    case command::verbosity:
+    case command::quit:
+    case command::shutdown:
+    case command::meta_noop: return reach::anywhere;
+    default: return reach::key;
+  }
+}
+
 /// The keys of `lru_crawler metadump k1 k2 ...`, as core.cpp reads them.
 std::size_t metadump_keys(std::string_view rest) {
   std::size_t keys = 0;
@@ -533,7 +561,6 @@ bool engine::route(request_group& group, std::size_t& to) {
     if (only == none) only = s;
     several = several || s != only;
   };
-  using protocol::command;
   for (std::size_t i = group.done; i < group.used; ++i) {
     const work_item& item = group.items[i];
     const protocol::request& request = item.request;
@@ -542,26 +569,16 @@ bool engine::route(request_group& group, std::size_t& to) {
       if (item.drops_key && routing_key(request, decoded, key)) see(shard_of(key));
       continue;
     }
-    switch (request.kind) {
-      case command::get:
-      case command::gets:
-      case command::gat:
-      case command::gats:
+    switch (reach_of(request.kind)) {
+      case reach::keys:
         for (std::size_t k = i == group.done ? item.keys_done : 0; k < request.keys.size(); ++k)
           see(shard_of(request.keys[k]));
         break;
-      case command::flush_all:
-      case command::stats:
-      case command::lru_crawler_metadump:
-      case command::cache_memlimit: several = true; break;
-      case command::version:
-      case command::verbosity:
-      case command::quit:
-      case command::shutdown:
-      case command::meta_noop: break;
-      default:
+      case reach::key:
         if (routing_key(request, decoded, key)) see(shard_of(key));
         break;
+      case reach::every: several = true; break;
+      case reach::anywhere: break;
     }
   }
   if (!several) {
@@ -574,6 +591,23 @@ bool engine::route(request_group& group, std::size_t& to) {
 
 void engine::make_parts(request_group& group, std::span<const std::uint8_t> routed) {
   if (!group.split) group.split = std::make_unique<request_group::split_state>();
+  using request_route = request_group::split_state::request_route;
+  // how the replies of a request every shard runs are put together
+  const auto every_route = [&](const protocol::request& request) {
+    using protocol::command;
+    request_route r;
+    r.kind = route_kind::every;
+    const std::string_view argument = request.argument;
+    if (request.kind == command::stats &&
+        (argument.empty() || argument == "items" || argument == "slabs"))
+      r.kind = route_kind::every_stats;
+    if (request.kind == command::lru_crawler_metadump && config_.dumping_enabled) {
+      r.kind = argument == "all" ? route_kind::every_dump : route_kind::every_keys;
+      if (r.kind == route_kind::every_keys)
+        r.keys = static_cast<std::uint32_t>(metadump_keys(argument));
+    }
+    return r;
+  };
   request_group::split_state& split = *group.split;
   const std::size_t shards = shards_.size();
   split.active = true;
@@ -588,13 +622,11 @@ void engine::make_parts(request_group& group, std::span<const std::uint8_t> rout
 
   // First the routes, so that the requests for no key can go with the first
   // shard that has others.
-  using request_route = request_group::split_state::request_route;
   std::string decoded;
   std::size_t next_routed = 0;  // route() hashed the keys in this order
   const auto routed_shard = [&] { return routed[next_routed++]; };
   constexpr std::uint32_t anywhere = static_cast<std::uint32_t>(-1);
   std::uint32_t first_shard = anywhere;
-  using protocol::command;
   for (std::size_t i = group.done; i < group.used; ++i) {
     const work_item& item = group.items[i];
     const protocol::request& request = item.request;
@@ -604,11 +636,8 @@ void engine::make_parts(request_group& group, std::span<const std::uint8_t> rout
     if (item.is_error()) {
       if (item.drops_key && routing_key(request, decoded, key)) r.shard = routed_shard();
     } else {
-      switch (request.kind) {
-        case command::get:
-        case command::gets:
-        case command::gat:
-        case command::gats: {
+      switch (reach_of(request.kind)) {
+        case reach::keys: {
           const std::size_t first_key = i == group.done ? item.keys_done : 0;
           if (first_key == request.keys.size()) break;  // no key: answered "END" anywhere
           r.kind = route_kind::keys;
@@ -620,32 +649,11 @@ void engine::make_parts(request_group& group, std::span<const std::uint8_t> rout
           }
           break;
         }
-        case command::flush_all:
-        case command::cache_memlimit: r.kind = route_kind::every; break;
-        case command::stats:
-          r.kind =
-              request.argument.empty() || request.argument == "items" || request.argument == "slabs"
-                  ? route_kind::every_stats
-                  : route_kind::every;
-          break;
-        case command::lru_crawler_metadump:
-          if (!config_.dumping_enabled) {
-            r.kind = route_kind::every;
-          } else if (request.argument == "all") {
-            r.kind = route_kind::every_dump;
-          } else {
-            r.kind = route_kind::every_keys;
-            r.keys = static_cast<std::uint32_t>(metadump_keys(request.argument));
-          }
-          break;
-        case command::version:
-        case command::verbosity:
-        case command::quit:
-        case command::shutdown:
-        case command::meta_noop: break;
-        default:
+        case reach::key:
           if (routing_key(request, decoded, key)) r.shard = routed_shard();
           break;
+        case reach::every: r = every_route(request); break;
+        case reach::anywhere: break;
       }
     }
     if (r.kind != route_kind::one) r.shards = r.kind == route_kind::keys ? r.shards : all;
