@@ -55,7 +55,7 @@ class cpu_index final : public index_service {
       return results;
     }
     // the last earlier batch's statuses; this one's come with the next
-    results.statuses = unsettled_ == nullptr ? nullptr : unsettled_;
+    results.statuses = unsettled_;
     results.settled = unsettled_count_;
     unsettled_ = nullptr;
     unsettled_count_ = 0;
