@@ -156,19 +156,11 @@ struct tile_operations {
       }
       node_index next = at.next;
       if (next == no_node || next == linking_node) {
-        if (Mode == write_mode::update_if_present && next == no_node) return status::not_found;
-        // One lane waits for or attaches the next node (chain_view's protocol).
-        next = on_one_lane(tile, [&] {
-          node_index seen = load_acquire(&node->next);
-          while (seen == linking_node) {
-            spin_pause();
-            seen = load_acquire(&node->next);
-          }
-          if (seen != no_node || Mode == write_mode::update_if_present) return seen;
-          return view.attach_node(*node);
-        });
-        if (next == no_node)
-          return Mode == write_mode::update_if_present ? status::not_found : status::full;
+        // An update stops: a node being attached holds no key yet.
+        if (Mode == write_mode::update_if_present) return status::not_found;
+        // One lane waits for or attaches the next node (chain_view::attach_node).
+        next = on_one_lane(tile, [&] { return view.attach_node(*node); });
+        if (next == no_node) return status::full;
       }
       node = &view.pool().node(next);
     }

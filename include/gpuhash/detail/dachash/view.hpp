@@ -13,12 +13,13 @@
 //  * Tombstones are not reused while batches run, so two inserts of a key
 //    always race for the same first empty slot: a key is stored at most once,
 //    also when it is erased and reinserted in one batch.
-//  * A node is attached by whoever turns the full last node's next index
-//    from no_node to linking_node; it pops a node (already empty) and
-//    publishes its index with release order. Others wait for the index; a
-//    search takes linking_node as the end of the chain (the node being
-//    attached holds no key yet). An empty pool makes the insert report
-//    `full`, and the host makes room and retries it.
+//  * Nodes are only added at a chain's end, already empty. A node is
+//    attached by whoever turns the full last node's next index from no_node
+//    to linking_node; it pops a node and CASes its index in. Others wait
+//    for the index, for a bounded time: then they link a node themselves
+//    (attach_node). A search takes linking_node as the end of the chain (the
+//    node being attached holds no key yet). An empty pool makes the insert
+//    report `full`, and the host makes room and retries it.
 
 #include <cstddef>
 #include <cstdint>
@@ -170,29 +171,68 @@ class chain_view {
     }
   }
 
-  /// Attaches a node after `last` (whose next was no_node when the caller
-  /// looked) or waits for whoever is attaching one. Returns the next node's
-  /// index, or no_node if the pool is empty. (Public for the many-to-one
-  /// mapping, whose tiles attach nodes the same way.)
+  /// Polls of a next index held at linking_node before a waiting thread
+  /// links a node there itself (attach_node).
+  static constexpr std::uint32_t attach_patience = 4096;
+
+  /// Returns the index of the node after `last`, attaching one if `last` is
+  /// the chain's end, or no_node if it is and the pool is empty. The thread
+  /// that turns last's next index from no_node to linking_node pops a node
+  /// and CASes its index in; the others wait for it. A thread that waited
+  /// attach_patience polls stops waiting: it pops a node and links it in the
+  /// attacher's place (link_at_end), and the attacher, finding its CAS lost,
+  /// links its own node further on. So every thread finishes whatever the
+  /// others do (under compute-sanitizer a waiter's warp-mate that set the
+  /// marker was seen never to run again), no popped node is lost, and no
+  /// push runs during a batch. (Public for the many-to-one mapping, whose
+  /// tiles attach nodes the same way.)
   GPUHASH_HD node_index attach_node(node_type& last) const {
-    for (;;) {
-      node_index seen = compare_exchange_acquire(&last.next, no_node, linking_node);
+    node_index seen = load_acquire(&last.next);
+    for (std::uint32_t polls = 0;;) {
       if (seen == no_node) {
+        seen = compare_exchange_acquire(&last.next, no_node, linking_node);
+        if (seen != no_node) continue;
         const node_index fresh = pool_.pop();
         // Publishes the link (or, with an empty pool, gives the end back so
         // that waiting threads try and report `full` too).
-        store_release(&last.next, fresh);
-        return fresh;
+        seen = compare_exchange_acquire(&last.next, linking_node, fresh);
+        if (seen == linking_node) return fresh;
+        // A waiter ran out of patience and linked a node here.
+        if (fresh != no_node) link_at_end(pool_.node(seen), fresh);
+        return seen;
       }
-      while (seen == linking_node) {
-        spin_pause();
-        seen = load_acquire(&last.next);
+      if (seen != linking_node) return seen;
+      if (++polls == attach_patience) {
+        const node_index fresh = pool_.pop();
+        if (fresh == no_node) return no_node;
+        link_at_end(last, fresh);
+        return load_acquire(&last.next);
       }
-      if (seen != no_node) return seen;
+      spin_pause();
+      seen = load_acquire(&last.next);
     }
   }
 
  private:
+  /// Links `fresh` (a popped, empty node) at the first next index from
+  /// `node` on that is no_node or linking_node (taking the place of a node
+  /// being attached). A lost CAS means another thread linked a node, so the
+  /// walk ends.
+  GPUHASH_HD void link_at_end(node_type& start, node_index fresh) const {
+    node_type* node = &start;
+    node_index seen = load_acquire(&node->next);
+    for (;;) {
+      if (seen != no_node && seen != linking_node) {
+        node = &pool_.node(seen);
+        seen = load_acquire(&node->next);
+        continue;
+      }
+      const node_index expected = seen;
+      seen = compare_exchange_acquire(&node->next, expected, fresh);
+      if (seen == expected) return;
+    }
+  }
+
   /// Calls visit(slot address, copy of the slot) for the node's slots in
   /// order until it returns true, and returns whether it did; if not, `next`
   /// holds the node's next index. On the device the node is read in pieces of
@@ -200,8 +240,8 @@ class chain_view {
   /// bucketed cuckoo table reads a bucket: see load_pair_for_probe), a piece
   /// only when the slots before it did not decide; on the host slot by slot.
   /// The copies may be stale: every change made from one is a CAS that
-  /// re-checks the slot, a stale no_node is corrected by attach_node's CAS,
-  /// and linking_node is waited on with acquire loads. The node behind a
+  /// re-checks the slot, and a stale no_node or linking_node is re-read by
+  /// attach_node with acquire loads. The node behind a
   /// next index was emptied before the batch began, so reading it needs no
   /// acquire on the index. `visit` takes the copy by value: taken by
   /// reference, the pieces went to local memory (ptxas stack frames of
@@ -276,11 +316,7 @@ class chain_view {
         }
       });
       if (decided) return result;
-      while (next == linking_node) {
-        spin_pause();
-        next = load_acquire(&node->next);
-      }
-      if (next == no_node) {
+      if (next == no_node || next == linking_node) {
         if constexpr (Mode == write_mode::update_if_present) return status::not_found;
         next = attach_node(*node);
         if (next == no_node) return status::full;
