@@ -1,8 +1,11 @@
 // The server's index on the GPU: signature_index<cuda_backend> on its own
-// stream. A batch's searches are one round trip: their signatures go to the
-// device straight from the pinned memory the engine wrote them in, the
-// search runs, and its results come back in one copy (gpu_results.cuh) that
-// the engine reads in place. The batch's inserts and erases are queued
+// stream. A batch's searches are one round trip with no copy call (up to
+// in_place_limit of them): the search kernel reads the signatures from the
+// page-locked memory the engine wrote them in, and the packing kernel
+// writes the results block (gpu_results.cuh) into page-locked memory that
+// the engine reads in place. Against copies in and out this takes 10 to 30
+// us off a small batch's round trip on the H200 (docs/results/server.md);
+// larger batches are copied, which moves them faster. The batch's inserts and erases are queued
 // behind the searches and not waited for (defers_mutations): they run while
 // the engine answers the batch, the next batch's searches see them, and
 // their statuses come back with the next batch. So every batch waits for a
@@ -127,56 +130,87 @@ class gpu_index final : public index_service {
     const std::size_t searches = batch.searches();
     const std::size_t mutations = n - searches;
     reserve(n);
-    auto* results = device_results_.data();
+    std::uint32_t* results = host_results_.data();
     if (searches != 0) {
-      auto* signatures = reinterpret_cast<signature_type*>(device_searches_.data());
-      upload(signatures, batch.signatures.data(), searches);
-      index_.find_async(signatures, searches, full_matches_.data(), results + 1, stream_);
-      if (++batches_ == 0) {  // wrapped round (after 2^32 batches): start the word again
-        GPUHASH_CUDA_TRY(cudaMemsetAsync(results, 0, sizeof(std::uint32_t), stream_));
+      if (++batches_ == 0) {  // wrapped round (after 2^32 batches): start the words again
+        results[0] = 0;
+        GPUHASH_CUDA_TRY(
+            cudaMemsetAsync(device_results_.data(), 0, sizeof(std::uint32_t), stream_));
         batches_ = 1;
       }
-      pack_results(full_matches_.data(), searches, batches_, results, stream_);
-      GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_results_.data(), results, result_bytes(searches),
-                                       cudaMemcpyDeviceToHost, stream_));
+      const signature_type* signatures = batch.signatures.data();
+      if (searches > in_place_limit) {
+        // Large: copied both ways, which moves them faster than the kernels
+        // reading and writing host memory do.
+        GPUHASH_CUDA_TRY(cudaMemcpyAsync(device_searches_.data(), signatures,
+                                         searches * sizeof(signature_type), cudaMemcpyHostToDevice,
+                                         stream_));
+        index_.find_async(device_searches_.data(), searches, full_matches_.data(),
+                          match_counts_.data(), stream_);
+        pack_results(full_matches_.data(), match_counts_.data(), searches, batches_,
+                     device_results_.data(), stream_);
+        GPUHASH_CUDA_TRY(cudaMemcpyAsync(results, device_results_.data(), result_bytes(searches),
+                                         cudaMemcpyDeviceToHost, stream_));
+      } else {
+        // Read in place, unless the page-locked allocation had failed (the
+        // GPU is failing).
+        if (!page_locked(signatures)) {
+          std::memcpy(host_searches_.data(), signatures, searches * sizeof(signature_type));
+          signatures = host_searches_.data();
+        }
+        index_.find_async(signatures, searches, full_matches_.data(), match_counts_.data(),
+                          stream_);
+        pack_results(full_matches_.data(), match_counts_.data(), searches, batches_, results,
+                     stream_);
+      }
     }
     GPUHASH_CUDA_TRY(cudaEventRecord(searched_, stream_));
     // The inserts and erases, behind the searches: their arguments in one
-    // block (staged here), their statuses to the buffer not handed out last.
+    // page-locked block (staged here: the engine reuses its batch), read by
+    // the device from there (or copied, if many); their statuses to the
+    // buffer not handed out last.
     const std::size_t writing = unsettled_buffer_ ^ 1;
     if (mutations != 0) {
-      // The last batch's copy from its staging buffer may not have run yet
-      // (nothing waited for it); the one before it has, since every apply
-      // waits for the batch queued before it (signature_index::use_stream).
+      // The last batch's mutations may not have run yet (nothing waited for
+      // them); the ones before them have, since every apply waits for the
+      // batch queued before it (signature_index::use_stream).
       staging_ ^= 1;
       unsigned char* staged = host_mutations_[staging_].data();
       std::memcpy(staged, batch.signatures.data() + searches, mutations * 4);
       std::memcpy(staged + mutations * 4, batch.locations.data() + searches, mutations * 4);
       std::memcpy(staged + mutations * 8, batch.ops.data() + searches, mutations);
-      unsigned char* device = device_mutations_.data();
-      GPUHASH_CUDA_TRY(cudaMemcpyAsync(device, staged, mutation_bytes(mutations),
-                                       cudaMemcpyHostToDevice, stream_));
-      auto* signatures = reinterpret_cast<signature_type*>(device);
-      auto* locations = signatures + mutations;
-      auto* ops = reinterpret_cast<operation*>(device + mutations * 8);
+      // Large: copied both ways, as large searches are.
+      const bool in_place = mutations <= in_place_limit;
+      const unsigned char* arguments = staged;
+      status* statuses = host_statuses_[writing].data();
+      if (!in_place) {
+        GPUHASH_CUDA_TRY(cudaMemcpyAsync(device_mutations_.data(), staged,
+                                         mutation_bytes(mutations), cudaMemcpyHostToDevice,
+                                         stream_));
+        arguments = device_mutations_.data();
+        statuses = device_statuses_.data();
+      }
+      const auto* signatures = reinterpret_cast<const signature_type*>(arguments);
+      const auto* locations = reinterpret_cast<const location_type*>(arguments + mutations * 4);
+      const auto* ops = reinterpret_cast<const operation*>(arguments + mutations * 8);
       index_.apply_async(ops, signatures, locations, locations, mutations,
-                         full_matches_.data() + searches * max_matches, mutation_counts_.data(),
-                         device_statuses_.data(), stream_, batch.inserts);
-      GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_statuses_[writing].data(), device_statuses_.data(),
-                                       mutations, cudaMemcpyDeviceToHost, stream_));
+                         full_matches_.data() + searches * max_matches,
+                         match_counts_.data() + searches, statuses, stream_, batch.inserts);
+      if (!in_place)
+        GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_statuses_[writing].data(), statuses, mutations,
+                                         cudaMemcpyDeviceToHost, stream_));
     }
     GPUHASH_CUDA_TRY(cudaEventSynchronize(searched_));
 
     // The last earlier batch's inserts and erases came before these
     // searches on the stream: their statuses are in.
-    const std::uint32_t* host = host_results_.data();
-    index_results view{host + 1 + searches, host + 1};
+    index_results view{results + 1 + searches, results + 1};
     view.match_stride = packed_matches;
     view.statuses = host_statuses_[unsettled_buffer_].data();
     view.settled = unsettled_;
     unsettled_ = mutations;
     if (mutations != 0) unsettled_buffer_ = writing;
-    if (searches != 0 && host[0] == batches_) {
+    if (searches != 0 && results[0] == batches_) {
       // some search found more than two: fetch the full rows
       GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_full_matches_.data(), full_matches_.data(),
                                        searches * max_matches * sizeof(location_type),
@@ -193,27 +227,43 @@ class gpu_index final : public index_service {
   std::size_t rebuilds() const noexcept override { return index_.rebuilds(); }
 
  private:
-  template <class T>
-  void upload(T* device, const T* host, std::size_t n) {
-    GPUHASH_CUDA_TRY(cudaMemcpyAsync(device, host, n * sizeof(T), cudaMemcpyHostToDevice, stream_));
+  /// Whether the device can read `data` where it is (the engine's batch
+  /// arrays move only when they grow: the answer is kept for the address).
+  bool page_locked(const void* data) {
+    if (data != checked_) {
+      cudaPointerAttributes attributes{};
+      page_locked_ = cudaPointerGetAttributes(&attributes, data) == cudaSuccess &&
+                     attributes.type == cudaMemoryTypeHost;
+      cudaGetLastError();  // a pointer CUDA does not know is no error here
+      checked_ = data;
+    }
+    return page_locked_;
   }
+
+  /// Searches up to this many are read and answered in host memory; more
+  /// are copied (measured on the H200: in place is faster at 2,048, four
+  /// times slower at 32,768).
+  static constexpr std::size_t in_place_limit = 4096;
+
   void reserve(std::size_t n) {
     if (n <= reserved_) return;
-    // the mutations' statuses may still be on their way to the host
+    // the mutations may still be reading their staging block and writing
+    // their statuses
     GPUHASH_CUDA_TRY(cudaStreamSynchronize(stream_));
     const std::size_t size = std::max<std::size_t>(n + n / 2, 4096);
+    host_searches_ = cuda_backend::allocate_host<signature_type>(size);
     device_searches_ = cuda_backend::allocate<signature_type>(size, stream_);
     // the first word holds batch numbers, which only grow: it starts at 0
     const std::size_t words = size * (1 + packed_matches) + 1;
-    device_results_ = cuda_backend::allocate<std::uint32_t>(words, stream_);
-    GPUHASH_CUDA_TRY(
-        cudaMemsetAsync(device_results_.data(), 0, words * sizeof(std::uint32_t), stream_));
     host_results_ = cuda_backend::allocate_host<std::uint32_t>(words);
-    device_mutations_ = cuda_backend::allocate<unsigned char>(mutation_bytes(size), stream_);
+    host_results_.data()[0] = 0;
+    device_results_ = cuda_backend::allocate<std::uint32_t>(words, stream_);
+    GPUHASH_CUDA_TRY(cudaMemsetAsync(device_results_.data(), 0, sizeof(std::uint32_t), stream_));
     for (auto& staging : host_mutations_)
       staging = cuda_backend::allocate_host<unsigned char>(mutation_bytes(size));
-    mutation_counts_ = cuda_backend::allocate<std::uint32_t>(size, stream_);
+    device_mutations_ = cuda_backend::allocate<unsigned char>(mutation_bytes(size), stream_);
     device_statuses_ = cuda_backend::allocate<status>(size, stream_);
+    match_counts_ = cuda_backend::allocate<std::uint32_t>(size, stream_);
     for (std::size_t b = 0; b < 2; ++b) {
       cuda::pinned_buffer<status> grown = cuda_backend::allocate_host<status>(size);
       if (b == unsettled_buffer_ && unsettled_ != 0)
@@ -230,18 +280,23 @@ class gpu_index final : public index_service {
   std::string description_;
   owned_event searched_;  // recorded after a batch's searches
   std::size_t reserved_ = 0;
-  std::uint32_t batches_ = 0;  // batches with searches so far (pack_results)
+  std::uint32_t batches_ = 0;      // batches with searches so far (pack_results)
+  const void* checked_ = nullptr;  // page_locked()'s last address, and its answer
+  bool page_locked_ = false;
+  // Page-locked blocks that the kernels read or write in place.
+  cuda::pinned_buffer<signature_type> host_searches_;  // used if the batch's is not page-locked
+  cuda::pinned_buffer<std::uint32_t> host_results_;    // the results block
+  // Where large batches' searches and results are copied to and from.
   cuda::device_buffer<signature_type> device_searches_;
   cuda::device_buffer<std::uint32_t> device_results_;
-  cuda::pinned_buffer<std::uint32_t> host_results_;
-  cuda::device_buffer<unsigned char> device_mutations_;
   cuda::pinned_buffer<unsigned char> host_mutations_[2];  // staging, in turn
-  std::size_t staging_ = 0;
-  cuda::device_buffer<std::uint32_t> mutation_counts_;  // unused: a mutation has no matches
+  cuda::device_buffer<unsigned char> device_mutations_;   // large batches' copies
   cuda::device_buffer<status> device_statuses_;
-  cuda::pinned_buffer<status> host_statuses_[2];  // one written while the other is read
-  std::size_t unsettled_buffer_ = 0;              // where the statuses not handed out yet are
-  std::size_t unsettled_ = 0;                     // how many
+  std::size_t staging_ = 0;
+  cuda::pinned_buffer<status> host_statuses_[2];     // one written while the other is read
+  std::size_t unsettled_buffer_ = 0;                 // where the statuses not handed out yet are
+  std::size_t unsettled_ = 0;                        // how many
+  cuda::device_buffer<std::uint32_t> match_counts_;  // the searches', then the mutations' (unused)
   cuda::device_buffer<location_type> full_matches_;
   cuda::pinned_buffer<location_type> host_full_matches_;
 };
