@@ -3,13 +3,17 @@
 // in_place_limit of them): the search kernel reads the signatures from the
 // page-locked memory the engine wrote them in, and the packing kernel
 // writes the results block (gpu_results.cuh) into page-locked memory that
-// the engine reads in place. Against copies in and out this takes 10 to 30
-// us off a small batch's round trip on the H200 (docs/results/server.md);
-// larger batches are copied, which moves them faster. The batch's inserts and erases are queued
-// behind the searches and not waited for (defers_mutations): they run while
-// the engine answers the batch, the next batch's searches see them, and
-// their statuses come back with the next batch. So every batch waits for a
-// search's round trip only, whatever it holds.
+// the engine reads in place. Against copies in and out this takes 5 to 10
+// us off a small batch's round trip on the H200, 20 to 30 us after an idle
+// spell or with four shards at once (docs/results/server.md); larger
+// batches are copied, which moves them faster. The batch's inserts and
+// erases are queued behind the searches and not waited for
+// (defers_mutations): they run while the engine answers the batch, and
+// their statuses come back with the next batch. The next batch's search
+// first waits for them (signature_index::find_async settles the batch
+// apply_async queued: a stream synchronize), by then usually done. So a
+// batch waits for its searches' round trip, plus whatever of the last
+// batch's inserts and erases is still running.
 
 #include <memory>
 #include <stdexcept>
@@ -34,8 +38,8 @@ namespace gpuhash::server::index {
 #if GPUHASH_HAS_CUDA
 namespace {
 
-/// Page-locked host memory for batches, so their copies to the device run at
-/// full speed straight from where the engine writes them. One for the
+/// Page-locked host memory for batches, so the device reads a batch where the
+/// engine writes it (or copies it from there at full speed). One for the
 /// process: it outlives every index (the engine keeps its batch when the
 /// index moves to the CPU). When the GPU has failed, page-locked memory may
 /// not be had: a block then comes from the heap, and says so in a header,
@@ -113,6 +117,10 @@ class gpu_index final : public index_service {
     description_ = "gpu (" + cuda_backend::device_name() + ")";
   }
 
+  // The last batch's inserts and erases may still be reading and writing
+  // the page-locked blocks, which the members free.
+  ~gpu_index() override { cudaStreamSynchronize(stream_); }
+
   std::string description() const override { return description_; }
   bool on_device() const noexcept override { return true; }
   signature_type signature(std::string_view key) const noexcept override {
@@ -152,8 +160,9 @@ class gpu_index final : public index_service {
         GPUHASH_CUDA_TRY(cudaMemcpyAsync(results, device_results_.data(), result_bytes(searches),
                                          cudaMemcpyDeviceToHost, stream_));
       } else {
-        // Read in place, unless the page-locked allocation had failed (the
-        // GPU is failing).
+        // Read in place, unless the arrays are not page-locked (a batch not
+        // from batch_memory(), or one from the heap because page-locked
+        // memory could not be had).
         if (!page_locked(signatures)) {
           std::memcpy(host_searches_.data(), signatures, searches * sizeof(signature_type));
           signatures = host_searches_.data();
@@ -232,9 +241,9 @@ class gpu_index final : public index_service {
   bool page_locked(const void* data) {
     if (data != checked_) {
       cudaPointerAttributes attributes{};
-      page_locked_ = cudaPointerGetAttributes(&attributes, data) == cudaSuccess &&
-                     attributes.type == cudaMemoryTypeHost;
-      cudaGetLastError();  // a pointer CUDA does not know is no error here
+      const cudaError_t asked = cudaPointerGetAttributes(&attributes, data);
+      if (asked != cudaSuccess) cudaGetLastError();  // clear it: not an error here
+      page_locked_ = asked == cudaSuccess && attributes.type == cudaMemoryTypeHost;
       checked_ = data;
     }
     return page_locked_;

@@ -1,10 +1,12 @@
 #pragma once
 // A GPU batch's searches come back in one results block, written by the
-// device into page-locked host memory (or copied there, for large batches). A search finds at most
-// 16 locations, but almost always 0, 1 or (while an updated key's old entry waits for its erase) 2:
-// the block carries the counts and the first two locations, and the full rows are fetched only when
-// some count is above two. The inserts and erases are read by the device from a page-locked block
-// too, queued behind the searches.
+// device into page-locked host memory (copied there, for large batches). A
+// search finds at most 16 locations, but almost always 0, 1 or (while an
+// updated key's old entry waits for its erase) 2: the block carries the
+// counts and the first two locations, and the full rows are fetched only
+// when some count is above two (the block's first word says so). The
+// inserts and erases are read by the device from a page-locked block too
+// (copied, for large batches), queued behind the searches.
 //
 //   searches:      signatures[s] (u32), where the engine wrote them
 //   results out:   the batch's number (u32) if some search found more than

@@ -29,8 +29,8 @@ inline constexpr std::size_t max_matches = 16;
 /// entries are in flight on the host).
 struct index_batch {
   /// The batch's arrays come from `memory`: the index service's choice
-  /// (pinned host memory for the GPU, so a batch is copied from where the
-  /// engine writes it).
+  /// (page-locked host memory for the GPU, so the device reads a batch
+  /// where the engine writes it).
   explicit index_batch(std::pmr::memory_resource* memory = std::pmr::get_default_resource())
       : ops(memory), signatures(memory), locations(memory) {}
 

@@ -1,6 +1,7 @@
 // gpuhash-index-round-trip: how long one batch of the server's index takes
-// from the batch thread's point of view (arguments copied in, the kernels,
-// results copied out: index_service::apply), on the GPU and on the CPU. The
+// from the batch thread's point of view (index_service::apply: on the GPU
+// the kernels, reading the batch and writing the results in page-locked
+// memory, or copies in and out for large batches), on the GPU and on the CPU. The
 // issue's target: 32,768 lookups in <= 60 us median on the H200.
 //
 //   gpuhash-index-round-trip [--entries=N] [--searches=S] [--inserts=I] [--runs=R]

@@ -172,8 +172,11 @@ class chain_view {
   }
 
   /// Polls of a next index held at linking_node before a waiting thread
-  /// links a node there itself (attach_node).
-  static constexpr std::uint32_t attach_patience = 4096;
+  /// links a node there itself (attach_node). Each poll sleeps briefly
+  /// (spin_pause), so at full speed this is far longer than an attach takes
+  /// (one pop and one CAS): a waiter that gives up pops a node the chain may
+  /// not need, which stays empty until clean returns it.
+  static constexpr std::uint32_t attach_patience = 1u << 14;
 
   /// Returns the index of the node after `last`, attaching one if `last` is
   /// the chain's end, or no_node if it is and the pool is empty. The thread
@@ -181,8 +184,8 @@ class chain_view {
   /// and CASes its index in; the others wait for it. A thread that waited
   /// attach_patience polls stops waiting: it pops a node and links it in the
   /// attacher's place (link_at_end), and the attacher, finding its CAS lost,
-  /// links its own node further on. So every thread finishes whatever the
-  /// others do (under compute-sanitizer a waiter's warp-mate that set the
+  /// links its own node further on. So no insert waits without bound for an
+  /// attach (under compute-sanitizer a waiter's warp-mate that set the
   /// marker was seen never to run again), no popped node is lost, and no
   /// push runs during a batch. (Public for the many-to-one mapping, whose
   /// tiles attach nodes the same way.)
@@ -193,8 +196,9 @@ class chain_view {
         seen = compare_exchange_acquire(&last.next, no_node, linking_node);
         if (seen != no_node) continue;
         const node_index fresh = pool_.pop();
-        // Publishes the link (or, with an empty pool, gives the end back so
-        // that waiting threads try and report `full` too).
+        // Links it (or, with an empty pool, gives the end back so that
+        // waiting threads try and report `full` too). The node was emptied
+        // before the batch began: nothing needs publishing with it.
         seen = compare_exchange_acquire(&last.next, linking_node, fresh);
         if (seen == linking_node) return fresh;
         // A waiter ran out of patience and linked a node here.
@@ -204,7 +208,11 @@ class chain_view {
       if (seen != linking_node) return seen;
       if (++polls == attach_patience) {
         const node_index fresh = pool_.pop();
-        if (fresh == no_node) return no_node;
+        if (fresh == no_node) {
+          // The pool is empty, but the attacher may have linked its node.
+          seen = load_acquire(&last.next);
+          return seen == linking_node ? no_node : seen;
+        }
         link_at_end(last, fresh);
         return load_acquire(&last.next);
       }
@@ -215,8 +223,10 @@ class chain_view {
 
  private:
   /// Links `fresh` (a popped, empty node) at the first next index from
-  /// `node` on that is no_node or linking_node (taking the place of a node
-  /// being attached). A lost CAS means another thread linked a node, so the
+  /// `start` on that is no_node or linking_node (taking the place of a node
+  /// being attached). A lost CAS shows what is there now (a node someone
+  /// linked, walked past; or no_node, given back by an attacher whose pool
+  /// was empty, tried again); each one means another thread's step, so the
   /// walk ends.
   GPUHASH_HD void link_at_end(node_type& start, node_index fresh) const {
     node_type* node = &start;
