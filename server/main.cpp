@@ -16,6 +16,7 @@
 
 #include "config/options.hpp"
 #include "engine/engine.hpp"
+#include "index/index_service.hpp"
 #include "net/network.hpp"
 
 namespace {
@@ -188,6 +189,7 @@ int run(const config::server_options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  gpuhash::server::index::load_kernels_at_start();
   const config::parse_outcome parsed = config::parse_command_line(argc, argv);
   switch (parsed.what) {
     case config::parse_outcome::action::print_help:

@@ -186,6 +186,12 @@ class signature_index {
   float max_load_factor() const noexcept { return max_load_factor_; }
   /// Times the index has rebuilt itself larger.
   std::size_t rebuilds() const noexcept { return rebuilds_; }
+  /// The table, for a search kernel of the caller's own (the server's
+  /// resident search, server/index/gpu_search.cuh): valid until the next
+  /// call that may grow the index (insert, apply, apply_async, settle_async,
+  /// reserve, clear); a search through it must not overlap a batch that
+  /// changes the index (settle_async first).
+  detail::signature_index::index_view search_view() const { return view(); }
   void clear(stream_type stream = {});
   /// Makes room for `n` entries in all.
   void reserve(std::size_t n, stream_type stream = {});

@@ -1,20 +1,22 @@
 // The server's index on the GPU: signature_index<cuda_backend> on its own
-// stream. A batch's searches are one round trip with no copy call (up to
-// in_place_limit of them): the search kernel reads the signatures from the
-// page-locked memory the engine wrote them in, and the packing kernel
-// writes the results block (gpu_results.cuh) into page-locked memory that
-// the engine reads in place. Against copies in and out this takes 5 to 10
-// us off a small batch's round trip on the H200, 20 to 30 us after an idle
-// spell or with four shards at once (docs/results/server.md); larger
-// batches are copied, which moves them faster. The batch's inserts and
-// erases are queued behind the searches and not waited for
-// (defers_mutations): they run while the engine answers the batch, and
-// their statuses come back with the next batch. The next batch's search
-// first waits for them (signature_index::find_async settles the batch
-// apply_async queued: a stream synchronize), by then usually done. So a
-// batch waits for its searches' round trip, plus whatever of the last
-// batch's inserts and erases is still running.
+// stream. A batch's searches take one of three paths by their number:
+//  - up to resident_search::max_searches (2,048): the resident search
+//    kernel (gpu_search.cuh) takes them from a mailbox, with no launch: 8
+//    us for 64 searches on the H200 against 15 us launched;
+//  - up to in_place_limit (4,096): a launched search kernel reads the
+//    signatures from the page-locked memory the engine wrote them in, and a
+//    packing kernel writes the results block (gpu_results.cuh) into
+//    page-locked memory the engine reads in place;
+//  - more: copied in and out, which moves them faster.
+// The batch's inserts and erases are queued behind the searches and not
+// waited for (defers_mutations): they run while the engine answers the
+// batch, and their statuses come back with the next batch. The next batch's
+// search first waits for them (signature_index::settle_async: a stream
+// synchronize), by then usually done. So a batch waits for its searches'
+// round trip, plus whatever of the last batch's inserts and erases is still
+// running. Timings: docs/results/server.md.
 
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 
@@ -31,6 +33,7 @@
 #include "gpuhash/cuda/error.hpp"
 #include "gpuhash/signature_index.hpp"
 #include "index/gpu_results.cuh"
+#include "index/gpu_search.cuh"
 #endif
 
 namespace gpuhash::server::index {
@@ -139,6 +142,7 @@ class gpu_index final : public index_service {
     const std::size_t mutations = n - searches;
     reserve(n);
     std::uint32_t* results = host_results_.data();
+    bool resident = false;  // the searches went to the resident kernel
     if (searches != 0) {
       if (++batches_ == 0) {  // wrapped round (after 2^32 batches): start the words again
         results[0] = 0;
@@ -147,7 +151,15 @@ class gpu_index final : public index_service {
         batches_ = 1;
       }
       const signature_type* signatures = batch.signatures.data();
-      if (searches > in_place_limit) {
+      if (searches <= resident_search::max_searches && page_locked(signatures)) {
+        // Small: the resident kernel takes it, with no launch. The last
+        // batch's inserts and erases come first (a launched search would
+        // wait for them on the stream).
+        index_.settle_async(stream_);
+        resident_.post(index_.search_view(), signatures, searches, batches_, results,
+                       full_matches_.data());
+        resident = true;
+      } else if (searches > in_place_limit) {
         // Large: copied both ways, which moves them faster than the kernels
         // reading and writing host memory do.
         GPUHASH_CUDA_TRY(cudaMemcpyAsync(device_searches_.data(), signatures,
@@ -173,7 +185,7 @@ class gpu_index final : public index_service {
                      stream_);
       }
     }
-    GPUHASH_CUDA_TRY(cudaEventRecord(searched_, stream_));
+    if (!resident) GPUHASH_CUDA_TRY(cudaEventRecord(searched_, stream_));
     // The inserts and erases, behind the searches: their arguments in one
     // page-locked block (staged here: the engine reuses its batch), read by
     // the device from there (or copied, if many); their statuses to the
@@ -199,6 +211,9 @@ class gpu_index final : public index_service {
         arguments = device_mutations_.data();
         statuses = device_statuses_.data();
       }
+      // They must not change the index under the resident kernel's
+      // searches: the stream waits for its answer first.
+      if (resident) resident_.order_after_posted(stream_);
       const auto* signatures = reinterpret_cast<const signature_type*>(arguments);
       const auto* locations = reinterpret_cast<const location_type*>(arguments + mutations * 4);
       const auto* ops = reinterpret_cast<const operation*>(arguments + mutations * 8);
@@ -209,7 +224,11 @@ class gpu_index final : public index_service {
         GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_statuses_[writing].data(), statuses, mutations,
                                          cudaMemcpyDeviceToHost, stream_));
     }
-    GPUHASH_CUDA_TRY(cudaEventSynchronize(searched_));
+    if (resident) {
+      resident_.wait();
+    } else {
+      GPUHASH_CUDA_TRY(cudaEventSynchronize(searched_));
+    }
 
     // The last earlier batch's inserts and erases came before these
     // searches on the stream: their statuses are in.
@@ -308,12 +327,19 @@ class gpu_index final : public index_service {
   cuda::device_buffer<std::uint32_t> match_counts_;  // the searches', then the mutations' (unused)
   cuda::device_buffer<location_type> full_matches_;
   cuda::pinned_buffer<location_type> host_full_matches_;
+  // Small batches' searches. Last, so destroyed first: its kernel ends
+  // before the blocks above are freed (cudaFreeHost waits for the device).
+  resident_search resident_;
 };
 
 }  // namespace
 
 bool gpu_available() noexcept {
   return cuda_backend::available();
+}
+
+void load_kernels_at_start() noexcept {
+  setenv("CUDA_MODULE_LOADING", "EAGER", /*overwrite=*/0);
 }
 
 std::unique_ptr<index_service> make_gpu_index(std::size_t capacity, std::uint64_t seed) {
@@ -326,6 +352,8 @@ std::unique_ptr<index_service> make_gpu_index(std::size_t capacity, std::uint64_
 bool gpu_available() noexcept {
   return false;
 }
+
+void load_kernels_at_start() noexcept {}
 
 std::unique_ptr<index_service> make_gpu_index(std::size_t, std::uint64_t) {
   throw std::runtime_error("gpuhash-server was built without the CUDA backend");

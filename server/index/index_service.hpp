@@ -135,6 +135,11 @@ std::unique_ptr<index_service> make_cpu_index(std::size_t capacity, std::uint64_
                                               bool defer_mutations = false);
 /// Whether this build has the CUDA backend and a GPU is present.
 bool gpu_available() noexcept;
+/// Call at the start of main, before any CUDA call: has CUDA load every
+/// kernel as the process starts rather than at its first launch, since a
+/// load waits for the resident search kernels running then (gpu_search.cuh).
+/// A CUDA_MODULE_LOADING set by the user is kept.
+void load_kernels_at_start() noexcept;
 /// The index on the GPU; throws when there is none.
 std::unique_ptr<index_service> make_gpu_index(std::size_t capacity, std::uint64_t seed);
 

@@ -116,6 +116,7 @@ int measure(index::index_service& service, const arguments& args, const char* la
 }  // namespace
 
 int main(int argc, char** argv) {
+  gpuhash::server::index::load_kernels_at_start();
   arguments args;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];

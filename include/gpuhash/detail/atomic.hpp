@@ -74,6 +74,22 @@ GPUHASH_HD GPUHASH_FORCEINLINE word_pair load_pair_for_probe(const std::uint64_t
 #endif
 }
 
+/// load_pair_for_probe read from L2, past the SM's L1 (PTX ld.global.cg): for
+/// a kernel that outlives changes other kernels make (a resident search
+/// kernel), whose L1 may still hold lines from before them.
+GPUHASH_HD GPUHASH_FORCEINLINE word_pair load_pair_from_l2(const std::uint64_t* address) {
+#if defined(__CUDA_ARCH__)
+  word_pair pair;
+  asm volatile("ld.global.cg.v2.u64 {%0, %1}, [%2];"
+               : "=l"(pair.first), "=l"(pair.second)
+               : "l"(address)
+               : "memory");
+  return pair;
+#else
+  return {load_relaxed(address), load_relaxed(address + 1)};
+#endif
+}
+
 /// Compare-and-swap that returns the value found at `address` (equal to
 /// `expected` exactly when the swap happened). Relaxed: callers that publish
 /// other data through the swapped word use store_release/load_acquire.

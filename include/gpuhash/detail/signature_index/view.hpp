@@ -75,6 +75,16 @@ class index_view {
     return count;
   }
 
+  /// find for a kernel that stays resident while other kernels change the
+  /// index between its searches: reads the buckets from L2, since the SM's
+  /// L1 may hold lines from before the change.
+  GPUHASH_HD std::uint32_t find_from_l2(signature_type signature, location_type* matches) const {
+    std::uint32_t count = 0;
+    for_each_match<true>(signature,
+                         [&](slot_type entry) { matches[count++] = location_of(entry); });
+    return count;
+  }
+
   /// How many entries are stored under `signature` (at most max_matches).
   GPUHASH_HD std::uint32_t count(signature_type signature) const {
     std::uint32_t count = 0;
@@ -131,24 +141,26 @@ class index_view {
  private:
   /// Copies a bucket with four 16-byte weak vector loads on the device (see
   /// load_pair_for_probe); each 8-byte slot is read whole.
+  template <bool from_l2 = false>
   GPUHASH_HD void load_bucket(std::uint64_t bucket, slot_type (&copy)[slots_per_bucket]) const {
     const slot_type* first = slots_ + bucket * slots_per_bucket;
     GPUHASH_UNROLL
     for (std::uint32_t j = 0; j < slots_per_bucket; j += 2) {
-      const word_pair pair = load_pair_for_probe(first + j);
+      const word_pair pair =
+          from_l2 ? load_pair_from_l2(first + j) : load_pair_for_probe(first + j);
       copy[j] = pair.first;
       copy[j + 1] = pair.second;
     }
   }
 
   /// Calls f(entry) for every entry stored under `signature`, both buckets.
-  template <class F>
+  template <bool from_l2 = false, class F>
   GPUHASH_HD void for_each_match(signature_type signature, F&& f) const {
     std::uint64_t bucket = first_bucket(signature);
     GPUHASH_UNROLL
     for (int choice = 0; choice < 2; ++choice) {
       slot_type copy[slots_per_bucket];
-      load_bucket(bucket, copy);
+      load_bucket<from_l2>(bucket, copy);
       GPUHASH_UNROLL
       for (std::uint32_t j = 0; j < slots_per_bucket; ++j)
         if (copy[j] != empty_slot && signature_of(copy[j]) == signature) f(copy[j]);
