@@ -141,7 +141,7 @@ resident_search::~resident_search() {
 }
 
 void resident_search::launch() {
-  // The new kernel takes every batch after the last one posted before it.
+  // The new kernel takes every batch after the last one answered.
   const std::uint32_t seen = load_acquire(mailbox_->answer.answered);
   ++generation_;
   resident_search_kernel<<<1, resident_threads, 0, stream_>>>(mailbox_, generation_, seen);
@@ -158,8 +158,11 @@ void resident_search::post(const detail::signature_index::index_view& view,
   fields.results = results;
   fields.full_matches = full_matches;
   fields.view = view;
-  if (generation_ == 0 || load_acquire(mailbox_->answer.ended) == generation_) launch();
   store_release(mailbox_->request.request, ++requests_);
+  // Posted first, then launched if need be: the kernel then has the batch
+  // even where launches run one at a time to the end (compute-sanitizer,
+  // CUDA_LAUNCH_BLOCKING), so nothing queued behind it waits for ever.
+  if (generation_ == 0 || load_acquire(mailbox_->answer.ended) == generation_) launch();
 }
 
 void resident_search::order_after_posted(cudaStream_t stream) {

@@ -85,7 +85,8 @@ TEST(gpu_index, answers_as_the_cpu_index_in_batches_of_every_size) {
   // Sizes around each path's limits: 1, small, the resident kernel's limit
   // (2048) and past it, the in-place limit (4096) and past it.
   const std::size_t sizes[] = {1, 17, 300, 2048, 2049, 4096, 4097, 9000};
-  for (int round = 0; round < 48; ++round) {
+  const std::size_t rounds = testing::scaled(48);  // GPUHASH_TEST_SCALE shortens sanitizer runs
+  for (std::size_t round = 0; round < rounds; ++round) {
     const std::size_t searches = sizes[random.below(std::size(sizes))];
     for (std::size_t i = 0; i < searches; ++i)
       both.add(operation::search, 1 + static_cast<signature_type>(random.below(pool + 64)), 0);
@@ -123,7 +124,8 @@ TEST(gpu_index, lone_searches_see_every_earlier_batch) {
   seeded_random random;
   gpu_and_cpu both(random.next());
   std::vector<signature_type> signatures;
-  for (location_type location = 1; location <= 400; ++location) {
+  const auto batches = static_cast<location_type>(testing::scaled(400));
+  for (location_type location = 1; location <= batches; ++location) {
     const auto signature = 1 + static_cast<signature_type>(random.next() % 0xfffffffeu);
     both.add(operation::search, signature, 0);
     both.add(operation::insert, signature, location);
@@ -149,7 +151,7 @@ TEST(gpu_index, several_indexes_search_at_once) {
       gpu_and_cpu both(seeds[t]);
       std::uint64_t state = seeds[t];
       location_type location = 1;
-      for (int round = 0; round < 300; ++round) {
+      for (std::size_t round = 0; round < testing::scaled(300); ++round) {
         state = state * 6364136223846793005ull + 1442695040888963407ull;
         const std::size_t searches = 1 + (state >> 40) % 64;
         for (std::size_t i = 0; i < searches; ++i)
