@@ -189,8 +189,10 @@ class signature_index {
   /// The table, for a search kernel of the caller's own (the server's
   /// resident search, server/index/gpu_search.cuh): valid until the next
   /// call that may grow the index (insert, apply, apply_async, settle_async,
-  /// reserve, clear); a search through it must not overlap a batch that
-  /// changes the index (settle_async first).
+  /// reserve, clear: growth frees the old table in stream order). A search
+  /// through it must not overlap a batch that changes the index: settle the
+  /// one apply_async queued first, and queue the next behind the search's
+  /// end.
   detail::signature_index::index_view search_view() const { return view(); }
   void clear(stream_type stream = {});
   /// Makes room for `n` entries in all.

@@ -16,9 +16,11 @@
 // round trip, plus whatever of the last batch's inserts and erases is still
 // running. Timings: docs/results/server.md.
 
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
+#include <string_view>
 
 #include "index/index_service.hpp"
 
@@ -115,8 +117,8 @@ class owned_event {
 
 class gpu_index final : public index_service {
  public:
-  gpu_index(std::size_t capacity, std::uint64_t seed)
-      : index_(index_options{capacity, 0.0f, seed}, stream_) {
+  gpu_index(std::size_t capacity, std::uint64_t seed, std::chrono::microseconds resident_lifetime)
+      : index_(index_options{capacity, 0.0f, seed}, stream_), resident_(resident_lifetime) {
     description_ = "gpu (" + cuda_backend::device_name() + ")";
   }
 
@@ -157,7 +159,7 @@ class gpu_index final : public index_service {
         // wait for them on the stream).
         index_.settle_async(stream_);
         resident_.post(index_.search_view(), signatures, searches, batches_, results,
-                       full_matches_.data());
+                       host_full_matches_.data());
         resident = true;
       } else if (searches > in_place_limit) {
         // Large: copied both ways, which moves them faster than the kernels
@@ -239,11 +241,14 @@ class gpu_index final : public index_service {
     unsettled_ = mutations;
     if (mutations != 0) unsettled_buffer_ = writing;
     if (searches != 0 && results[0] == batches_) {
-      // some search found more than two: fetch the full rows
-      GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_full_matches_.data(), full_matches_.data(),
-                                       searches * max_matches * sizeof(location_type),
-                                       cudaMemcpyDeviceToHost, stream_));
-      GPUHASH_CUDA_TRY(cudaStreamSynchronize(stream_));
+      // Some search found more than two: the full rows (written in place
+      // by the resident kernel; fetched otherwise).
+      if (!resident) {
+        GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_full_matches_.data(), full_matches_.data(),
+                                         searches * max_matches * sizeof(location_type),
+                                         cudaMemcpyDeviceToHost, stream_));
+        GPUHASH_CUDA_TRY(cudaStreamSynchronize(stream_));
+      }
       view.matches = host_full_matches_.data();
       view.match_stride = max_matches;
     }
@@ -325,8 +330,8 @@ class gpu_index final : public index_service {
   std::size_t unsettled_buffer_ = 0;                 // where the statuses not handed out yet are
   std::size_t unsettled_ = 0;                        // how many
   cuda::device_buffer<std::uint32_t> match_counts_;  // the searches', then the mutations' (unused)
-  cuda::device_buffer<location_type> full_matches_;
-  cuda::pinned_buffer<location_type> host_full_matches_;
+  cuda::device_buffer<location_type> full_matches_;  // launched searches' full rows
+  cuda::pinned_buffer<location_type> host_full_matches_;  // the resident kernel's, written here
   // Small batches' searches. Last, so destroyed first: its kernel ends
   // before the blocks above are freed (cudaFreeHost waits for the device).
   resident_search resident_;
@@ -339,12 +344,21 @@ bool gpu_available() noexcept {
 }
 
 void load_kernels_at_start() noexcept {
+  const char* chosen = std::getenv("CUDA_MODULE_LOADING");
+  if (chosen != nullptr && std::string_view(chosen) != "EAGER")
+    std::fprintf(stderr,
+                 "gpuhash-server: CUDA_MODULE_LOADING=%s kept: a kernel's first launch may then "
+                 "wait up to %lld us for the resident search kernels\n",
+                 chosen, static_cast<long long>(resident_search::default_lifetime.count()));
   setenv("CUDA_MODULE_LOADING", "EAGER", /*overwrite=*/0);
 }
 
-std::unique_ptr<index_service> make_gpu_index(std::size_t capacity, std::uint64_t seed) {
+std::unique_ptr<index_service> make_gpu_index(std::size_t capacity, std::uint64_t seed,
+                                              std::uint64_t resident_lifetime_us) {
   if (!gpu_available()) throw std::runtime_error("no GPU is available");
-  return std::make_unique<gpu_index>(capacity, seed);
+  const auto lifetime = resident_lifetime_us == 0 ? resident_search::default_lifetime
+                                                  : std::chrono::microseconds(resident_lifetime_us);
+  return std::make_unique<gpu_index>(capacity, seed, lifetime);
 }
 
 #else
@@ -355,7 +369,7 @@ bool gpu_available() noexcept {
 
 void load_kernels_at_start() noexcept {}
 
-std::unique_ptr<index_service> make_gpu_index(std::size_t, std::uint64_t) {
+std::unique_ptr<index_service> make_gpu_index(std::size_t, std::uint64_t, std::uint64_t) {
   throw std::runtime_error("gpuhash-server was built without the CUDA backend");
 }
 

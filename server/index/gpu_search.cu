@@ -1,6 +1,7 @@
 // The resident search kernel and its host side (gpu_search.cuh).
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <new>
 #include <type_traits>
@@ -17,10 +18,6 @@ namespace {
 namespace si = detail::signature_index;
 
 constexpr unsigned resident_threads = 512;
-/// How long one resident kernel lives (see gpu_search.cuh: the longest a
-/// call that waits for the whole device waits for it).
-constexpr std::uint64_t lifetime_ns = 5'000'000;
-
 static_assert(std::is_trivially_copyable_v<si::index_view> && sizeof(si::index_view) % 8 == 0);
 
 __device__ std::uint64_t now_ns() {
@@ -38,8 +35,13 @@ __device__ void store_release_system(std::uint32_t* address, std::uint32_t value
   asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(address), "r"(value) : "memory");
 }
 
+__device__ void store_volatile(std::uint32_t* address, std::uint32_t value) {
+  *static_cast<volatile std::uint32_t*>(address) = value;
+}
+
 __global__ void __launch_bounds__(resident_threads)
-    resident_search_kernel(search_mailbox* box, std::uint32_t generation, std::uint32_t seen) {
+    resident_search_kernel(search_mailbox* box, std::uint32_t generation, std::uint32_t seen,
+                           std::uint64_t lifetime_ns) {
   __shared__ search_mailbox::batch_fields posted;
   __shared__ std::uint32_t request;
   __shared__ bool ending;
@@ -47,25 +49,29 @@ __global__ void __launch_bounds__(resident_threads)
   for (;;) {
     if (threadIdx.x == 0) {
       ending = false;
-      for (;;) {
+      for (std::uint32_t idle = 0;; ++idle) {
         const std::uint64_t word = load_request_and_stop(box);
         const auto posted_request = static_cast<std::uint32_t>(word);
-        if ((word >> 32) != 0 || (posted_request == seen && now_ns() >= deadline)) {
+        // A posted batch first: a kernel that has taken one answers it.
+        if (posted_request != seen) {
+          request = posted_request;
+          store_volatile(&box->answer.taken, posted_request);
+          break;
+        }
+        if ((word >> 32) != 0 || now_ns() >= deadline) {
           ending = true;
           break;
         }
-        if (posted_request != seen) {
-          request = posted_request;
-          break;
-        }
+        // Idle a while: poll the host's memory less often.
+        if (idle >= 1024) __nanosleep(500);
       }
       // The host wrote the batch's fields before `request`.
       asm volatile("fence.acq_rel.sys;" ::: "memory");
     }
     __syncthreads();
     if (ending) break;
-    // The fields in one 64-byte read (eight lanes, eight bytes each), past
-    // any cached line.
+    // The fields: eight lanes read eight bytes each at once, volatile (past
+    // any line cached from the last batch).
     if (threadIdx.x < sizeof(posted) / 8) {
       const volatile std::uint64_t* from =
           reinterpret_cast<const volatile std::uint64_t*>(&box->fields);
@@ -80,7 +86,7 @@ __global__ void __launch_bounds__(resident_threads)
       const std::uint32_t signature = __ldcv(batch.signatures + i);
       si::location_type matches[si::max_matches];
       const std::uint32_t count = batch.view.find_from_l2(signature, matches);
-      std::uint32_t* row = batch.full_matches + std::size_t{i} * si::max_matches;
+      std::uint32_t* row = batch.rows + std::size_t{i} * si::max_matches;
       for (std::uint32_t k = 0; k < count; ++k) row[k] = matches[k];
       counts_out[i] = count;
       for (std::uint32_t k = 0; k < packed_matches; ++k)
@@ -107,6 +113,12 @@ __global__ void wait_for_answer_kernel(const search_mailbox* box, std::uint32_t 
   asm volatile("fence.acq_rel.sys;" ::: "memory");
 }
 
+void pause() {
+#if defined(__x86_64__)
+  __builtin_ia32_pause();
+#endif
+}
+
 std::uint32_t load_acquire(const std::uint32_t& word) {
   return std::atomic_ref<std::uint32_t>(const_cast<std::uint32_t&>(word))
       .load(std::memory_order_acquire);
@@ -117,7 +129,8 @@ void store_release(std::uint32_t& word, std::uint32_t value) {
 
 }  // namespace
 
-resident_search::resident_search() {
+resident_search::resident_search(std::chrono::microseconds lifetime)
+    : lifetime_ns_(static_cast<std::uint64_t>(lifetime.count()) * 1000) {
   void* memory = nullptr;
   GPUHASH_CUDA_TRY(cudaMallocHost(&memory, sizeof(search_mailbox)));
   mailbox_ = new (memory) search_mailbox{};
@@ -134,6 +147,8 @@ resident_search::resident_search() {
 }
 
 resident_search::~resident_search() {
+  // A kernel answers a batch it has taken (post() returns only then) before
+  // it heeds `stop`, so whatever waits on its answer is released too.
   std::atomic_ref<std::uint32_t>(mailbox_->request.stop).store(1, std::memory_order_release);
   GPUHASH_CUDA_REPORT(cudaStreamSynchronize(stream_));
   GPUHASH_CUDA_REPORT(cudaStreamDestroy(stream_));
@@ -144,25 +159,48 @@ void resident_search::launch() {
   // The new kernel takes every batch after the last one answered.
   const std::uint32_t seen = load_acquire(mailbox_->answer.answered);
   ++generation_;
-  resident_search_kernel<<<1, resident_threads, 0, stream_>>>(mailbox_, generation_, seen);
+  resident_search_kernel<<<1, resident_threads, 0, stream_>>>(mailbox_, generation_, seen,
+                                                              lifetime_ns_);
   GPUHASH_CUDA_TRY(cudaGetLastError());
+  launched_ = true;
+  ++launches_;
+}
+
+bool resident_search::current_kernel_ended() const {
+  return !launched_ || load_acquire(mailbox_->answer.ended) == generation_;
+}
+
+void resident_search::check_device(std::uint32_t spins) const {
+  if (spins % 4096 != 0) return;
+  const cudaError_t state = cudaStreamQuery(stream_);
+  if (state != cudaSuccess && state != cudaErrorNotReady) GPUHASH_CUDA_TRY(state);
 }
 
 void resident_search::post(const detail::signature_index::index_view& view,
                            const std::uint32_t* signatures, std::size_t n, std::uint32_t batch,
-                           std::uint32_t* results, std::uint32_t* full_matches) {
+                           std::uint32_t* results, std::uint32_t* rows) {
+  // A batch left unanswered (an exception between post and wait): its
+  // fields must not change under the kernel reading them.
+  if (load_acquire(mailbox_->answer.answered) != requests_) wait();
   search_mailbox::batch_fields& fields = mailbox_->fields;
   fields.count = static_cast<std::uint32_t>(n);
   fields.batch = batch;
   fields.signatures = signatures;
   fields.results = results;
-  fields.full_matches = full_matches;
+  fields.rows = rows;
   fields.view = view;
   store_release(mailbox_->request.request, ++requests_);
-  // Posted first, then launched if need be: the kernel then has the batch
-  // even where launches run one at a time to the end (compute-sanitizer,
-  // CUDA_LAUNCH_BLOCKING), so nothing queued behind it waits for ever.
-  if (generation_ == 0 || load_acquire(mailbox_->answer.ended) == generation_) launch();
+  // Until a kernel has taken the batch, one may end without it (its last
+  // idle poll came just before the post): launch another then. Posted
+  // first, then launched: the kernel has the batch even where launches run
+  // one at a time to the end (compute-sanitizer, CUDA_LAUNCH_BLOCKING).
+  // Once taken, the batch is answered whatever comes, so work queued
+  // behind order_after_posted cannot wait for ever.
+  for (std::uint32_t spins = 1; load_acquire(mailbox_->answer.taken) != requests_; ++spins) {
+    if (current_kernel_ended()) launch();
+    check_device(spins);
+    pause();
+  }
 }
 
 void resident_search::order_after_posted(cudaStream_t stream) {
@@ -171,18 +209,9 @@ void resident_search::order_after_posted(cudaStream_t stream) {
 }
 
 void resident_search::wait() {
-  for (std::uint32_t spins = 1;; ++spins) {
-    if (load_acquire(mailbox_->answer.answered) == requests_) return;
-    // The kernel wrote `answered` before `ended`: one that has ended without
-    // answering never saw the batch, and the next one takes it.
-    if (load_acquire(mailbox_->answer.ended) == generation_) launch();
-    if (spins % 4096 == 0) {
-      const cudaError_t state = cudaStreamQuery(stream_);
-      if (state != cudaSuccess && state != cudaErrorNotReady) GPUHASH_CUDA_TRY(state);
-    }
-#if defined(__x86_64__)
-    __builtin_ia32_pause();
-#endif
+  for (std::uint32_t spins = 1; load_acquire(mailbox_->answer.answered) != requests_; ++spins) {
+    check_device(spins);
+    pause();
   }
 }
 

@@ -1,10 +1,12 @@
 // The server's GPU index against its CPU index, batch for batch (GPU tests):
 // random searches, inserts and erases in batches of every size the GPU index
 // treats differently (the resident search kernel, a launched search reading
-// host memory in place, copies both ways), signatures shared by up to 16
-// entries (so the full rows are fetched), the index growing past its first
-// size, and idle spells longer than a resident kernel's lifetime (so that
-// kernels end and are launched again).
+// host memory in place, copies both ways), signatures shared by several
+// entries (so the full rows are read), the index growing past its first
+// size, and resident kernels ending between batches: after idle spells
+// longer than their lifetime, and with lifetimes of a few microseconds, so
+// that a kernel often ends just as a batch is posted. And the resident
+// search alone, against a map of what the index holds.
 
 #include <gtest/gtest.h>
 
@@ -13,10 +15,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "gpuhash/cuda/backend.hpp"
+#include "gpuhash/signature_index.hpp"
+#include "index/gpu_search.cuh"
 #include "index/index_service.hpp"
 #include "tests/support/random.hpp"
 
@@ -24,6 +31,10 @@ namespace gpuhash::server::index {
 namespace {
 
 using testing::seeded_random;
+
+// As the server does: every kernel loaded at the start (before main, so
+// before the first CUDA call).
+const bool kernels_loaded_at_start = (load_kernels_at_start(), true);
 
 /// The locations a result holds for search i, sorted.
 std::vector<location_type> matches_of(const index_results& results, std::size_t i) {
@@ -35,8 +46,9 @@ std::vector<location_type> matches_of(const index_results& results, std::size_t 
 
 class gpu_and_cpu {
  public:
-  explicit gpu_and_cpu(std::uint64_t seed)
-      : gpu_(make_gpu_index(1024, seed)),
+  /// resident_lifetime_us: 0 for the default (5 ms).
+  explicit gpu_and_cpu(std::uint64_t seed, std::uint64_t resident_lifetime_us = 0)
+      : gpu_(make_gpu_index(1024, seed, resident_lifetime_us)),
         cpu_(make_cpu_index(1024, seed, /*defer_mutations=*/true)),
         gpu_batch_(gpu_->batch_memory()) {}
 
@@ -71,10 +83,20 @@ class gpu_and_cpu {
   index_batch cpu_batch_;
 };
 
-TEST(gpu_index, answers_as_the_cpu_index_in_batches_of_every_size) {
+/// The resident kernels' lifetime: the default, and 3 us (kernels end
+/// between most batches, and at times just as one is posted).
+class gpu_index_lifetimes : public ::testing::TestWithParam<std::uint64_t> {};
+std::string lifetime_name(const ::testing::TestParamInfo<std::uint64_t>& param) {
+  return param.param == 0 ? std::string("default_lifetime")
+                          : "lifetime_" + std::to_string(param.param) + "us";
+}
+INSTANTIATE_TEST_SUITE_P(, gpu_index_lifetimes,
+                         ::testing::Values(std::uint64_t{0}, std::uint64_t{3}), lifetime_name);
+
+TEST_P(gpu_index_lifetimes, answers_as_the_cpu_index_in_batches_of_every_size) {
   ASSERT_TRUE(gpu_available()) << "these tests need a GPU";
   seeded_random random;
-  gpu_and_cpu both(random.next());
+  gpu_and_cpu both(random.next(), GetParam());
   // Signatures from a small pool, so that several entries share one and
   // the full rows are fetched (about 1.3 entries a signature at the end: 15
   // never share one, where two racing inserts of a 17th make either index
@@ -117,12 +139,12 @@ TEST(gpu_index, answers_as_the_cpu_index_in_batches_of_every_size) {
   EXPECT_GT(both.gpu().rebuilds(), 0u) << "the index was meant to grow past its first size";
 }
 
-TEST(gpu_index, lone_searches_see_every_earlier_batch) {
+TEST_P(gpu_index_lifetimes, lone_searches_see_every_earlier_batch) {
   // One search per batch, as a lone client makes them: each batch's search
   // must see the inserts and erases of the batches before it.
   ASSERT_TRUE(gpu_available()) << "these tests need a GPU";
   seeded_random random;
-  gpu_and_cpu both(random.next());
+  gpu_and_cpu both(random.next(), GetParam());
   std::vector<signature_type> signatures;
   const auto batches = static_cast<location_type>(testing::scaled(400));
   for (location_type location = 1; location <= batches; ++location) {
@@ -170,6 +192,64 @@ TEST(gpu_index, several_indexes_search_at_once) {
   }
   for (std::thread& thread : threads) thread.join();
   for (std::size_t t = 0; t < seeds.size(); ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
+}
+
+TEST(resident_search, answers_every_batch_while_kernels_come_and_go) {
+  // The mailbox protocol alone, over an index filled once: batches of 1 to
+  // 300 searches with pauses around a kernel's lifetime (20 us), so that
+  // kernels end before, during and just after posts; every answer is
+  // checked against a map of the index's entries.
+  ASSERT_TRUE(gpu_available()) << "these tests need a GPU";
+  seeded_random random;
+  signature_index<cuda_backend> index(index_options{1u << 16, 0.0f, random.next()});
+  std::unordered_multimap<signature_type, location_type> stored;
+  std::vector<signature_type> signatures;
+  std::vector<location_type> locations;
+  for (location_type location = 1; location <= 20000; ++location) {
+    const auto signature = 1 + static_cast<signature_type>(random.below(8192));
+    signatures.push_back(signature);
+    locations.push_back(location);
+    stored.emplace(signature, location);
+  }
+  index.insert(signatures, locations);
+
+  resident_search search(std::chrono::microseconds(20));
+  const std::size_t batches = testing::scaled(3000);
+  auto batch = cuda_backend::allocate_host<signature_type>(resident_search::max_searches);
+  auto results = cuda_backend::allocate_host<std::uint32_t>(1 + resident_search::max_searches * 3);
+  auto rows =
+      cuda_backend::allocate_host<location_type>(resident_search::max_searches * max_matches);
+  results.data()[0] = 0;
+  for (std::uint32_t b = 1; b <= batches; ++b) {
+    const std::size_t n = 1 + random.below(300);
+    for (std::size_t i = 0; i < n; ++i)
+      batch.data()[i] = 1 + static_cast<signature_type>(random.below(8192 + 512));
+    search.post(index.search_view(), batch.data(), n, b, results.data(), rows.data());
+    search.wait();
+    bool more_than_two = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto [first, last] = stored.equal_range(batch.data()[i]);
+      std::vector<location_type> expected;
+      for (auto it = first; it != last; ++it) expected.push_back(it->second);
+      std::sort(expected.begin(), expected.end());
+      const std::uint32_t count = results.data()[1 + i];
+      ASSERT_EQ(count, expected.size()) << "batch " << b << ", search " << i;
+      std::vector<location_type> found(rows.data() + i * max_matches,
+                                       rows.data() + i * max_matches + count);
+      std::sort(found.begin(), found.end());
+      ASSERT_EQ(found, expected) << "batch " << b << ", search " << i;
+      for (std::uint32_t k = 0; k < 2; ++k)
+        ASSERT_EQ(results.data()[1 + n + 2 * i + k],
+                  k < count ? rows.data()[i * max_matches + k] : 0u);
+      more_than_two = more_than_two || count > 2;
+    }
+    if (more_than_two) {
+      ASSERT_EQ(results.data()[0], b) << "batch " << b;
+    }
+    const auto pause = random.below(40);
+    if (pause != 0) std::this_thread::sleep_for(std::chrono::microseconds(pause));
+  }
+  EXPECT_GT(search.launches(), 1u) << "kernels were meant to end and be launched again";
 }
 
 }  // namespace
