@@ -61,29 +61,24 @@ struct word_pair {
   std::uint64_t second;
 };
 
+/// With `from_l2`, the load reads L2, past the SM's L1 (PTX ld.global.cg):
+/// for a kernel that outlives changes other kernels make (a resident search
+/// kernel), whose L1 may still hold lines from before them.
+template <bool from_l2 = false>
 GPUHASH_HD GPUHASH_FORCEINLINE word_pair load_pair_for_probe(const std::uint64_t* address) {
 #if defined(__CUDA_ARCH__)
   word_pair pair;
-  asm volatile("ld.global.v2.u64 {%0, %1}, [%2];"
-               : "=l"(pair.first), "=l"(pair.second)
-               : "l"(address)
-               : "memory");
-  return pair;
-#else
-  return {load_relaxed(address), load_relaxed(address + 1)};
-#endif
-}
-
-/// load_pair_for_probe read from L2, past the SM's L1 (PTX ld.global.cg): for
-/// a kernel that outlives changes other kernels make (a resident search
-/// kernel), whose L1 may still hold lines from before them.
-GPUHASH_HD GPUHASH_FORCEINLINE word_pair load_pair_from_l2(const std::uint64_t* address) {
-#if defined(__CUDA_ARCH__)
-  word_pair pair;
-  asm volatile("ld.global.cg.v2.u64 {%0, %1}, [%2];"
-               : "=l"(pair.first), "=l"(pair.second)
-               : "l"(address)
-               : "memory");
+  if constexpr (from_l2) {
+    asm volatile("ld.global.cg.v2.u64 {%0, %1}, [%2];"
+                 : "=l"(pair.first), "=l"(pair.second)
+                 : "l"(address)
+                 : "memory");
+  } else {
+    asm volatile("ld.global.v2.u64 {%0, %1}, [%2];"
+                 : "=l"(pair.first), "=l"(pair.second)
+                 : "l"(address)
+                 : "memory");
+  }
   return pair;
 #else
   return {load_relaxed(address), load_relaxed(address + 1)};

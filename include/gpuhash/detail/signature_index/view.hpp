@@ -146,8 +146,7 @@ class index_view {
     const slot_type* first = slots_ + bucket * slots_per_bucket;
     GPUHASH_UNROLL
     for (std::uint32_t j = 0; j < slots_per_bucket; j += 2) {
-      const word_pair pair =
-          from_l2 ? load_pair_from_l2(first + j) : load_pair_for_probe(first + j);
+      const word_pair pair = load_pair_for_probe<from_l2>(first + j);
       copy[j] = pair.first;
       copy[j + 1] = pair.second;
     }
