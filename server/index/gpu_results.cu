@@ -15,18 +15,9 @@ constexpr int block_size = 256;
 __global__ void __launch_bounds__(block_size)
     pack_kernel(const std::uint32_t* full_matches, const std::uint32_t* counts, std::uint64_t n,
                 std::uint32_t batch, std::uint32_t* results) {
-  std::uint32_t* more_than_two = results;
-  std::uint32_t* counts_out = results + 1;
-  std::uint32_t* locations = results + 1 + n;
   for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::uint64_t{gridDim.x} * blockDim.x) {
-    const std::uint32_t count = counts[i];
-    counts_out[i] = count;
-    for (std::uint32_t k = 0; k < packed_matches; ++k)
-      locations[i * packed_matches + k] = k < count ? full_matches[i * max_matches + k] : 0;
-    // Every writer writes the same value: a plain store (no atomic to host memory).
-    if (count > packed_matches) *more_than_two = batch;
-  }
+       i += std::uint64_t{gridDim.x} * blockDim.x)
+    write_result(results, n, i, counts[i], full_matches + i * max_matches, batch);
 }
 
 }  // namespace

@@ -32,6 +32,22 @@ inline std::size_t result_bytes(std::size_t searches) {
   return sizeof(std::uint32_t) * (searches * (1 + packed_matches) + 1);
 }
 
+#if defined(__CUDACC__)
+/// Writes search i's part of the results block of n searches: its count,
+/// its first two locations (zero past the count), and `batch` in the first
+/// word if it found more than two. The one writer of the block's layout,
+/// for the packing kernel and the resident search.
+__device__ inline void write_result(std::uint32_t* results, std::uint64_t n, std::uint64_t i,
+                                    std::uint32_t count, const std::uint32_t* matches,
+                                    std::uint32_t batch) {
+  results[1 + i] = count;
+  std::uint32_t* locations = results + 1 + n + i * packed_matches;
+  for (std::uint32_t k = 0; k < packed_matches; ++k) locations[k] = k < count ? matches[k] : 0;
+  // Every writer writes the same value: a plain store (no atomic to host memory).
+  if (count > packed_matches) results[0] = batch;
+}
+#endif
+
 /// Writes the results block of n searches (`results`, in page-locked host
 /// memory or on the device): their counts, and the first two of each search's full row of
 /// locations (zero past the count); sets its first word to `batch` if some

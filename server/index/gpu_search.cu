@@ -80,18 +80,13 @@ __global__ void __launch_bounds__(resident_threads)
     __syncthreads();
     const search_mailbox::batch_fields batch = posted;
     const std::uint32_t answer = request;
-    std::uint32_t* counts_out = batch.results + 1;
-    std::uint32_t* locations = batch.results + 1 + batch.count;
     for (std::uint32_t i = threadIdx.x; i < batch.count; i += blockDim.x) {
       const std::uint32_t signature = __ldcv(batch.signatures + i);
       si::location_type matches[si::max_matches];
       const std::uint32_t count = batch.view.find_from_l2(signature, matches);
       std::uint32_t* row = batch.rows + std::size_t{i} * si::max_matches;
       for (std::uint32_t k = 0; k < count; ++k) row[k] = matches[k];
-      counts_out[i] = count;
-      for (std::uint32_t k = 0; k < packed_matches; ++k)
-        locations[std::size_t{i} * packed_matches + k] = k < count ? matches[k] : 0;
-      if (count > packed_matches) batch.results[0] = batch.batch;  // same value from every writer
+      write_result(batch.results, batch.count, i, count, matches, batch.batch);
     }
     // Every thread's writes, then the answer (and `posted` is read by all
     // before thread 0 overwrites it).
