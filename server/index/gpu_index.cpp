@@ -26,10 +26,13 @@
 
 #if GPUHASH_HAS_CUDA
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstring>
 #include <memory_resource>
+#include <mutex>
 #include <new>
+#include <vector>
 
 #include "gpuhash/cuda/backend.hpp"
 #include "gpuhash/cuda/error.hpp"
@@ -49,40 +52,70 @@ namespace {
 /// index moves to the CPU). When the GPU has failed, page-locked memory may
 /// not be had: a block then comes from the heap, and says so in a header,
 /// so the server carries on with its index on the CPU.
+///
+/// Page-locked blocks are never given back while the process runs: a freed
+/// one waits, by power-of-two size, for the next allocation of its size.
+/// cudaFreeHost waits for every kernel running, the resident search kernels
+/// of all shards included (up to their 5 ms lifetime, gpu_search.cuh), and
+/// holds up the other threads' CUDA calls meanwhile; batch arrays grow by
+/// doubling, so what is kept is at most what the largest batches needed.
 class pinned_memory final : public std::pmr::memory_resource {
  public:
   static pinned_memory& instance() {
-    static pinned_memory memory;
-    return memory;
+    // Never destroyed: at exit the CUDA context may be gone before it, and
+    // the process's memory goes with the process.
+    static pinned_memory* memory = new pinned_memory;
+    return *memory;
   }
 
  private:
   static constexpr std::size_t header = alignof(std::max_align_t);
   enum : unsigned char { from_cuda = 1, from_heap = 2 };
+  static constexpr std::size_t size_classes = 64;
+
+  /// The size class (a power of two) a block of `bytes` (header included) comes from.
+  static std::size_t size_class(std::size_t bytes) {
+    return static_cast<std::size_t>(std::bit_width(std::max<std::size_t>(bytes, 64) - 1));
+  }
 
   void* do_allocate(std::size_t bytes, std::size_t alignment) override {
     if (alignment > header) throw std::bad_alloc();
+    const std::size_t size = size_class(bytes + header);
+    if (size >= size_classes) throw std::bad_alloc();
     void* block = nullptr;
+    {
+      std::lock_guard lock(mutex_);
+      if (!free_[size].empty()) {
+        block = free_[size].back();
+        free_[size].pop_back();
+      }
+    }
     unsigned char kind = from_cuda;
-    if (cudaMallocHost(&block, bytes + header) != cudaSuccess) {
-      cudaGetLastError();  // clear it: the heap will do
-      block = ::operator new(bytes + header);
-      kind = from_heap;
+    if (block == nullptr) {
+      if (cudaMallocHost(&block, std::size_t{1} << size) != cudaSuccess) {
+        cudaGetLastError();  // clear it: the heap will do
+        block = ::operator new(bytes + header);
+        kind = from_heap;
+      }
     }
     *static_cast<unsigned char*>(block) = kind;
     return static_cast<unsigned char*>(block) + header;
   }
-  void do_deallocate(void* pointer, std::size_t, std::size_t) override {
+  void do_deallocate(void* pointer, std::size_t bytes, std::size_t) override {
     unsigned char* block = static_cast<unsigned char*>(pointer) - header;
     if (*block == from_heap) {
       ::operator delete(block);
-    } else {
-      GPUHASH_CUDA_REPORT(cudaFreeHost(block));
+      return;
     }
+    std::lock_guard lock(mutex_);
+    free_[size_class(bytes + header)].push_back(block);
   }
   bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
     return this == &other;
   }
+
+  std::mutex mutex_;
+  std::vector<void*> free_[size_classes];  // page-locked blocks by size class, for reuse
 };
 
 /// The index's stream, destroyed after everything allocated on it (it is
@@ -284,16 +317,20 @@ class gpu_index final : public index_service {
     // their statuses
     GPUHASH_CUDA_TRY(cudaStreamSynchronize(stream_));
     const std::size_t size = std::max<std::size_t>(n + n / 2, 4096);
+    retire(host_searches_);
     host_searches_ = cuda_backend::allocate_host<signature_type>(size);
     device_searches_ = cuda_backend::allocate<signature_type>(size, stream_);
     // the first word holds batch numbers, which only grow: it starts at 0
     const std::size_t words = size * (1 + packed_matches) + 1;
+    retire(host_results_);
     host_results_ = cuda_backend::allocate_host<std::uint32_t>(words);
     host_results_.data()[0] = 0;
     device_results_ = cuda_backend::allocate<std::uint32_t>(words, stream_);
     GPUHASH_CUDA_TRY(cudaMemsetAsync(device_results_.data(), 0, sizeof(std::uint32_t), stream_));
-    for (auto& staging : host_mutations_)
+    for (auto& staging : host_mutations_) {
+      retire(staging);
       staging = cuda_backend::allocate_host<unsigned char>(mutation_bytes(size));
+    }
     device_mutations_ = cuda_backend::allocate<unsigned char>(mutation_bytes(size), stream_);
     device_statuses_ = cuda_backend::allocate<status>(size, stream_);
     match_counts_ = cuda_backend::allocate<std::uint32_t>(size, stream_);
@@ -301,17 +338,29 @@ class gpu_index final : public index_service {
       cuda::pinned_buffer<status> grown = cuda_backend::allocate_host<status>(size);
       if (b == unsettled_buffer_ && unsettled_ != 0)
         std::memcpy(grown.data(), host_statuses_[b].data(), unsettled_);
+      retire(host_statuses_[b]);
       host_statuses_[b] = std::move(grown);
     }
     full_matches_ = cuda_backend::allocate<location_type>(size * max_matches, stream_);
+    retire(host_full_matches_);
     host_full_matches_ = cuda_backend::allocate_host<location_type>(size * max_matches);
     reserved_ = size;
+  }
+
+  /// Keeps a page-locked buffer that is being replaced until the index goes:
+  /// freeing it now would wait for every shard's resident kernel and hold up
+  /// their CUDA calls meanwhile (see pinned_memory).
+  template <class T>
+  void retire(cuda::pinned_buffer<T>& buffer) {
+    if (buffer.data() != nullptr)
+      retired_.push_back(std::make_shared<cuda::pinned_buffer<T>>(std::move(buffer)));
   }
 
   owned_stream stream_;  // first: destroyed last
   signature_index<cuda_backend> index_;
   std::string description_;
-  owned_event searched_;  // recorded after a batch's searches
+  owned_event searched_;                        // recorded after a batch's searches
+  std::vector<std::shared_ptr<void>> retired_;  // page-locked buffers outgrown (retire())
   std::size_t reserved_ = 0;
   std::uint32_t batches_ = 0;      // batches with searches so far (pack_results)
   const void* checked_ = nullptr;  // page_locked()'s last address, and its answer

@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <latch>
 #include <memory>
 #include <random>
 #include <string>
@@ -51,7 +52,10 @@ std::size_t value_of(std::string_view arg, std::string_view name, std::size_t cu
 
 /// Times batches of `searches` lookups of stored signatures (and `inserts`
 /// new entries) against an index holding `entries` entries.
-int measure(index::index_service& service, const arguments& args, const char* label) {
+/// `filled`, if given, is counted down once the index is filled and waited
+/// for before timing, so that several threads time together.
+int measure(index::index_service& service, const arguments& args, const char* label,
+            std::latch* filled = nullptr) {
   std::mt19937_64 random(12345);
   // signatures of stored entries: never 0 (reserved); location = position
   std::vector<index::signature_type> stored(args.entries);
@@ -67,6 +71,7 @@ int measure(index::index_service& service, const arguments& args, const char* la
     unsettled -= results.settled;
   };
   check_statuses(service.apply(fill));
+  if (filled != nullptr) filled->arrive_and_wait();
 
   std::vector<double> micros;
   std::uint32_t next_location = static_cast<std::uint32_t>(args.entries);
@@ -139,8 +144,9 @@ int main(int argc, char** argv) {
       gpus.push_back(index::make_gpu_index(args.entries * 2, seed));
     std::vector<int> statuses(gpus.size(), 0);
     std::vector<std::thread> threads;
+    std::latch filled(static_cast<std::ptrdiff_t>(gpus.size()));
     for (std::size_t t = 0; t < gpus.size(); ++t)
-      threads.emplace_back([&, t] { statuses[t] = measure(*gpus[t], args, "gpu"); });
+      threads.emplace_back([&, t] { statuses[t] = measure(*gpus[t], args, "gpu", &filled); });
     for (std::thread& thread : threads) thread.join();
     for (const int each : statuses) status |= each;
   }

@@ -8,6 +8,7 @@
 // that a kernel often ends just as a batch is posted. And the resident
 // search alone, against a map of what the index holds.
 
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <memory_resource>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -250,6 +252,25 @@ TEST(resident_search, answers_every_batch_while_kernels_come_and_go) {
     if (pause != 0) std::this_thread::sleep_for(std::chrono::microseconds(pause));
   }
   EXPECT_GT(search.launches(), 1u) << "kernels were meant to end and be launched again";
+}
+
+TEST(gpu_index, batch_memory_keeps_freed_page_locked_blocks_for_reuse) {
+  // Freeing page-locked memory waits for the resident kernels of every
+  // shard: a block freed is kept and handed out again, by size class.
+  if (!gpu_available()) GTEST_SKIP() << "no cuda device";
+  const auto index = make_gpu_index(1024, 1);
+  std::pmr::memory_resource& memory = *index->batch_memory();
+  void* first = memory.allocate(5000);
+  cudaPointerAttributes attributes{};
+  ASSERT_EQ(cudaPointerGetAttributes(&attributes, first), cudaSuccess);
+  EXPECT_EQ(attributes.type, cudaMemoryTypeHost) << "batch memory is page-locked";
+  memory.deallocate(first, 5000);
+  void* again = memory.allocate(6000);  // the same size class (8 KB with its header)
+  EXPECT_EQ(again, first);
+  void* larger = memory.allocate(9000);  // the next class: a block of its own
+  EXPECT_NE(larger, again);
+  memory.deallocate(larger, 9000);
+  memory.deallocate(again, 6000);
 }
 
 }  // namespace
