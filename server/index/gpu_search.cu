@@ -153,10 +153,13 @@ resident_search::~resident_search() {
 void resident_search::launch() {
   // The new kernel takes every batch after the last one answered.
   const std::uint32_t seen = load_acquire(mailbox_->answer.answered);
-  ++generation_;
-  resident_search_kernel<<<1, resident_threads, 0, stream_>>>(mailbox_, generation_, seen,
+  // The generation moves on only once the launch has taken: a launch that
+  // failed leaves the last kernel's `ended` still matching, so the next post
+  // launches again instead of waiting for a kernel that never ran.
+  resident_search_kernel<<<1, resident_threads, 0, stream_>>>(mailbox_, generation_ + 1, seen,
                                                               lifetime_ns_);
   GPUHASH_CUDA_TRY(cudaGetLastError());
+  ++generation_;
   launched_ = true;
   ++launches_;
 }
@@ -174,9 +177,13 @@ void resident_search::check_device(std::uint32_t spins) const {
 void resident_search::post(const detail::signature_index::index_view& view,
                            const std::uint32_t* signatures, std::size_t n, std::uint32_t batch,
                            std::uint32_t* results, std::uint32_t* rows) {
-  // A batch left unanswered (an exception between post and wait): its
-  // fields must not change under the kernel reading them.
-  if (load_acquire(mailbox_->answer.answered) != requests_) wait();
+  // A batch left unanswered (an exception between post and wait): taken
+  // (a failed launch may have left it untaken) and answered first, so that
+  // its fields do not change under the kernel reading them.
+  if (load_acquire(mailbox_->answer.answered) != requests_) {
+    make_taken();
+    wait();
+  }
   search_mailbox::batch_fields& fields = mailbox_->fields;
   fields.count = static_cast<std::uint32_t>(n);
   fields.batch = batch;
@@ -191,6 +198,10 @@ void resident_search::post(const detail::signature_index::index_view& view,
   // one at a time to the end (compute-sanitizer, CUDA_LAUNCH_BLOCKING).
   // Once taken, the batch is answered whatever comes, so work queued
   // behind order_after_posted cannot wait for ever.
+  make_taken();
+}
+
+void resident_search::make_taken() {
   for (std::uint32_t spins = 1; load_acquire(mailbox_->answer.taken) != requests_; ++spins) {
     if (current_kernel_ended()) launch();
     check_device(spins);

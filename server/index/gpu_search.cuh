@@ -99,6 +99,9 @@ class resident_search {
 
  private:
   void launch();
+  /// Returns once a kernel has taken the last batch posted, launching one
+  /// if the current kernel ends without it.
+  void make_taken();
   bool current_kernel_ended() const;
   /// Every so many spins, throws if the kernel's stream has failed.
   void check_device(std::uint32_t spins) const;
