@@ -186,14 +186,33 @@ class signature_index {
   float max_load_factor() const noexcept { return max_load_factor_; }
   /// Times the index has rebuilt itself larger.
   std::size_t rebuilds() const noexcept { return rebuilds_; }
-  /// The table, for a search kernel of the caller's own (the server's
-  /// resident search, server/index/gpu_search.cuh): valid until the next
-  /// call that may grow the index (insert, apply, apply_async, settle_async,
-  /// reserve, clear: growth frees the old table in stream order). A search
-  /// through it must not overlap a batch that changes the index: settle the
-  /// one apply_async queued first, and queue the next behind the search's
-  /// end.
-  detail::signature_index::index_view search_view() const { return view(); }
+  /// The table, for a kernel of the caller's own (the server's resident
+  /// kernel, server/index/gpu_resident.cuh): valid until the next call that
+  /// may grow the index (insert, apply, apply_async, settle_async, reserve,
+  /// make_room_for, adopt_batch, clear: growth frees the old table in stream
+  /// order). Such a kernel's searches must not overlap a batch that changes
+  /// the index: settle the one apply_async queued first, and queue the next
+  /// behind the kernel's end.
+  detail::signature_index::index_view table_view() const { return view(); }
+
+  // ---- Batches run by the caller's own kernel ------------------------------
+  // The server's resident kernel runs small batches' inserts and erases
+  // itself, with the functors of detail/signature_index/batch.hpp on
+  // table_view() (phase_one<apply>, then place_pending_entries over the
+  // inserts phase 1 left pending), and tells the index what they did. Such
+  // a batch must not overlap any other that changes the index.
+
+  /// Grows the index, as a batch does before it runs, if `inserts` more
+  /// entries could pass max_load_factor; returns once the grown table is
+  /// ready (take table_view() after it).
+  void make_room_for(std::size_t inserts, stream_type stream = {});
+  /// Accounts for such a batch once it has run: its phase-1 tally (inserted,
+  /// erased) and its walks' tally (inserted: placed; full: homeless, each
+  /// homeless entry left in held[0, n), the other slots there empty). The
+  /// homeless entries are stored (the index grows for them) before it returns.
+  void adopt_batch(const detail::table_counters& phase_one, const detail::table_counters& walks,
+                   const detail::signature_index::slot_type* held, std::size_t n,
+                   stream_type stream = {});
   void clear(stream_type stream = {});
   /// Makes room for `n` entries in all.
   void reserve(std::size_t n, stream_type stream = {});
@@ -216,6 +235,7 @@ class signature_index {
   std::uint64_t buckets_for(std::size_t entries) const;
   void use_stream(stream_type stream);
   void check_and_grow(const batch_args& args, stream_type stream);
+  bool grow_for(std::size_t inserts, stream_type stream);
 
   float max_load_factor_;
   std::uint64_t seed_;

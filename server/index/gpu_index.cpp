@@ -1,20 +1,20 @@
 // The server's index on the GPU: signature_index<cuda_backend> on its own
-// stream. A batch's searches take one of three paths by their number:
-//  - up to resident_search::max_searches (2,048): the resident search
-//    kernel (gpu_search.cuh) takes them from a mailbox, with no launch: 8
-//    us for 64 searches on the H200 against 15 us launched;
-//  - up to in_place_limit (4,096): a launched search kernel reads the
+// stream. A batch takes one of two ways:
+//  - small (up to resident_kernel::max_searches searches and max_mutations
+//    inserts and erases, 2,048 each): to the resident kernel
+//    (gpu_resident.cuh), with no launch. It answers the searches (8 us for
+//    64 on the H200, against 15 us launched), then runs the inserts and
+//    erases while the engine answers the batch; the next apply waits for
+//    them (usually done by then) and has the index account for them;
+//  - larger: launched. The searches up to in_place_limit (4,096) read their
 //    signatures from the page-locked memory the engine wrote them in, and a
 //    packing kernel writes the results block (gpu_results.cuh) into
-//    page-locked memory the engine reads in place;
-//  - more: copied in and out, which moves them faster.
-// The batch's inserts and erases are queued behind the searches and not
-// waited for (defers_mutations): they run while the engine answers the
-// batch, and their statuses come back with the next batch. The next batch's
-// search first waits for them (signature_index::settle_async: a stream
-// synchronize), by then usually done. So a batch waits for its searches'
-// round trip, plus whatever of the last batch's inserts and erases is still
-// running. Timings: docs/results/server.md.
+//    page-locked memory the engine reads in place; more are copied in and
+//    out, which moves them faster. The inserts and erases are queued behind
+//    the searches and not waited for (signature_index::apply_async); the
+//    next batch settles them first (a stream synchronize).
+// Either way the statuses of a batch's inserts and erases come back with
+// the next batch (defers_mutations). Timings: docs/results/server.md.
 
 #include <cstdio>
 #include <cstdlib>
@@ -36,9 +36,10 @@
 
 #include "gpuhash/cuda/backend.hpp"
 #include "gpuhash/cuda/error.hpp"
+#include "gpuhash/hash.hpp"
 #include "gpuhash/signature_index.hpp"
+#include "index/gpu_resident.cuh"
 #include "index/gpu_results.cuh"
-#include "index/gpu_search.cuh"
 #endif
 
 namespace gpuhash::server::index {
@@ -56,7 +57,7 @@ namespace {
 /// Page-locked blocks are never given back while the process runs: a freed
 /// one waits, by power-of-two size, for the next allocation of its size.
 /// cudaFreeHost waits for every kernel running, the resident search kernels
-/// of all shards included (up to their 5 ms lifetime, gpu_search.cuh), and
+/// of all shards included (up to their 5 ms lifetime, gpu_resident.cuh), and
 /// holds up the other threads' CUDA calls meanwhile; batch arrays grow by
 /// doubling, so what is kept is at most what the largest batches needed.
 class pinned_memory final : public std::pmr::memory_resource {
@@ -175,98 +176,34 @@ class gpu_index final : public index_service {
     const std::size_t n = batch.size();
     const std::size_t searches = batch.searches();
     const std::size_t mutations = n - searches;
-    reserve(n);
+    // The last resident batch's inserts and erases first (usually run by
+    // now, while the engine answered their batch).
+    settle_resident();
+    if (reserve(n)) buffers_moved_ = true;
     std::uint32_t* results = host_results_.data();
-    bool resident = false;  // the searches went to the resident kernel
-    if (searches != 0) {
-      if (++batches_ == 0) {  // wrapped round (after 2^32 batches): start the words again
-        results[0] = 0;
-        GPUHASH_CUDA_TRY(
-            cudaMemsetAsync(device_results_.data(), 0, sizeof(std::uint32_t), stream_));
-        batches_ = 1;
-      }
-      const signature_type* signatures = batch.signatures.data();
-      if (searches <= resident_search::max_searches && page_locked(signatures)) {
-        // Small: the resident kernel takes it, with no launch. The last
-        // batch's inserts and erases come first (a launched search would
-        // wait for them on the stream).
-        index_.settle_async(stream_);
-        resident_.post(index_.search_view(), signatures, searches, batches_, results,
-                       host_full_matches_.data());
-        resident = true;
-      } else if (searches > in_place_limit) {
-        // Large: copied both ways, which moves them faster than the kernels
-        // reading and writing host memory do.
-        GPUHASH_CUDA_TRY(cudaMemcpyAsync(device_searches_.data(), signatures,
-                                         searches * sizeof(signature_type), cudaMemcpyHostToDevice,
-                                         stream_));
-        index_.find_async(device_searches_.data(), searches, full_matches_.data(),
-                          match_counts_.data(), stream_);
-        pack_results(full_matches_.data(), match_counts_.data(), searches, batches_,
-                     device_results_.data(), stream_);
-        GPUHASH_CUDA_TRY(cudaMemcpyAsync(results, device_results_.data(), result_bytes(searches),
-                                         cudaMemcpyDeviceToHost, stream_));
-      } else {
-        // Read in place, unless the arrays are not page-locked (a batch not
-        // from batch_memory(), or one from the heap because page-locked
-        // memory could not be had).
-        if (!page_locked(signatures)) {
-          std::memcpy(host_searches_.data(), signatures, searches * sizeof(signature_type));
-          signatures = host_searches_.data();
-        }
-        index_.find_async(signatures, searches, full_matches_.data(), match_counts_.data(),
-                          stream_);
-        pack_results(full_matches_.data(), match_counts_.data(), searches, batches_, results,
-                     stream_);
-      }
+    if (searches != 0 && ++batches_ == 0) {
+      // wrapped round (after 2^32 batches): start the block's first word again
+      results[0] = 0;
+      GPUHASH_CUDA_TRY(cudaMemsetAsync(device_results_.data(), 0, sizeof(std::uint32_t), stream_));
+      batches_ = 1;
     }
-    if (!resident) GPUHASH_CUDA_TRY(cudaEventRecord(searched_, stream_));
-    // The inserts and erases, behind the searches: their arguments in one
-    // page-locked block (staged here: the engine reuses its batch), read by
-    // the device from there (or copied, if many); their statuses to the
-    // buffer not handed out last.
+    const signature_type* signatures = batch.signatures.data();
+    const bool resident = searches <= resident_kernel::max_searches &&
+                          mutations <= resident_kernel::max_mutations &&
+                          (searches == 0 || page_locked(signatures));
+    // The inserts and erases' statuses go to the buffer not handed out last.
     const std::size_t writing = unsettled_buffer_ ^ 1;
-    if (mutations != 0) {
-      // The last batch's mutations may not have run yet (nothing waited for
-      // them); the ones before them have, since every apply waits for the
-      // batch queued before it (signature_index::use_stream).
-      staging_ ^= 1;
-      unsigned char* staged = host_mutations_[staging_].data();
-      std::memcpy(staged, batch.signatures.data() + searches, mutations * 4);
-      std::memcpy(staged + mutations * 4, batch.locations.data() + searches, mutations * 4);
-      std::memcpy(staged + mutations * 8, batch.ops.data() + searches, mutations);
-      // Large: copied both ways, as large searches are.
-      const bool in_place = mutations <= in_place_limit;
-      const unsigned char* arguments = staged;
-      status* statuses = host_statuses_[writing].data();
-      if (!in_place) {
-        GPUHASH_CUDA_TRY(cudaMemcpyAsync(device_mutations_.data(), staged,
-                                         mutation_bytes(mutations), cudaMemcpyHostToDevice,
-                                         stream_));
-        arguments = device_mutations_.data();
-        statuses = device_statuses_.data();
-      }
-      // They must not change the index under the resident kernel's
-      // searches: the stream waits for its answer first.
-      if (resident) resident_.order_after_posted(stream_);
-      const auto* signatures = reinterpret_cast<const signature_type*>(arguments);
-      const auto* locations = reinterpret_cast<const location_type*>(arguments + mutations * 4);
-      const auto* ops = reinterpret_cast<const operation*>(arguments + mutations * 8);
-      index_.apply_async(ops, signatures, locations, locations, mutations,
-                         full_matches_.data() + searches * max_matches,
-                         match_counts_.data() + searches, statuses, stream_, batch.inserts);
-      if (!in_place)
-        GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_statuses_[writing].data(), statuses, mutations,
-                                         cudaMemcpyDeviceToHost, stream_));
-    }
     if (resident) {
-      resident_.wait();
+      post_resident(batch, writing);
     } else {
+      launch_searches(signatures, searches, results);
+      GPUHASH_CUDA_TRY(cudaEventRecord(searched_, stream_));
+      if (mutations != 0) launch_mutations(batch, writing);
       GPUHASH_CUDA_TRY(cudaEventSynchronize(searched_));
     }
 
     // The last earlier batch's inserts and erases came before these
-    // searches on the stream: their statuses are in.
+    // searches: their statuses are in.
     index_results view{results + 1 + searches, results + 1};
     view.match_stride = packed_matches;
     view.statuses = host_statuses_[unsettled_buffer_].data();
@@ -293,6 +230,128 @@ class gpu_index final : public index_service {
   std::size_t rebuilds() const noexcept override { return index_.rebuilds(); }
 
  private:
+  /// A small batch, searches and mutations both, to the resident kernel:
+  /// returns once its searches are answered. Its inserts and erases run
+  /// after that, and are accounted for at the next apply (settle_resident).
+  void post_resident(const index_batch& batch, std::size_t writing) {
+    const std::size_t searches = batch.searches();
+    const std::size_t mutations = batch.size() - searches;
+    // A launched batch's inserts and erases come first, then the growth
+    // the new inserts may need: the kernel gets the index as they leave it.
+    index_.settle_async(stream_);
+    if (batch.inserts != 0) index_.make_room_for(batch.inserts, stream_);
+    resident_batch posted;
+    posted.view = index_.table_view();
+    // A resident kernel reads only memory allocated before its launch (for
+    // compute-sanitizer: resident_kernel::end_kernel). Memory moves rarely:
+    // when batches grow, and when the index does.
+    const bool moved = buffers_moved_ ||
+                       (searches != 0 && batch.signatures.data() != posted_signatures_) ||
+                       std::memcmp(&posted.view, &posted_view_, sizeof posted.view) != 0;
+    if (moved) resident_.end_kernel();
+    buffers_moved_ = false;
+    posted_view_ = posted.view;
+    if (searches != 0) posted_signatures_ = batch.signatures.data();
+    posted.signatures = batch.signatures.data();
+    posted.searches = searches;
+    posted.batch = batches_;
+    posted.results = host_results_.data();
+    posted.rows = host_full_matches_.data();
+    if (mutations != 0) {
+      posted.mutation_arguments = stage_mutations(batch);
+      posted.mutations = mutations;
+      posted.statuses = host_statuses_[writing].data();
+      posted.random = murmur3_fmix64(index_.seed() ^ ++walks_);
+      posted.max_exchanges = signature_index<cuda_backend>::max_exchanges;
+    }
+    resident_.post(posted);
+    resident_mutations_ = mutations != 0;
+    if (searches != 0) resident_.wait();
+  }
+
+  /// Waits for the last resident batch's inserts and erases, if it had any,
+  /// and has the index account for them (and store the entries their walks
+  /// left homeless: rare, and the index grows for them).
+  void settle_resident() {
+    if (!resident_mutations_) return;
+    resident_mutations_ = false;
+    const resident_outcome outcome = resident_.wait_finished();
+    index_.adopt_batch(outcome.phase_one, outcome.walks, outcome.held, outcome.phase_one.full,
+                       stream_);
+  }
+
+  /// A batch's searches, launched: read in place from page-locked memory,
+  /// or, if many, copied both ways.
+  void launch_searches(const signature_type* signatures, std::size_t searches,
+                       std::uint32_t* results) {
+    if (searches == 0) return;
+    if (searches > in_place_limit) {
+      // Large: copied both ways, which moves them faster than the kernels
+      // reading and writing host memory do.
+      GPUHASH_CUDA_TRY(cudaMemcpyAsync(device_searches_.data(), signatures,
+                                       searches * sizeof(signature_type), cudaMemcpyHostToDevice,
+                                       stream_));
+      index_.find_async(device_searches_.data(), searches, full_matches_.data(),
+                        match_counts_.data(), stream_);
+      pack_results(full_matches_.data(), match_counts_.data(), searches, batches_,
+                   device_results_.data(), stream_);
+      GPUHASH_CUDA_TRY(cudaMemcpyAsync(results, device_results_.data(), result_bytes(searches),
+                                       cudaMemcpyDeviceToHost, stream_));
+      return;
+    }
+    // Read in place, unless the arrays are not page-locked (a batch not
+    // from batch_memory(), or one from the heap because page-locked memory
+    // could not be had).
+    if (!page_locked(signatures)) {
+      std::memcpy(host_searches_.data(), signatures, searches * sizeof(signature_type));
+      signatures = host_searches_.data();
+    }
+    index_.find_async(signatures, searches, full_matches_.data(), match_counts_.data(), stream_);
+    pack_results(full_matches_.data(), match_counts_.data(), searches, batches_, results, stream_);
+  }
+
+  /// A batch's inserts and erases, launched behind its searches and not
+  /// waited for: read by the device from their page-locked staging block
+  /// (or copied, if many); their statuses to host_statuses_[writing].
+  void launch_mutations(const index_batch& batch, std::size_t writing) {
+    const std::size_t searches = batch.searches();
+    const std::size_t mutations = batch.size() - searches;
+    const unsigned char* arguments = stage_mutations(batch);
+    status* statuses = host_statuses_[writing].data();
+    const bool in_place = mutations <= in_place_limit;
+    if (!in_place) {
+      GPUHASH_CUDA_TRY(cudaMemcpyAsync(device_mutations_.data(), arguments,
+                                       mutation_bytes(mutations), cudaMemcpyHostToDevice, stream_));
+      arguments = device_mutations_.data();
+      statuses = device_statuses_.data();
+    }
+    const auto* signatures = reinterpret_cast<const signature_type*>(arguments);
+    const auto* locations = reinterpret_cast<const location_type*>(arguments + mutations * 4);
+    const auto* ops = reinterpret_cast<const operation*>(arguments + mutations * 8);
+    index_.apply_async(ops, signatures, locations, locations, mutations,
+                       full_matches_.data() + searches * max_matches,
+                       match_counts_.data() + searches, statuses, stream_, batch.inserts);
+    if (!in_place)
+      GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_statuses_[writing].data(), statuses, mutations,
+                                       cudaMemcpyDeviceToHost, stream_));
+  }
+
+  /// Copies a batch's inserts and erases into a page-locked block of their
+  /// own (gpu_results.cuh's layout: the engine reuses its batch while they
+  /// may still be running), the two blocks in turn: the last batch's may
+  /// not have run yet, the ones before it have (every apply settles the
+  /// batch before it).
+  const unsigned char* stage_mutations(const index_batch& batch) {
+    const std::size_t searches = batch.searches();
+    const std::size_t mutations = batch.size() - searches;
+    staging_ ^= 1;
+    unsigned char* staged = host_mutations_[staging_].data();
+    std::memcpy(staged, batch.signatures.data() + searches, mutations * 4);
+    std::memcpy(staged + mutations * 4, batch.locations.data() + searches, mutations * 4);
+    std::memcpy(staged + mutations * 8, batch.ops.data() + searches, mutations);
+    return staged;
+  }
+
   /// Whether the device can read `data` where it is (the engine's batch
   /// arrays move only when they grow: the answer is kept for the address).
   bool page_locked(const void* data) {
@@ -311,8 +370,9 @@ class gpu_index final : public index_service {
   /// times slower at 32,768).
   static constexpr std::size_t in_place_limit = 4096;
 
-  void reserve(std::size_t n) {
-    if (n <= reserved_) return;
+  /// Makes room for batches of n; true if the buffers grew (moved).
+  bool reserve(std::size_t n) {
+    if (n <= reserved_) return false;
     // the mutations may still be reading their staging block and writing
     // their statuses
     GPUHASH_CUDA_TRY(cudaStreamSynchronize(stream_));
@@ -345,6 +405,7 @@ class gpu_index final : public index_service {
     retire(host_full_matches_);
     host_full_matches_ = cuda_backend::allocate_host<location_type>(size * max_matches);
     reserved_ = size;
+    return true;
   }
 
   /// Keeps a page-locked buffer that is being replaced until the index goes:
@@ -381,9 +442,16 @@ class gpu_index final : public index_service {
   cuda::device_buffer<std::uint32_t> match_counts_;  // the searches', then the mutations' (unused)
   cuda::device_buffer<location_type> full_matches_;  // launched searches' full rows
   cuda::pinned_buffer<location_type> host_full_matches_;  // the resident kernel's, written here
-  // Small batches' searches. Last, so destroyed first: its kernel ends
-  // before the blocks above are freed (cudaFreeHost waits for the device).
-  resident_search resident_;
+  // What the resident kernel was last given, and whether reserve() has
+  // moved the buffers since (post_resident).
+  detail::signature_index::index_view posted_view_;
+  const void* posted_signatures_ = nullptr;
+  bool buffers_moved_ = false;
+  bool resident_mutations_ = false;  // the last batch posted to resident_ had inserts or erases
+  std::uint64_t walks_ = 0;          // such batches so far (their walks' randomness)
+  // Small batches. Last, so destroyed first: its kernel ends before the
+  // blocks above are freed (cudaFreeHost waits for the device).
+  resident_kernel resident_;
 };
 
 }  // namespace
@@ -398,14 +466,14 @@ void load_kernels_at_start() noexcept {
     std::fprintf(stderr,
                  "gpuhash-server: CUDA_MODULE_LOADING=%s kept: a kernel's first launch may then "
                  "wait up to %lld us for the resident search kernels\n",
-                 chosen, static_cast<long long>(resident_search::default_lifetime.count()));
+                 chosen, static_cast<long long>(resident_kernel::default_lifetime.count()));
   setenv("CUDA_MODULE_LOADING", "EAGER", /*overwrite=*/0);
 }
 
 std::unique_ptr<index_service> make_gpu_index(std::size_t capacity, std::uint64_t seed,
                                               std::uint64_t resident_lifetime_us) {
   if (!gpu_available()) throw std::runtime_error("no GPU is available");
-  const auto lifetime = resident_lifetime_us == 0 ? resident_search::default_lifetime
+  const auto lifetime = resident_lifetime_us == 0 ? resident_kernel::default_lifetime
                                                   : std::chrono::microseconds(resident_lifetime_us);
   return std::make_unique<gpu_index>(capacity, seed, lifetime);
 }

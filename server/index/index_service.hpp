@@ -137,12 +137,12 @@ std::unique_ptr<index_service> make_cpu_index(std::size_t capacity, std::uint64_
 bool gpu_available() noexcept;
 /// Call at the start of main, before any CUDA call: has CUDA load every
 /// kernel as the process starts rather than at its first launch, since a
-/// load waits for the resident search kernels running then (gpu_search.cuh).
+/// load waits for the resident kernels running then (gpu_resident.cuh).
 /// A CUDA_MODULE_LOADING set by the user is kept.
 void load_kernels_at_start() noexcept;
 /// The index on the GPU; throws when there is none. `resident_lifetime_us`
-/// (0: the default, 5 ms) is how long a resident search kernel lives
-/// (gpu_search.cuh): tests shorten it to make kernels end between batches.
+/// (0: the default, 5 ms) is how long a resident kernel lives
+/// (gpu_resident.cuh): tests shorten it to make kernels end between batches.
 std::unique_ptr<index_service> make_gpu_index(std::size_t capacity, std::uint64_t seed,
                                               std::uint64_t resident_lifetime_us = 0);
 

@@ -1,6 +1,6 @@
 // gpuhash-submission-latency: how long a tiny GPU batch takes from the
 // host's call to its answer, by the way it is submitted. It measured the
-// choice of the resident search kernel (server/index/gpu_search.cuh); the
+// choice of the resident kernel (server/index/gpu_resident.cuh); the
 // batch here is a stand-in (one random 8-byte read per search from a 128 MB
 // table, results in page-locked memory), so only the submission differs:
 //
@@ -234,7 +234,7 @@ int whole(std::string_view arg, std::string_view name, int fallback) {
 
 int main(int argc, char** argv) {
   // Every kernel loaded at the start: loading one later would wait for the
-  // resident kernels running then (server/index/gpu_search.cuh).
+  // resident kernels running then (server/index/gpu_resident.cuh).
   setenv("CUDA_MODULE_LOADING", "EAGER", /*overwrite=*/0);
   options opts;
   for (int i = 1; i < argc; ++i) {

@@ -1,12 +1,12 @@
 // The server's GPU index against its CPU index, batch for batch (GPU tests):
 // random searches, inserts and erases in batches of every size the GPU index
-// treats differently (the resident search kernel, a launched search reading
+// treats differently (the resident kernel, a launched search reading
 // host memory in place, copies both ways), signatures shared by several
 // entries (so the full rows are read), the index growing past its first
 // size, and resident kernels ending between batches: after idle spells
 // longer than their lifetime, and with lifetimes of a few microseconds, so
 // that a kernel often ends just as a batch is posted. And the resident
-// search alone, against a map of what the index holds.
+// kernel alone, against a map of what the index holds.
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <memory_resource>
 #include <string>
@@ -24,8 +25,10 @@
 #include <vector>
 
 #include "gpuhash/cuda/backend.hpp"
+#include "gpuhash/hash.hpp"
 #include "gpuhash/signature_index.hpp"
-#include "index/gpu_search.cuh"
+#include "index/gpu_resident.cuh"
+#include "index/gpu_results.cuh"
 #include "index/index_service.hpp"
 #include "tests/support/random.hpp"
 
@@ -106,9 +109,11 @@ TEST_P(gpu_index_lifetimes, answers_as_the_cpu_index_in_batches_of_every_size) {
   const signature_type pool = 16384;
   std::vector<std::pair<signature_type, location_type>> stored;
   location_type next_location = 1;
-  // Sizes around each path's limits: 1, small, the resident kernel's limit
-  // (2048) and past it, the in-place limit (4096) and past it.
-  const std::size_t sizes[] = {1, 17, 300, 2048, 2049, 4096, 4097, 9000};
+  // Sizes around each path's limits: none (a batch of inserts and erases
+  // only), 1, small, the resident kernel's limit (2048) and past it, the
+  // in-place limit (4096) and past it. The inserts and erases (up to 2099)
+  // go to the resident kernel or are launched, by their own limit (2048).
+  const std::size_t sizes[] = {0, 1, 17, 300, 2048, 2049, 4096, 4097, 9000};
   const std::size_t rounds = testing::scaled(48);  // GPUHASH_TEST_SCALE shortens sanitizer runs
   for (std::size_t round = 0; round < rounds; ++round) {
     const std::size_t searches = sizes[random.below(std::size(sizes))];
@@ -196,62 +201,145 @@ TEST(gpu_index, several_indexes_search_at_once) {
   for (std::size_t t = 0; t < seeds.size(); ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
 }
 
-TEST(resident_search, answers_every_batch_while_kernels_come_and_go) {
-  // The mailbox protocol alone, over an index filled once: batches of 1 to
-  // 300 searches with pauses around a kernel's lifetime (20 us), so that
-  // kernels end before, during and just after posts; every answer is
-  // checked against a map of the index's entries.
+/// A page-locked batch for the resident kernel, as gpu_index stages one.
+struct resident_arrays {
+  cuda::pinned_buffer<signature_type> searches =
+      cuda_backend::allocate_host<signature_type>(resident_kernel::max_searches);
+  cuda::pinned_buffer<std::uint32_t> results =
+      cuda_backend::allocate_host<std::uint32_t>(1 + resident_kernel::max_searches * 3);
+  cuda::pinned_buffer<location_type> rows =
+      cuda_backend::allocate_host<location_type>(resident_kernel::max_searches * max_matches);
+  cuda::pinned_buffer<unsigned char> mutations =
+      cuda_backend::allocate_host<unsigned char>(mutation_bytes(resident_kernel::max_mutations));
+  cuda::pinned_buffer<status> statuses =
+      cuda_backend::allocate_host<status>(resident_kernel::max_mutations);
+};
+
+TEST(resident_kernel, answers_and_changes_the_index_while_kernels_come_and_go) {
+  // The mailbox protocol alone: batches of 0 to 300 searches and 0 to 300
+  // inserts and erases, with pauses around a kernel's lifetime (20 us), so
+  // that kernels end before, during and just after posts. Every search is
+  // checked against a map of the entries stored before its batch, every
+  // status against what the map says, and in one batch of two the walks
+  // may make no exchange, so that entries are left homeless near the load
+  // limit and the index grows for them (adopt_batch).
   if (!gpu_available()) GTEST_SKIP() << "no cuda device";
   seeded_random random;
-  signature_index<cuda_backend> index(index_options{1u << 16, 0.0f, random.next()});
+  signature_index<cuda_backend> index(index_options{1024, 0.0f, random.next()});
   std::unordered_multimap<signature_type, location_type> stored;
-  std::vector<signature_type> signatures;
-  std::vector<location_type> locations;
-  for (location_type location = 1; location <= 20000; ++location) {
-    const auto signature = 1 + static_cast<signature_type>(random.below(8192));
-    signatures.push_back(signature);
-    locations.push_back(location);
-    stored.emplace(signature, location);
-  }
-  index.insert(signatures, locations);
-
-  resident_search search(std::chrono::microseconds(20));
+  std::vector<std::pair<signature_type, location_type>> entries;  // stored, for picking victims
+  const signature_type pool = 1u << 20;  // few signatures are shared, none 16 times
+  resident_kernel kernel(std::chrono::microseconds(20));
+  resident_arrays arrays;
+  arrays.results.data()[0] = 0;
+  location_type next_location = 1;
+  std::size_t walks = 0;
+  std::size_t homeless = 0;
   const std::size_t batches = testing::scaled(3000);
-  auto batch = cuda_backend::allocate_host<signature_type>(resident_search::max_searches);
-  auto results = cuda_backend::allocate_host<std::uint32_t>(1 + resident_search::max_searches * 3);
-  auto rows =
-      cuda_backend::allocate_host<location_type>(resident_search::max_searches * max_matches);
-  results.data()[0] = 0;
   for (std::uint32_t b = 1; b <= batches; ++b) {
-    const std::size_t n = 1 + random.below(300);
+    const std::size_t n = random.below(301);
     for (std::size_t i = 0; i < n; ++i)
-      batch.data()[i] = 1 + static_cast<signature_type>(random.below(8192 + 512));
-    search.post(index.search_view(), batch.data(), n, b, results.data(), rows.data());
-    search.wait();
+      arrays.searches.data()[i] = 1 + static_cast<signature_type>(random.below(pool));
+    // Erases of stored entries (each once), then inserts of new ones.
+    std::vector<signature_type> signatures;
+    std::vector<location_type> locations;
+    std::vector<operation> ops;
+    const std::size_t erases = std::min<std::size_t>(random.below(100), entries.size());
+    for (std::size_t i = 0; i < erases; ++i) {
+      const std::size_t victim = random.below(entries.size());
+      signatures.push_back(entries[victim].first);
+      locations.push_back(entries[victim].second);
+      ops.push_back(operation::erase);
+      entries[victim] = entries.back();
+      entries.pop_back();
+    }
+    const std::size_t inserts = random.below(201);
+    for (std::size_t i = 0; i < inserts; ++i) {
+      const auto signature = 1 + static_cast<signature_type>(random.below(pool));
+      signatures.push_back(signature);
+      locations.push_back(next_location);
+      ops.push_back(operation::insert);
+      entries.emplace_back(signature, next_location++);
+    }
+    const std::size_t m = signatures.size();
+    unsigned char* staged = arrays.mutations.data();
+    std::memcpy(staged, signatures.data(), m * 4);
+    std::memcpy(staged + m * 4, locations.data(), m * 4);
+    std::memcpy(staged + m * 8, ops.data(), m);
+
+    index.make_room_for(inserts);
+    resident_batch batch;
+    batch.view = index.table_view();
+    batch.signatures = arrays.searches.data();
+    batch.searches = n;
+    batch.batch = b;
+    batch.results = arrays.results.data();
+    batch.rows = arrays.rows.data();
+    batch.mutation_arguments = staged;
+    batch.mutations = m;
+    batch.statuses = arrays.statuses.data();
+    batch.random = murmur3_fmix64(b);
+    batch.max_exchanges = b % 2 == 0 ? 0 : signature_index<cuda_backend>::max_exchanges;
+    kernel.post(batch);
+    kernel.wait();
+
+    // The searches saw the entries stored before this batch.
     bool more_than_two = false;
     for (std::size_t i = 0; i < n; ++i) {
-      const auto [first, last] = stored.equal_range(batch.data()[i]);
+      const auto [first, last] = stored.equal_range(arrays.searches.data()[i]);
       std::vector<location_type> expected;
       for (auto it = first; it != last; ++it) expected.push_back(it->second);
       std::sort(expected.begin(), expected.end());
-      const std::uint32_t count = results.data()[1 + i];
+      const std::uint32_t count = arrays.results.data()[1 + i];
       ASSERT_EQ(count, expected.size()) << "batch " << b << ", search " << i;
-      std::vector<location_type> found(rows.data() + i * max_matches,
-                                       rows.data() + i * max_matches + count);
+      std::vector<location_type> found(arrays.rows.data() + i * max_matches,
+                                       arrays.rows.data() + i * max_matches + count);
       std::sort(found.begin(), found.end());
       ASSERT_EQ(found, expected) << "batch " << b << ", search " << i;
       for (std::uint32_t k = 0; k < 2; ++k)
-        ASSERT_EQ(results.data()[1 + n + 2 * i + k],
-                  k < count ? rows.data()[i * max_matches + k] : 0u);
+        ASSERT_EQ(arrays.results.data()[1 + n + 2 * i + k],
+                  k < count ? arrays.rows.data()[i * max_matches + k] : 0u);
       more_than_two = more_than_two || count > 2;
     }
     if (more_than_two) {
-      ASSERT_EQ(results.data()[0], b) << "batch " << b;
+      ASSERT_EQ(arrays.results.data()[0], b) << "batch " << b;
     }
+
+    const resident_outcome outcome = kernel.wait_finished();
+    EXPECT_EQ(outcome.phase_one.erased, erases) << "batch " << b;
+    EXPECT_EQ(outcome.phase_one.inserted + outcome.walks.inserted + outcome.walks.full, inserts)
+        << "batch " << b << ": every insert placed, or left homeless";
+    walks += outcome.phase_one.full;
+    homeless += outcome.walks.full;
+    index.adopt_batch(outcome.phase_one, outcome.walks, outcome.held, outcome.phase_one.full);
+    for (std::size_t j = 0; j < m; ++j) {
+      const status expected = ops[j] == operation::erase ? status::erased : status::inserted;
+      ASSERT_EQ(arrays.statuses.data()[j], expected) << "batch " << b << ", mutation " << j;
+    }
+    for (std::size_t j = 0; j < m; ++j) {
+      if (ops[j] == operation::insert) {
+        stored.emplace(signatures[j], locations[j]);
+        continue;
+      }
+      const auto [first, last] = stored.equal_range(signatures[j]);
+      for (auto it = first; it != last; ++it)
+        if (it->second == locations[j]) {
+          stored.erase(it);
+          break;
+        }
+    }
+    ASSERT_EQ(index.size(), stored.size()) << "batch " << b;
     const auto pause = random.below(40);
     if (pause != 0) std::this_thread::sleep_for(std::chrono::microseconds(pause));
   }
-  EXPECT_GT(search.launches(), 1u) << "kernels were meant to end and be launched again";
+  EXPECT_GT(kernel.launches(), 1u) << "kernels were meant to end and be launched again";
+  EXPECT_GT(walks, 0u) << "inserts were meant to find both buckets full at times";
+  EXPECT_GT(homeless, 0u) << "walks with no exchange were meant to leave entries homeless";
+  std::vector<std::pair<signature_type, location_type>> in_index = index.entries();
+  std::vector<std::pair<signature_type, location_type>> expected(stored.begin(), stored.end());
+  std::sort(in_index.begin(), in_index.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(in_index, expected);
 }
 
 TEST(gpu_index, batch_memory_keeps_freed_page_locked_blocks_for_reuse) {

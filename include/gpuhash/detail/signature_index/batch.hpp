@@ -52,10 +52,11 @@ struct index_batch {
 
 /// Phase 1 of a batch of one kind (a template argument, so each kernel holds
 /// only the code it runs). Returns the status it stored, for the tally: an
-/// insert left `full` is pending.
-template <batch_kind Kind>
+/// insert left `full` is pending. `View` reads buckets from L2 in a
+/// resident kernel (bucket_reads).
+template <batch_kind Kind, class View = index_view>
 struct phase_one {
-  index_view view;
+  View view;
   index_batch args;
 
   GPUHASH_HD status operator()(std::uint64_t i) const {
@@ -173,8 +174,9 @@ struct insert_packed {
 /// held[t]; element i's own entry is stored, so it is reported inserted); or
 /// not_found for a 17th entry under its signature: no move could ever free a
 /// slot for it, so it is refused and its status stays `full`.
+template <class View = index_view>
 struct place_pending_entries {
-  index_view view;
+  View view;
   index_batch args;
   const std::size_t* positions;
   slot_type* held;

@@ -128,8 +128,9 @@ void signature_index<Backend>::find_async(const signature_type* signatures, std:
   if (n == 0) return;
   si::require(signatures && matches && match_counts,
               "find: signatures, matches and match_counts are required");
-  const batch_args args{si::batch_kind::find, n,       nullptr, signatures, nullptr,
-                        nullptr,              matches, match_counts, nullptr};
+  const batch_args args{
+      si::batch_kind::find, n,      nullptr, signatures, nullptr, nullptr, matches,
+      match_counts,         nullptr};
   detail::exec<Backend>::for_each(n, si::phase_one<si::batch_kind::find>{view(), args}, stream);
 }
 
@@ -159,8 +160,15 @@ void signature_index<Backend>::apply(const operation* ops, const signature_type*
                                      location_type* matches, std::uint32_t* match_counts,
                                      status* statuses, stream_type stream,
                                      std::optional<std::size_t> inserts_at_most) {
-  batch_args args{detail::signature_index::batch_kind::apply, n, ops, signatures, locations,
-                  new_locations, matches, match_counts, statuses};
+  batch_args args{detail::signature_index::batch_kind::apply,
+                  n,
+                  ops,
+                  signatures,
+                  locations,
+                  new_locations,
+                  matches,
+                  match_counts,
+                  statuses};
   if (inserts_at_most) args.inserts_at_most = std::min(*inserts_at_most, n);
   run(args, stream);
 }
@@ -173,8 +181,8 @@ void signature_index<Backend>::apply_async(const operation* ops, const signature
                                            status* statuses, stream_type stream,
                                            std::optional<std::size_t> inserts_at_most) {
   namespace si = detail::signature_index;
-  batch_args args{si::batch_kind::apply, n, ops, signatures, locations, new_locations,
-                  matches, match_counts, statuses};
+  batch_args args{si::batch_kind::apply, n,       ops,          signatures, locations,
+                  new_locations,         matches, match_counts, statuses};
   if (inserts_at_most) args.inserts_at_most = std::min(*inserts_at_most, n);
   use_stream(stream);
   if (n == 0) return;
@@ -203,8 +211,12 @@ void signature_index<Backend>::apply_async(const operation* ops, const signature
   using exec_type = detail::exec<Backend>;
   exec_type::for_each_tally(n, si::phase_one<si::batch_kind::apply>{view(), recorded},
                             queued_counted_.data(), stream);
-  si::place_pending_entries walks{view(),        args, queued_pending_.data(), queued_held_.data(),
-                                  murmur3_fmix64(seed_ ^ ++walks_), max_exchanges};
+  si::place_pending_entries<> walks{view(),
+                                    args,
+                                    queued_pending_.data(),
+                                    queued_held_.data(),
+                                    murmur3_fmix64(seed_ ^ ++walks_),
+                                    max_exchanges};
   walks.position_count = pending_count;
   exec_type::for_each_tally(n, walks, queued_counted_.data() + 1, stream);
   Backend::copy_to_host_async(queued_read_.data(), queued_counted_.data(), 2, stream);
@@ -217,14 +229,28 @@ void signature_index<Backend>::settle_async(stream_type stream) {
   queued_ = false;  // first: the growth below makes calls of its own
   Backend::synchronize(last_stream_);
   last_stream_ = stream;
-  const detail::table_counters phase_one = queued_read_.data()[0];
-  const detail::table_counters placed = queued_read_.data()[1];
+  adopt_batch(queued_read_.data()[0], queued_read_.data()[1], queued_held_.data(), queued_n_,
+              stream);
+}
+
+template <class Backend>
+void signature_index<Backend>::make_room_for(std::size_t inserts, stream_type stream) {
+  use_stream(stream);
+  if (grow_for(inserts, stream)) Backend::synchronize(stream);
+}
+
+template <class Backend>
+void signature_index<Backend>::adopt_batch(const detail::table_counters& phase_one,
+                                           const detail::table_counters& walks,
+                                           const slot_type* held, std::size_t n,
+                                           stream_type stream) {
+  use_stream(stream);
   size_ += phase_one.inserted;
   size_ -= phase_one.erased;
   // Placed entries and homeless ones (stored below) are all in.
-  size_ += placed.inserted + placed.full;
-  if (placed.full != 0) {
-    store_held(queued_held_.data(), queued_n_, placed.full, stream);
+  size_ += walks.inserted + walks.full;
+  if (walks.full != 0) {
+    store_held(held, n, walks.full, stream);
     Backend::synchronize(stream);
   }
 }
@@ -300,10 +326,19 @@ void signature_index<Backend>::check_and_grow(const batch_args& args, stream_typ
         : args.inserts_at_most
             ? *args.inserts_at_most
             : exec_type::count_if(args.ops, args.n, si::is_operation{operation::insert}, stream);
-    if (static_cast<double>(size_ + bound) >
-        static_cast<double>(max_load_factor_) * static_cast<double>(capacity()))
-      rebuild(std::max(2 * buckets_, buckets_for(size_ + bound)), 0, stream);
+    grow_for(bound, stream);
   }
+}
+
+/// Grows the index if `inserts` more entries could pass the load limit (to
+/// at least twice its size, so that growth stays rare); true if it grew.
+template <class Backend>
+bool signature_index<Backend>::grow_for(std::size_t inserts, stream_type stream) {
+  if (static_cast<double>(size_ + inserts) <=
+      static_cast<double>(max_load_factor_) * static_cast<double>(capacity()))
+    return false;
+  rebuild(std::max(2 * buckets_, buckets_for(size_ + inserts)), 0, stream);
+  return true;
 }
 
 /// A mixed batch: phase 1 records its pending inserts as it goes; phase 2
@@ -339,8 +374,8 @@ void signature_index<Backend>::apply_in_two_passes(const batch_args& args, strea
     auto held = Backend::template allocate<slot_type>(count, stream);
     const detail::table_counters placed = si::run_tallied<Backend>(
         count,
-        si::place_pending_entries{view(), args, pending.data(), held.data(),
-                                  murmur3_fmix64(seed_ ^ ++walks_), max_exchanges},
+        si::place_pending_entries<>{view(), args, pending.data(), held.data(),
+                                    murmur3_fmix64(seed_ ^ ++walks_), max_exchanges},
         tally_, stream);
     // Placed entries and homeless ones (stored again below) are all in.
     size_ += placed.inserted + placed.full;
@@ -582,8 +617,7 @@ auto signature_index<Backend>::apply(std::span<const operation> ops,
                                      std::span<const signature_type> signatures,
                                      std::span<const location_type> locations,
                                      std::span<const location_type> new_locations,
-                                     std::optional<std::size_t> inserts_at_most)
-    -> apply_result {
+                                     std::optional<std::size_t> inserts_at_most) -> apply_result {
   const std::size_t n = signatures.size();
   detail::signature_index::require(ops.size() == n && locations.size() == n &&
                                        (new_locations.empty() || new_locations.size() == n),

@@ -46,15 +46,33 @@ struct walk_result {
   slot_type entry;
 };
 
-class index_view {
+/// How a view reads buckets on the device: through the SM's L1 (the
+/// default: a kernel that no other kernel changes the index under), or
+/// from L2, for a kernel that stays resident while other kernels, or its own
+/// earlier batches, change the index: its L1 may hold lines from before the
+/// change. A CAS or exchange goes to L2 either way.
+enum class bucket_reads : std::uint8_t { through_l1, from_l2 };
+
+template <bucket_reads Reads = bucket_reads::through_l1>
+class basic_index_view {
  public:
-  index_view() = default;
+  basic_index_view() = default;
   /// `buckets` is a power of two, at least 2.
-  GPUHASH_HD index_view(slot_type* slots, std::uint64_t buckets, std::uint64_t seed)
+  GPUHASH_HD basic_index_view(slot_type* slots, std::uint64_t buckets, std::uint64_t seed)
       : slots_(slots),
         mask_(buckets - 1),
         first_seed_(murmur3_fmix64(seed + 0x9e3779b97f4a7c15ULL)),
         offset_seed_(murmur3_fmix64(seed + 0x3c6ef372fe94f82aULL)) {}
+
+  /// The same index, its buckets read from L2 (see bucket_reads).
+  GPUHASH_HD basic_index_view<bucket_reads::from_l2> reading_from_l2() const {
+    basic_index_view<bucket_reads::from_l2> view;
+    view.slots_ = slots_;
+    view.mask_ = mask_;
+    view.first_seed_ = first_seed_;
+    view.offset_seed_ = offset_seed_;
+    return view;
+  }
 
   GPUHASH_HD static constexpr bool is_reserved(signature_type signature) { return signature == 0; }
 
@@ -72,16 +90,6 @@ class index_view {
   GPUHASH_HD std::uint32_t find(signature_type signature, location_type* matches) const {
     std::uint32_t count = 0;
     for_each_match(signature, [&](slot_type entry) { matches[count++] = location_of(entry); });
-    return count;
-  }
-
-  /// find for a kernel that stays resident while other kernels change the
-  /// index between its searches: reads the buckets from L2, since the SM's
-  /// L1 may hold lines from before the change.
-  GPUHASH_HD std::uint32_t find_from_l2(signature_type signature, location_type* matches) const {
-    std::uint32_t count = 0;
-    for_each_match<true>(signature,
-                         [&](slot_type entry) { matches[count++] = location_of(entry); });
     return count;
   }
 
@@ -139,27 +147,29 @@ class index_view {
   }
 
  private:
+  template <bucket_reads>
+  friend class basic_index_view;
+
   /// Copies a bucket with four 16-byte weak vector loads on the device (see
   /// load_pair_for_probe); each 8-byte slot is read whole.
-  template <bool from_l2 = false>
   GPUHASH_HD void load_bucket(std::uint64_t bucket, slot_type (&copy)[slots_per_bucket]) const {
     const slot_type* first = slots_ + bucket * slots_per_bucket;
     GPUHASH_UNROLL
     for (std::uint32_t j = 0; j < slots_per_bucket; j += 2) {
-      const word_pair pair = load_pair_for_probe<from_l2>(first + j);
+      const word_pair pair = load_pair_for_probe<Reads == bucket_reads::from_l2>(first + j);
       copy[j] = pair.first;
       copy[j + 1] = pair.second;
     }
   }
 
   /// Calls f(entry) for every entry stored under `signature`, both buckets.
-  template <bool from_l2 = false, class F>
+  template <class F>
   GPUHASH_HD void for_each_match(signature_type signature, F&& f) const {
     std::uint64_t bucket = first_bucket(signature);
     GPUHASH_UNROLL
     for (int choice = 0; choice < 2; ++choice) {
       slot_type copy[slots_per_bucket];
-      load_bucket<from_l2>(bucket, copy);
+      load_bucket(bucket, copy);
       GPUHASH_UNROLL
       for (std::uint32_t j = 0; j < slots_per_bucket; ++j)
         if (copy[j] != empty_slot && signature_of(copy[j]) == signature) f(copy[j]);
@@ -201,5 +211,7 @@ class index_view {
   std::uint64_t first_seed_ = 0;
   std::uint64_t offset_seed_ = 0;
 };
+
+using index_view = basic_index_view<>;
 
 }  // namespace gpuhash::detail::signature_index

@@ -1,0 +1,347 @@
+// The resident kernel and its host side (gpu_resident.cuh).
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <new>
+#include <type_traits>
+
+#include "gpuhash/cuda/error.hpp"
+#include "gpuhash/detail/signature_index/batch.hpp"
+#include "index/gpu_resident.cuh"
+#include "index/gpu_results.cuh"
+
+namespace gpuhash::server::index {
+
+namespace {
+
+namespace si = detail::signature_index;
+using l2_view = si::basic_index_view<si::bucket_reads::from_l2>;
+
+constexpr unsigned resident_threads = 512;
+static_assert(std::is_trivially_copyable_v<si::index_view> && sizeof(si::index_view) % 8 == 0);
+
+/// Where a batch's pending inserts go on the device (one allocation).
+struct pending_memory {
+  static constexpr std::size_t positions_bytes =
+      resident_kernel::max_mutations * sizeof(std::size_t);
+  static constexpr std::size_t count_bytes = sizeof(std::uint64_t);
+  static constexpr std::size_t held_bytes = resident_kernel::max_mutations * sizeof(si::slot_type);
+  static constexpr std::size_t bytes = positions_bytes + count_bytes + held_bytes;
+};
+
+__device__ std::uint64_t now_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+/// `request` and `stop` in one read.
+__device__ std::uint64_t load_request_and_stop(const resident_mailbox* box) {
+  std::uint64_t word;
+  asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(word) : "l"(&box->request) : "memory");
+  return word;
+}
+__device__ void store_release_system(std::uint32_t* address, std::uint32_t value) {
+  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(address), "r"(value) : "memory");
+}
+
+__device__ void store_volatile(std::uint32_t* address, std::uint32_t value) {
+  *static_cast<volatile std::uint32_t*>(address) = value;
+}
+
+/// The batch's searches: each writes its part of the results block and its
+/// full row.
+__device__ void run_searches(const resident_mailbox::search_fields& batch) {
+  const l2_view view = batch.view.reading_from_l2();
+  for (std::uint32_t i = threadIdx.x; i < batch.count; i += blockDim.x) {
+    const std::uint32_t signature = __ldcv(batch.signatures + i);
+    si::location_type matches[si::max_matches];
+    const std::uint32_t count = view.find(signature, matches);
+    std::uint32_t* row = batch.rows + std::size_t{i} * si::max_matches;
+    for (std::uint32_t k = 0; k < count; ++k) row[k] = matches[k];
+    write_result(batch.results, batch.count, i, count, matches, batch.batch);
+  }
+}
+
+/// The block's tally of the statuses its threads counted.
+__device__ detail::status_tally add_up(const detail::status_tally& mine,
+                                       detail::status_tally& shared) {
+  __syncthreads();
+  if (threadIdx.x == 0) shared = {};
+  __syncthreads();
+  if (mine.inserted != 0) atomicAdd(&shared.inserted, mine.inserted);
+  if (mine.erased != 0) atomicAdd(&shared.erased, mine.erased);
+  if (mine.full != 0) atomicAdd(&shared.full, mine.full);
+  __syncthreads();
+  return shared;
+}
+
+/// The batch's inserts and erases, as signature_index::apply_async runs
+/// them: phase 1 over all (no entry moves), then the eviction walks of the
+/// inserts that found both buckets full, once phase 1 is over. Returns the
+/// tallies in the answer line.
+__device__ void run_mutations(const resident_mailbox::mutation_fields& batch, const l2_view& view,
+                              unsigned char* pending_memory_base, resident_mailbox* box) {
+  // The arguments, copied past L1 (the host rewrites these blocks) into
+  // shared memory, where both phases read them.
+  __shared__ si::signature_type signatures[resident_kernel::max_mutations];
+  __shared__ si::location_type locations[resident_kernel::max_mutations];
+  __shared__ operation ops[resident_kernel::max_mutations];
+  __shared__ detail::status_tally tally;
+  const std::uint32_t n = batch.count;
+  const auto* from_signatures = reinterpret_cast<const std::uint32_t*>(batch.arguments);
+  const auto* from_locations = from_signatures + n;
+  const auto* from_ops = reinterpret_cast<const unsigned char*>(from_locations + n);
+  for (std::uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+    signatures[i] = __ldcv(from_signatures + i);
+    locations[i] = __ldcv(from_locations + i);
+    ops[i] = static_cast<operation>(*static_cast<const volatile unsigned char*>(from_ops + i));
+  }
+  auto* pending = reinterpret_cast<std::size_t*>(pending_memory_base);
+  auto* pending_count =
+      reinterpret_cast<std::uint64_t*>(pending_memory_base + pending_memory::positions_bytes);
+  auto* held = reinterpret_cast<si::slot_type*>(
+      pending_memory_base + pending_memory::positions_bytes + pending_memory::count_bytes);
+  if (threadIdx.x == 0) *pending_count = 0;
+  __syncthreads();
+
+  si::index_batch args{
+      si::batch_kind::apply, n, ops, signatures, locations, nullptr, nullptr, nullptr,
+      batch.statuses};
+  args.pending = pending;
+  args.pending_count = pending_count;
+  args.pending_capacity = n;
+  const si::phase_one<si::batch_kind::apply, l2_view> phase_one{view, args};
+  detail::status_tally mine;
+  for (std::uint32_t i = threadIdx.x; i < n; i += blockDim.x) mine.count(phase_one(i));
+  const detail::status_tally first = add_up(mine, tally);
+
+  // first.full inserts are pending, their positions recorded (the count was
+  // added to in L2: read there).
+  const si::place_pending_entries<l2_view> walks{view, args,         pending,
+                                                 held, batch.random, batch.max_exchanges};
+  detail::status_tally walked;
+  for (std::uint32_t t = threadIdx.x; t < first.full; t += blockDim.x) walked.count(walks(t));
+  const detail::status_tally second = add_up(walked, tally);
+
+  // The statuses (host memory) and held entries before the tallies.
+  __threadfence_system();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    store_volatile(&box->answer.inserted, first.inserted);
+    store_volatile(&box->answer.erased, first.erased);
+    store_volatile(&box->answer.pending, first.full);
+    store_volatile(&box->answer.walks_placed, second.inserted);
+    store_volatile(&box->answer.walks_homeless, second.full);
+  }
+}
+
+__global__ void __launch_bounds__(resident_threads)
+    resident_kernel_loop(resident_mailbox* box, unsigned char* pending_memory_base,
+                         std::uint32_t generation, std::uint32_t seen, std::uint64_t lifetime_ns) {
+  __shared__ resident_mailbox::search_fields posted_searches;
+  __shared__ resident_mailbox::mutation_fields posted_mutations;
+  __shared__ std::uint32_t request;
+  __shared__ bool ending;
+  static_assert(sizeof(posted_searches) + sizeof(posted_mutations) == 128);
+  const std::uint64_t deadline = now_ns() + lifetime_ns;
+  for (;;) {
+    if (threadIdx.x == 0) {
+      ending = false;
+      for (std::uint32_t idle = 0;; ++idle) {
+        const std::uint64_t word = load_request_and_stop(box);
+        const auto posted_request = static_cast<std::uint32_t>(word);
+        // A posted batch first: a kernel that has taken one finishes it.
+        if (posted_request != seen) {
+          request = posted_request;
+          store_volatile(&box->answer.taken, posted_request);
+          break;
+        }
+        if ((word >> 32) != 0 || now_ns() >= deadline) {
+          ending = true;
+          break;
+        }
+        // Idle a while: poll the host's memory less often.
+        if (idle >= 1024) __nanosleep(500);
+      }
+      // The host wrote the batch's fields before `request`.
+      asm volatile("fence.acq_rel.sys;" ::: "memory");
+    }
+    __syncthreads();
+    if (ending) break;
+    // The fields (two lines, adjacent): sixteen lanes read eight bytes
+    // each at once, volatile (past any line cached from the last batch).
+    if (threadIdx.x < 16) {
+      const volatile std::uint64_t* from =
+          reinterpret_cast<const volatile std::uint64_t*>(&box->searches);
+      std::uint64_t* to = threadIdx.x < 8 ? reinterpret_cast<std::uint64_t*>(&posted_searches)
+                                          : reinterpret_cast<std::uint64_t*>(&posted_mutations);
+      to[threadIdx.x % 8] = from[threadIdx.x];
+    }
+    __syncthreads();
+    const resident_mailbox::search_fields searches = posted_searches;
+    const resident_mailbox::mutation_fields mutations = posted_mutations;
+    const std::uint32_t answer = request;
+    run_searches(searches);
+    // Every thread's writes, then the answer (and the fields are read by
+    // all before thread 0 overwrites them with the next batch's).
+    __threadfence_system();
+    __syncthreads();
+    if (threadIdx.x == 0) store_release_system(&box->answer.answered, answer);
+    if (mutations.count != 0)
+      run_mutations(mutations, searches.view.reading_from_l2(), pending_memory_base, box);
+    if (threadIdx.x == 0) store_release_system(&box->answer.finished, answer);
+    seen = answer;
+  }
+  if (threadIdx.x == 0) {
+    __threadfence_system();
+    store_release_system(&box->answer.ended, generation);
+  }
+}
+
+void pause() {
+#if defined(__x86_64__)
+  __builtin_ia32_pause();
+#endif
+}
+
+std::uint32_t load_acquire(const std::uint32_t& word) {
+  return std::atomic_ref<std::uint32_t>(const_cast<std::uint32_t&>(word))
+      .load(std::memory_order_acquire);
+}
+void store_release(std::uint32_t& word, std::uint32_t value) {
+  std::atomic_ref<std::uint32_t>(word).store(value, std::memory_order_release);
+}
+
+}  // namespace
+
+resident_kernel::resident_kernel(std::chrono::microseconds lifetime)
+    : lifetime_ns_(static_cast<std::uint64_t>(lifetime.count()) * 1000) {
+  void* memory = nullptr;
+  GPUHASH_CUDA_TRY(cudaMallocHost(&memory, sizeof(resident_mailbox)));
+  mailbox_ = new (memory) resident_mailbox{};
+  void* pending = nullptr;
+  cudaError_t ready = cudaMalloc(&pending, pending_memory::bytes);
+  // Loaded now, not at its first launch: loading a kernel waits for the
+  // resident kernels running then (gpu_resident.cuh).
+  cudaFuncAttributes attributes{};
+  if (ready == cudaSuccess) ready = cudaFuncGetAttributes(&attributes, resident_kernel_loop);
+  if (ready == cudaSuccess) ready = cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking);
+  if (ready != cudaSuccess) {
+    cudaFree(pending);
+    cudaFreeHost(memory);
+    GPUHASH_CUDA_TRY(ready);
+  }
+  auto* base = static_cast<unsigned char*>(pending);
+  pending_ = base;
+  held_ = reinterpret_cast<detail::signature_index::slot_type*>(
+      base + pending_memory::positions_bytes + pending_memory::count_bytes);
+}
+
+resident_kernel::~resident_kernel() {
+  // A kernel finishes a batch it has taken (post() returns only then)
+  // before it heeds `stop`.
+  std::atomic_ref<std::uint32_t>(mailbox_->request.stop).store(1, std::memory_order_release);
+  GPUHASH_CUDA_REPORT(cudaStreamSynchronize(stream_));
+  GPUHASH_CUDA_REPORT(cudaStreamDestroy(stream_));
+  GPUHASH_CUDA_REPORT(cudaFree(pending_));
+  GPUHASH_CUDA_REPORT(cudaFreeHost(mailbox_));
+}
+
+void resident_kernel::launch() {
+  // The new kernel takes every batch after the last one finished.
+  const std::uint32_t seen = load_acquire(mailbox_->answer.finished);
+  // The generation moves on only once the launch has taken: a launch that
+  // failed leaves the last kernel's `ended` still matching, so the next post
+  // launches again instead of waiting for a kernel that never ran.
+  resident_kernel_loop<<<1, resident_threads, 0, stream_>>>(mailbox_, pending_, generation_ + 1,
+                                                            seen, lifetime_ns_);
+  GPUHASH_CUDA_TRY(cudaGetLastError());
+  ++generation_;
+  launched_ = true;
+  ++launches_;
+}
+
+bool resident_kernel::current_kernel_ended() const {
+  return !launched_ || load_acquire(mailbox_->answer.ended) == generation_;
+}
+
+void resident_kernel::check_device(std::uint32_t spins) const {
+  if (spins % 4096 != 0) return;
+  const cudaError_t state = cudaStreamQuery(stream_);
+  if (state != cudaSuccess && state != cudaErrorNotReady) GPUHASH_CUDA_TRY(state);
+}
+
+void resident_kernel::post(const resident_batch& batch) {
+  // A batch left unfinished (an exception between post and wait): taken (a
+  // failed launch may have left it untaken) and finished first, so that its
+  // fields and arguments do not change under the kernel reading them.
+  if (load_acquire(mailbox_->answer.finished) != requests_) {
+    make_taken();
+    wait_for(mailbox_->answer.finished);
+  }
+  resident_mailbox::search_fields& searches = mailbox_->searches;
+  searches.count = static_cast<std::uint32_t>(batch.searches);
+  searches.batch = batch.batch;
+  searches.signatures = batch.signatures;
+  searches.results = batch.results;
+  searches.rows = batch.rows;
+  searches.view = batch.view;
+  resident_mailbox::mutation_fields& mutations = mailbox_->mutations;
+  mutations.count = static_cast<std::uint32_t>(batch.mutations);
+  mutations.max_exchanges = batch.max_exchanges;
+  mutations.random = batch.random;
+  mutations.arguments = batch.mutation_arguments;
+  mutations.statuses = batch.statuses;
+  posted_mutations_ = batch.mutations;
+  store_release(mailbox_->request.request, ++requests_);
+  // Until a kernel has taken the batch, one may end without it (its last
+  // idle poll came just before the post): launch another then. Posted
+  // first, then launched: the kernel has the batch even where launches run
+  // one at a time to the end (compute-sanitizer, CUDA_LAUNCH_BLOCKING).
+  make_taken();
+}
+
+void resident_kernel::end_kernel() {
+  if (current_kernel_ended()) return;
+  std::atomic_ref<std::uint32_t> stop(mailbox_->request.stop);
+  stop.store(1, std::memory_order_release);
+  for (std::uint32_t spins = 1; !current_kernel_ended(); ++spins) {
+    check_device(spins);
+    pause();
+  }
+  stop.store(0, std::memory_order_release);
+}
+
+void resident_kernel::make_taken() {
+  for (std::uint32_t spins = 1; load_acquire(mailbox_->answer.taken) != requests_; ++spins) {
+    if (current_kernel_ended()) launch();
+    check_device(spins);
+    pause();
+  }
+}
+
+void resident_kernel::wait_for(const std::uint32_t& word) {
+  for (std::uint32_t spins = 1; load_acquire(word) != requests_; ++spins) {
+    check_device(spins);
+    pause();
+  }
+}
+
+void resident_kernel::wait() {
+  wait_for(mailbox_->answer.answered);
+}
+
+resident_outcome resident_kernel::wait_finished() {
+  wait_for(mailbox_->answer.finished);
+  resident_outcome outcome;
+  outcome.held = held_;
+  if (posted_mutations_ == 0) return outcome;  // the tallies are an earlier batch's
+  const resident_mailbox::answer_words& answer = mailbox_->answer;
+  outcome.phase_one = {answer.inserted, answer.erased, answer.pending};
+  outcome.walks = {answer.walks_placed, 0, answer.walks_homeless};
+  return outcome;
+}
+
+}  // namespace gpuhash::server::index
