@@ -121,10 +121,11 @@ class network::worker {
     bool first = false;
     {
       std::lock_guard lock(done_mutex_);
-      first = done_.empty();
+      first = done_.empty() && adopted_.empty();
       done_.push_back(group);
+      handed_over_.store(true);
     }
-    if (first) signal();  // one wake-up takes every group done by then
+    wake_if_asleep(first);
   }
   /// From another worker: a connection it accepted, to be served here.
   void adopt(int fd, std::string address) {
@@ -133,8 +134,9 @@ class network::worker {
       std::lock_guard lock(done_mutex_);
       first = adopted_.empty() && done_.empty();
       adopted_.emplace_back(fd, std::move(address));
+      handed_over_.store(true);
     }
-    if (first) signal();
+    wake_if_asleep(first);
   }
   void describe(std::string& out) const {
     std::lock_guard lock(connections_mutex_);
@@ -147,6 +149,17 @@ class network::worker {
   }
 
  private:
+  /// After handing this worker a group or a connection: a worker that is
+  /// awake looks at handed_over_ on every turn of its loop, so only one
+  /// asleep in epoll_wait (or about to be) needs the eventfd, whose write
+  /// and read cost a system call each per batch and worker. One wake-up
+  /// takes everything handed over by then (`first`). handed_over_ is set
+  /// before asleep_ is read here, and asleep_ set before handed_over_ is
+  /// read by the worker (both sequentially consistent): either the worker
+  /// sees the handover before it sleeps, or this sees it asleep.
+  void wake_if_asleep(bool first) {
+    if (first && asleep_.load()) signal();
+  }
   void signal() {
     const std::uint64_t one = 1;
     [[maybe_unused]] const auto written = ::write(wake_, &one, sizeof one);
@@ -171,11 +184,19 @@ class network::worker {
     while (!stopping_) {
       // With cores to spare, poll for spin_us after the last event before
       // sleeping: a reply then goes out without a wake-up.
-      const bool polling =
-          spin.count() != 0 && std::chrono::steady_clock::now() - last_event < spin;
+      bool polling = spin.count() != 0 && std::chrono::steady_clock::now() - last_event < spin;
+      if (!polling) {
+        asleep_.store(true);
+        polling = handed_over_.load();  // handed over before asleep_ was seen: do not sleep
+      }
       const int ready = epoll_wait(epoll_, events, 256, polling ? 0 : -1);
+      asleep_.store(false, std::memory_order_relaxed);
       if (ready < 0 && errno != EINTR) fail("epoll_wait");
       if (ready > 0) last_event = std::chrono::steady_clock::now();
+      if (handed_over_.load(std::memory_order_acquire)) {
+        take_adopted();
+        finish_groups();
+      }
       for (int i = 0; i < ready; ++i) {
         const int fd = events[i].data.fd;
         if (fd == wake_) {
@@ -285,6 +306,7 @@ class network::worker {
     {
       std::lock_guard lock(done_mutex_);
       adopted.swap(adopted_);
+      handed_over_.store(!done_.empty(), std::memory_order_relaxed);
     }
     for (auto& [fd, address] : adopted) serve(fd, std::move(address));
   }
@@ -458,6 +480,7 @@ class network::worker {
     {
       std::lock_guard lock(done_mutex_);
       done.swap(done_);
+      handed_over_.store(!adopted_.empty(), std::memory_order_relaxed);
     }
     finish(done);
   }
@@ -512,6 +535,11 @@ class network::worker {
   std::mutex done_mutex_;
   std::vector<engine::request_group*> done_;          // under done_mutex_
   std::vector<std::pair<int, std::string>> adopted_;  // under done_mutex_
+  // done_ or adopted_ holds something (written under done_mutex_, read
+  // without it), and this worker is in epoll_wait or about to be: see
+  // wake_if_asleep.
+  std::atomic<bool> handed_over_{false};
+  std::atomic<bool> asleep_{false};
   // This thread's alone: the groups parsed in this round of events, the
   // groups answered by batches run on this thread, and drain_local's spare
   // vectors (kept for their capacity).
