@@ -39,6 +39,13 @@ namespace gpuhash::server::engine {
 
 namespace {
 
+/// A pause in a polling loop (a hint to the core; no system call).
+void spin_pause() {
+#if defined(__x86_64__)
+  __builtin_ia32_pause();
+#endif
+}
+
 /// Index operations a group adds to a batch (an estimate: its keys).
 std::size_t operations_of(const request_group& group) {
   std::size_t operations = 0;
@@ -293,9 +300,12 @@ class engine::shard {
       std::lock_guard lock(mutex_);
       queue_.insert(queue_.end(), groups.begin(), groups.end());
       queued_.store(queue_.size(), std::memory_order_release);
-      // on an idle shard, the submitter runs its own groups at once
+      // On an idle shard, the submitter runs its own groups at once. A
+      // shard whose batch thread is polling for groups is busy, not idle:
+      // running them here would cost this worker a round trip.
       const bool only_these = queue_.size() == groups.size();
-      if (!running_ && (inline_ || (idle_submitter_ && only_these))) run_here = running_ = true;
+      if (!running_ && (inline_ || (idle_submitter_ && only_these && !polling_)))
+        run_here = running_ = true;
     }
     if (run_here && inline_) {
       run_queued();
@@ -387,6 +397,18 @@ class engine::shard {
     for (request_group* group : batch) owner_.completed(group);
   }
 
+  /// The batch thread: polls for up to `us` for a group to be queued.
+  void poll_for_groups(std::uint32_t us) {
+    if (us == 0 || queued_.load(std::memory_order_acquire) != 0) return;
+    {
+      std::lock_guard lock(mutex_);
+      polling_ = true;
+    }
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+    while (queued_.load(std::memory_order_acquire) == 0 && std::chrono::steady_clock::now() < until)
+      spin_pause();
+  }
+
   /// The batch thread (index on the GPU).
   void run() {
     // Waits of a few microseconds must not be rounded up to the default
@@ -394,19 +416,19 @@ class engine::shard {
     prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
     std::vector<request_group*> batch;
     std::size_t last_operations = 0;  // the size of the last batch, when it had several groups
+    bool after_batch = false;
     for (;;) {
       batch.clear();
-      // With cores to spare, poll a little before sleeping: a futex wake-up
-      // costs more than the batches it would wait for.
-      if (config_.spin_us != 0 && queued_.load(std::memory_order_acquire) == 0) {
-        const auto until =
-            std::chrono::steady_clock::now() + std::chrono::microseconds(config_.spin_us);
-        while (queued_.load(std::memory_order_acquire) == 0 &&
-               std::chrono::steady_clock::now() < until) {
-        }
-      }
+      // After a batch, poll for the next groups (batch_wait_us, or spin_us
+      // if longer) before sleeping: while the shard is busy its groups then
+      // come here with no wake-up, and the submitters leave them here
+      // (polling_) instead of running them on their own threads.
+      const std::uint32_t poll_us =
+          after_batch ? std::max(config_.batch_wait_us, config_.spin_us) : config_.spin_us;
+      poll_for_groups(poll_us);
       {
         std::unique_lock lock(mutex_);
+        polling_ = false;
         // (a submitter may be running a batch: the core is then its)
         wake_.wait(lock, [&] {
           return !running_ && (stopping_ || !queue_.empty() || core_->has_pending_mutations());
@@ -423,9 +445,16 @@ class engine::shard {
         if (config_.batch_wait_us != 0 && operations < target) {
           const auto deadline =
               std::chrono::steady_clock::now() + std::chrono::microseconds(config_.batch_wait_us);
+          // Polled rather than slept on: a submitter's notify then finds
+          // no waiter and costs it no system call (under load the workers'
+          // time is what bounds the server).
           while (operations < target && !stopping_) {
-            if (!wake_.wait_until(lock, deadline, [&] { return !queue_.empty() || stopping_; }))
-              break;
+            lock.unlock();
+            while (queued_.load(std::memory_order_acquire) == 0 &&
+                   std::chrono::steady_clock::now() < deadline)
+              spin_pause();
+            lock.lock();
+            if (queue_.empty()) break;  // the deadline passed
             take(batch, operations);
           }
         }
@@ -434,6 +463,7 @@ class engine::shard {
       if (batch.size() > 1)
         for (const request_group* group : batch) last_operations += operations_of(*group);
       run_and_complete(batch);
+      after_batch = true;
       std::lock_guard lock(mutex_);
       running_ = false;
     }
@@ -453,6 +483,7 @@ class engine::shard {
   bool inline_ = false;          // batches run on the submitting threads (no batch thread)
   bool idle_submitter_ = false;  // a submitter that finds the shard idle runs its groups
   bool running_ = false;         // a thread is running a batch (under mutex_)
+  bool polling_ = false;         // the batch thread is polling for groups (under mutex_)
   std::thread thread_;
 };
 

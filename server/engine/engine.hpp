@@ -17,10 +17,13 @@
 // Who runs a shard's batches depends on the index:
 //  * on the GPU, a batch thread: while it waits for a batch's round trip,
 //    the groups that arrive gather into the next batch, and under load it
-//    waits up to batch_wait_us for a batch to fill. But a worker that
-//    submits to an idle shard (nothing queued, no batch running) runs that
-//    one batch itself: a lone request then costs no hand-off to the batch
-//    thread and back;
+//    waits up to batch_wait_us for a batch to fill. After a batch it polls
+//    for the next groups (batch_wait_us) before it sleeps. A worker that
+//    submits to an idle shard (nothing queued, no batch running, the batch
+//    thread not polling) runs that one batch itself: a lone request then
+//    costs no hand-off to the batch thread and back. Under load the shard
+//    is never idle so, and the workers, whose time bounds the server then,
+//    spend none of it waiting for the GPU (measured: docs/results/server.md);
 //  * on the CPU, the worker threads themselves: a worker that submits groups
 //    while no batch runs runs them at once, with every group queued by then,
 //    and goes on while more are queued (the others only queue theirs). This
