@@ -241,28 +241,30 @@ class gpu_index final : public index_service {
     index_.settle_async(stream_);
     if (batch.inserts != 0) index_.make_room_for(batch.inserts, stream_);
     resident_batch posted;
-    posted.view = index_.table_view();
+    resident_mailbox::search_fields& searched = posted.searches;
+    searched.view = index_.table_view();
     // A resident kernel reads only memory allocated before its launch (for
     // compute-sanitizer: resident_kernel::end_kernel). Memory moves rarely:
     // when batches grow, and when the index does.
     const bool moved = buffers_moved_ ||
                        (searches != 0 && batch.signatures.data() != posted_signatures_) ||
-                       std::memcmp(&posted.view, &posted_view_, sizeof posted.view) != 0;
+                       std::memcmp(&searched.view, &posted_view_, sizeof searched.view) != 0;
     if (moved) resident_.end_kernel();
     buffers_moved_ = false;
-    posted_view_ = posted.view;
+    posted_view_ = searched.view;
     if (searches != 0) posted_signatures_ = batch.signatures.data();
-    posted.signatures = batch.signatures.data();
-    posted.searches = searches;
-    posted.batch = batches_;
-    posted.results = host_results_.data();
-    posted.rows = host_full_matches_.data();
+    searched.count = static_cast<std::uint32_t>(searches);
+    searched.batch = batches_;
+    searched.signatures = batch.signatures.data();
+    searched.results = host_results_.data();
+    searched.rows = host_full_matches_.data();
     if (mutations != 0) {
-      posted.mutation_arguments = stage_mutations(batch);
-      posted.mutations = mutations;
-      posted.statuses = host_statuses_[writing].data();
-      posted.random = murmur3_fmix64(index_.seed() ^ ++walks_);
-      posted.max_exchanges = signature_index<cuda_backend>::max_exchanges;
+      resident_mailbox::mutation_fields& changed = posted.mutations;
+      changed.count = static_cast<std::uint32_t>(mutations);
+      changed.max_exchanges = signature_index<cuda_backend>::max_exchanges;
+      changed.random = murmur3_fmix64(index_.seed() ^ ++walks_);
+      changed.arguments = stage_mutations(batch);
+      changed.statuses = host_statuses_[writing].data();
     }
     resident_.post(posted);
     resident_mutations_ = mutations != 0;

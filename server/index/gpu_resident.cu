@@ -281,20 +281,9 @@ void resident_kernel::post(const resident_batch& batch) {
     make_taken();
     wait_for(mailbox_->answer.finished);
   }
-  resident_mailbox::search_fields& searches = mailbox_->searches;
-  searches.count = static_cast<std::uint32_t>(batch.searches);
-  searches.batch = batch.batch;
-  searches.signatures = batch.signatures;
-  searches.results = batch.results;
-  searches.rows = batch.rows;
-  searches.view = batch.view;
-  resident_mailbox::mutation_fields& mutations = mailbox_->mutations;
-  mutations.count = static_cast<std::uint32_t>(batch.mutations);
-  mutations.max_exchanges = batch.max_exchanges;
-  mutations.random = batch.random;
-  mutations.arguments = batch.mutation_arguments;
-  mutations.statuses = batch.statuses;
-  posted_mutations_ = batch.mutations;
+  mailbox_->searches = batch.searches;
+  mailbox_->mutations = batch.mutations;
+  posted_mutations_ = batch.mutations.count;
   store_release(mailbox_->request.request, ++requests_);
   // Until a kernel has taken the batch, one may end without it (its last
   // idle poll came just before the post): launch another then. Posted

@@ -58,7 +58,7 @@ struct resident_mailbox {
     std::uint32_t stop = 0;     ///< nonzero: end once every posted batch is finished
   };
   struct alignas(64) search_fields {
-    std::uint32_t count = 0;                    ///< searches
+    std::uint32_t count = 0;                    ///< searches, at most resident_kernel::max_searches
     std::uint32_t batch = 0;                    ///< for the results block's first word
     const std::uint32_t* signatures = nullptr;  ///< page-locked
     std::uint32_t* results = nullptr;           ///< page-locked results block
@@ -66,7 +66,7 @@ struct resident_mailbox {
     detail::signature_index::index_view view;
   };
   struct alignas(64) mutation_fields {
-    std::uint32_t count = 0;  ///< inserts and erases
+    std::uint32_t count = 0;  ///< inserts and erases, at most resident_kernel::max_mutations
     std::uint32_t max_exchanges = 0;
     std::uint64_t random = 0;  ///< varies the walks from batch to batch
     /// Page-locked: count signatures, count locations, count operations.
@@ -93,26 +93,17 @@ struct resident_mailbox {
 static_assert(sizeof(resident_mailbox::search_fields) == 64, "a batch's searches fill one line");
 static_assert(sizeof(resident_mailbox::mutation_fields) == 64, "its mutations fill one more");
 
-/// What the host posts: the searches (may be none) and the inserts and
-/// erases (may be none) of one batch.
+/// What the host posts: a batch's searches (count may be 0) and its inserts
+/// and erases (count may be 0), as the mailbox holds them. The searches'
+/// results: the kernel writes the results block of `batch` into `results`
+/// (page-locked, as pack_results does) and each search's full row of
+/// locations into `rows` (page-locked, max_matches per search: read them
+/// where the block's first word says some search found more than two). The
+/// inserts and erases' arguments stay untouched until the batch is
+/// finished; `random` is mixed (murmur3_fmix64) and new for each batch.
 struct resident_batch {
-  detail::signature_index::index_view view;
-  // Searches: the kernel writes the results block of `batch` into `results`
-  // (page-locked, as pack_results does) and each search's full row of
-  // locations into `rows` (page-locked, max_matches per search: read them
-  // where the block's first word says some search found more than two).
-  const std::uint32_t* signatures = nullptr;  ///< page-locked
-  std::size_t searches = 0;                   ///< at most resident_kernel::max_searches
-  std::uint32_t batch = 0;
-  std::uint32_t* results = nullptr;
-  std::uint32_t* rows = nullptr;
-  // Inserts and erases: their arguments as resident_mailbox::mutation_fields
-  // says, page-locked and left alone until the batch is finished.
-  const unsigned char* mutation_arguments = nullptr;
-  std::size_t mutations = 0;  ///< at most resident_kernel::max_mutations
-  status* statuses = nullptr;
-  std::uint64_t random = 0;  ///< mixed (murmur3_fmix64), new for each batch
-  std::uint32_t max_exchanges = 0;
+  resident_mailbox::search_fields searches;
+  resident_mailbox::mutation_fields mutations;
 };
 
 /// What a finished batch's inserts and erases did (for adopt_batch).

@@ -269,17 +269,17 @@ TEST(resident_kernel, answers_and_changes_the_index_while_kernels_come_and_go) {
 
     index.make_room_for(inserts);
     resident_batch batch;
-    batch.view = index.table_view();
-    batch.signatures = arrays.searches.data();
-    batch.searches = n;
-    batch.batch = b;
-    batch.results = arrays.results.data();
-    batch.rows = arrays.rows.data();
-    batch.mutation_arguments = staged;
-    batch.mutations = m;
-    batch.statuses = arrays.statuses.data();
-    batch.random = murmur3_fmix64(b);
-    batch.max_exchanges = b % 2 == 0 ? 0 : signature_index<cuda_backend>::max_exchanges;
+    batch.searches.count = static_cast<std::uint32_t>(n);
+    batch.searches.batch = b;
+    batch.searches.signatures = arrays.searches.data();
+    batch.searches.results = arrays.results.data();
+    batch.searches.rows = arrays.rows.data();
+    batch.searches.view = index.table_view();
+    batch.mutations.count = static_cast<std::uint32_t>(m);
+    batch.mutations.max_exchanges = b % 2 == 0 ? 0 : signature_index<cuda_backend>::max_exchanges;
+    batch.mutations.random = murmur3_fmix64(b);
+    batch.mutations.arguments = staged;
+    batch.mutations.statuses = arrays.statuses.data();
     kernel.post(batch);
     kernel.wait();
 
