@@ -35,7 +35,7 @@ struct server_options {
   // gpuhash-server's own
   index_kind index = index_kind::automatic;  ///< --index=auto|gpu|cpu
   std::size_t batch_max = 32768;             ///< --batch-max: requests per index batch
-  std::uint32_t batch_wait_us = 20;          ///< --batch-wait-us: longest wait to fill a batch
+  std::uint32_t batch_wait_us = 0;           ///< --batch-wait-us: longest wait to fill a batch
   /// --spin-us: how long the batch thread and the workers poll for work
   /// before they sleep (0: never). Off by default: on the H200 machine it
   /// gained nothing with the CPU index and lost 40% with the GPU index

@@ -3,8 +3,9 @@
 // threads for one on the CPU (engine.hpp). Batching policy (issue #7, the
 // thesis' further work): a batch goes as soon as the shard is free when the
 // server is otherwise idle. The batch thread, under load (the last batch
-// carried several groups), waits up to batch_wait_us for the batch to fill
-// to the last batch's size (at most batch_max operations); a submitting
+// carried several groups), waits up to batch_wait_us (default 0: not at all)
+// for the batch to fill to the last batch's size (at most batch_max
+// operations); a submitting
 // thread takes what is queued and does not wait, since nothing overlaps a
 // batch on the CPU.
 //
@@ -38,6 +39,9 @@
 namespace gpuhash::server::engine {
 
 namespace {
+
+/// How long a batch thread polls for groups after a batch before it sleeps.
+constexpr std::uint32_t busy_poll_us = 20;
 
 /// A pause in a polling loop (a hint to the core; no system call).
 void spin_pause() {
@@ -419,12 +423,12 @@ class engine::shard {
     bool after_batch = false;
     for (;;) {
       batch.clear();
-      // After a batch, poll for the next groups (batch_wait_us, or spin_us
+      // After a batch, poll for the next groups (busy_poll_us, or spin_us
       // if longer) before sleeping: while the shard is busy its groups then
       // come here with no wake-up, and the submitters leave them here
       // (polling_) instead of running them on their own threads.
       const std::uint32_t poll_us =
-          after_batch ? std::max(config_.batch_wait_us, config_.spin_us) : config_.spin_us;
+          after_batch ? std::max(busy_poll_us, config_.spin_us) : config_.spin_us;
       poll_for_groups(poll_us);
       {
         std::unique_lock lock(mutex_);

@@ -17,8 +17,8 @@
 // Who runs a shard's batches depends on the index:
 //  * on the GPU, a batch thread: while it waits for a batch's round trip,
 //    the groups that arrive gather into the next batch, and under load it
-//    waits up to batch_wait_us for a batch to fill. After a batch it polls
-//    for the next groups (batch_wait_us) before it sleeps. A worker that
+//    may wait up to batch_wait_us (default 0) for a batch to fill. After a
+//    batch it polls for the next groups (20 us) before it sleeps. A worker that
 //    submits to an idle shard (nothing queued, no batch running, the batch
 //    thread not polling) runs that one batch itself: a lone request then
 //    costs no hand-off to the batch thread and back. Under load the shard
@@ -137,9 +137,9 @@ struct engine_config {
     submitting_thread,
     batch_thread_unless_idle  ///< a submitter that finds its shard idle runs its own groups
   } runner = batch_runner::automatic;
-  std::size_t batch_max = 32768;     ///< index operations per batch (soft: a group is never split)
-  std::uint32_t batch_wait_us = 20;  ///< longest wait for a batch to fill while the server is busy
-  std::uint32_t spin_us = 0;         ///< polling for groups before the batch thread sleeps
+  std::size_t batch_max = 32768;    ///< index operations per batch (soft: a group is never split)
+  std::uint32_t batch_wait_us = 0;  ///< longest wait for a batch to fill while the server is busy
+  std::uint32_t spin_us = 0;        ///< polling for groups before the batch thread sleeps
   /// Tests: the CPU index gives the statuses of inserts and erases one
   /// batch late, as the GPU's does (index_service::defers_mutations).
   bool cpu_index_defers_mutations = false;

@@ -70,7 +70,7 @@ TEST(ServerOptions, DefaultsMatchMemcachedExceptTheListenAddress) {
   EXPECT_EQ(options.run_as_user, "");
   EXPECT_EQ(options.index, index_kind::automatic);
   EXPECT_EQ(options.batch_max, 32768u);
-  EXPECT_EQ(options.batch_wait_us, 20u);
+  EXPECT_EQ(options.batch_wait_us, 0u);
   EXPECT_TRUE(options.ignored.empty());
 }
 
@@ -99,7 +99,7 @@ std::vector<valued_flag> honoured_valued_flags() {
       {"-I", "--max-item-size", "2m", [](auto& o) { EXPECT_EQ(o.item_size_max, 2u << 20); }},
       {"", "--index", "gpu", [](auto& o) { EXPECT_EQ(o.index, index_kind::gpu); }},
       {"", "--batch-max", "1024", [](auto& o) { EXPECT_EQ(o.batch_max, 1024u); }},
-      {"", "--batch-wait-us", "0", [](auto& o) { EXPECT_EQ(o.batch_wait_us, 0u); }},
+      {"", "--batch-wait-us", "50", [](auto& o) { EXPECT_EQ(o.batch_wait_us, 50u); }},
   };
 }
 
@@ -589,7 +589,7 @@ TEST(ServerOptions, HelpListsEveryFlagWithItsDefault) {
   for (const std::string fragment :
        {"(default: 11211)", "(default: 127.0.0.1)", "(default: 700)", "(default: 64)",
         "(default: 1024)", "(default: 1.25)", "(default: 48)", "(default: 4)", "(default: 1m)",
-        "(default: 32768; 1..1048576)", "(default: 20; 0..1000000)", "hashpower", "slab_chunk_max",
+        "(default: 32768; 1..1048576)", "(default: 0; 0..1000000)", "hashpower", "slab_chunk_max",
         "ext_path", "ssl_min_version", "slab_automove_freeratio"}) {
     EXPECT_NE(text.find(fragment), std::string::npos) << fragment;
   }
