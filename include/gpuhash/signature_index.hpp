@@ -191,8 +191,8 @@ class signature_index {
   /// may grow the index (insert, apply, apply_async, settle_async, reserve,
   /// make_room_for, adopt_batch, clear: growth frees the old table in stream
   /// order). Such a kernel's searches must not overlap a batch that changes
-  /// the index: settle the one apply_async queued first, and queue the next
-  /// behind the kernel's end.
+  /// the index: settle the one apply_async queued first, and start the next
+  /// only once the kernel's batch has finished.
   detail::signature_index::index_view table_view() const { return view(); }
 
   // ---- Batches run by the caller's own kernel ------------------------------

@@ -376,7 +376,9 @@ class engine::shard {
     {
       std::lock_guard lock(mutex_);
       running_ = false;
-      more = !queue_.empty() || core_->has_pending_mutations();
+      // (stopping_: stop() may have woken the batch thread while this ran,
+      // and it went back to sleep; it must see the end.)
+      more = stopping_ || !queue_.empty() || core_->has_pending_mutations();
     }
     if (more) wake_.notify_one();
   }
@@ -470,6 +472,7 @@ class engine::shard {
       after_batch = true;
       std::lock_guard lock(mutex_);
       running_ = false;
+      polling_ = true;  // in the same step: no submitter finds the shard idle in between
     }
     // Inserts and erases left by the last batch are only index bookkeeping;
     // the process is ending, so nothing is lost by not running them.
