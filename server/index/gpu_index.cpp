@@ -56,7 +56,7 @@ namespace {
 ///
 /// Page-locked blocks are never given back while the process runs: a freed
 /// one waits, by power-of-two size, for the next allocation of its size.
-/// cudaFreeHost waits for every kernel running, the resident search kernels
+/// cudaFreeHost waits for every kernel running, the resident kernels
 /// of all shards included (up to their 5 ms lifetime, gpu_resident.cuh), and
 /// holds up the other threads' CUDA calls meanwhile; batch arrays grow by
 /// doubling, so what is kept is at most what the largest batches needed.
@@ -467,7 +467,7 @@ void load_kernels_at_start() noexcept {
   if (chosen != nullptr && std::string_view(chosen) != "EAGER")
     std::fprintf(stderr,
                  "gpuhash-server: CUDA_MODULE_LOADING=%s kept: a kernel's first launch may then "
-                 "wait up to %lld us for the resident search kernels\n",
+                 "wait up to %lld us for the resident kernels\n",
                  chosen, static_cast<long long>(resident_kernel::default_lifetime.count()));
   setenv("CUDA_MODULE_LOADING", "EAGER", /*overwrite=*/0);
 }

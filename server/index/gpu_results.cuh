@@ -36,7 +36,7 @@ inline std::size_t result_bytes(std::size_t searches) {
 /// Writes search i's part of the results block of n searches: its count,
 /// its first two locations (zero past the count), and `batch` in the first
 /// word if it found more than two. The one writer of the block's layout,
-/// for the packing kernel and the resident search.
+/// for the packing kernel and the resident kernel.
 __device__ inline void write_result(std::uint32_t* results, std::uint64_t n, std::uint64_t i,
                                     std::uint32_t count, const std::uint32_t* matches,
                                     std::uint32_t batch) {

@@ -62,7 +62,7 @@ struct word_pair {
 };
 
 /// With `from_l2`, the load reads L2, past the SM's L1 (PTX ld.global.cg):
-/// for a kernel that outlives changes other kernels make (a resident search
+/// for a kernel that outlives changes other kernels make (a resident
 /// kernel), whose L1 may still hold lines from before them.
 template <bool from_l2 = false>
 GPUHASH_HD GPUHASH_FORCEINLINE word_pair load_pair_for_probe(const std::uint64_t* address) {
