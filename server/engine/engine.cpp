@@ -384,7 +384,7 @@ class engine::shard {
   }
 
   /// Runs one batch and hands its groups back.
-  void run_and_complete(std::vector<request_group*>& batch) {
+  void run_and_complete(std::vector<request_group*>& batch, bool on_batch_thread = false) {
     try {
       core_->run_batch(batch);
     } catch (const std::exception& error) {
@@ -400,7 +400,10 @@ class engine::shard {
       }
     }
     if (core_->shutdown_accepted()) owner_.shutdown_requested_ = true;
-    for (request_group* group : batch) owner_.completed(group);
+    // A batch thread with nothing queued may spend time on each group as
+    // it hands it back; with groups queued it hands them back at once.
+    for (request_group* group : batch)
+      owner_.completed(group, on_batch_thread && queued_.load(std::memory_order_acquire) == 0);
   }
 
   /// The batch thread: polls for up to `us` for a group to be queued.
@@ -468,7 +471,7 @@ class engine::shard {
       last_operations = 0;
       if (batch.size() > 1)
         for (const request_group* group : batch) last_operations += operations_of(*group);
-      run_and_complete(batch);
+      run_and_complete(batch, true);
       after_batch = true;
       std::lock_guard lock(mutex_);
       running_ = false;
@@ -562,6 +565,7 @@ void engine::submit(std::span<request_group* const> groups) {
       split->pending.store(resumed, std::memory_order_relaxed);
       if (resumed == 0) {  // not expected: every part had answered all
         assemble(*group);
+        group->completer_idle = false;
         on_complete_(group);
         continue;
       }
@@ -743,9 +747,10 @@ void engine::make_parts(request_group& group, std::span<const std::uint8_t> rout
   split.pending.store(parts, std::memory_order_relaxed);
 }
 
-void engine::completed(request_group* group) {
+void engine::completed(request_group* group, bool idle) {
   request_group* const whole = group->parent;
   if (whole == nullptr) {
+    group->completer_idle = idle;
     on_complete_(group);
     return;
   }
@@ -753,6 +758,7 @@ void engine::completed(request_group* group) {
   // through pending) puts the replies together.
   if (whole->split->pending.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   assemble(*whole);
+  whole->completer_idle = idle;
   on_complete_(whole);
 }
 

@@ -84,6 +84,11 @@ struct request_group {
   std::string replies;       ///< written by the engine, in request order
   bool close_after = false;  ///< a quit (or shutdown) was among the requests
   void* owner = nullptr;     ///< the connection, for the completion handler
+  /// Set by the engine as it hands the group back: the thread doing so is
+  /// a batch thread with no groups queued, so the completion handler may
+  /// spend that thread's time on the group (the network sends its replies
+  /// there) instead of handing it straight to the connection's thread.
+  bool completer_idle = false;
 
   // The engine's own, for a group run in parts on several shards:
   std::size_t budget = reply_budget;      ///< this group's reply budget
@@ -197,8 +202,9 @@ class engine {
   /// Fills the parts of a group that names keys of several shards, from
   /// the shards route() found for its keys, in order.
   void make_parts(request_group& group, std::span<const std::uint8_t> routed);
-  /// From a shard: a finished group or part.
-  void completed(request_group* group);
+  /// From a shard: a finished group or part (`idle`: see
+  /// request_group::completer_idle).
+  void completed(request_group* group, bool idle);
   /// Moves the parts' replies, in request order, into the group's.
   void assemble(request_group& group);
 

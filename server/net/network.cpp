@@ -31,6 +31,9 @@ namespace {
 constexpr std::size_t output_backlog_limit = 16u << 20;
 /// Requests one group carries at most (more wait for the next group).
 constexpr std::size_t group_limit = 4096;
+/// Replies at most this long may be sent by the thread that completed their
+/// group (worker::send_replies_now); longer ones wait for the worker.
+constexpr std::size_t reply_at_completion_limit = 64u << 10;
 constexpr std::string_view too_many_connections = "ERROR Too many open connections\r\n";
 constexpr std::string_view too_large = "SERVER_ERROR object too large for cache\r\n";
 
@@ -70,6 +73,13 @@ struct connection {
   bool read_closed = false;          // the client sent all it will (EOF): answer, then close
   bool peer_gone = false;            // the socket failed: close now
   bool reading_paused = false;       // input_limit reached before the socket was drained
+  // Set by the worker as a group goes to the engine: nothing of the
+  // connection's waits to be sent, so the thread that completes the group
+  // may send its replies at once (worker::send_replies_now); and how many
+  // bytes that thread sent, which the worker reads once the group is back
+  // (the engine's queue and the worker's done_mutex_ order the two).
+  bool reply_at_completion = false;
+  std::size_t replies_sent = 0;
   engine::request_group group;
   void* home = nullptr;  // the worker that owns it
 };
@@ -118,6 +128,7 @@ class network::worker {
       done_here_.push_back(group);
       return;
     }
+    if (group->completer_idle) send_replies_now(group);
     bool first = false;
     {
       std::lock_guard lock(done_mutex_);
@@ -159,6 +170,21 @@ class network::worker {
   /// sees the handover before it sleeps, or this sees it asleep.
   void wake_if_asleep(bool first) {
     if (first && asleep_.load()) signal();
+  }
+  /// On an idle batch thread that completed a group (request_group::
+  /// completer_idle): sends the replies at once when the connection has
+  /// nothing else to send (so they stay in order) and they are short. The
+  /// reply then goes out without waiting for the worker to take the group
+  /// back. The worker sends what is left. (A busy batch thread hands its
+  /// groups straight back instead: its sends would delay its next batch.)
+  static void send_replies_now(engine::request_group* group) {
+    connection& conn = connection_of(group);
+    const std::string& replies = group->replies;
+    if (!conn.reply_at_completion || replies.empty() || replies.size() > reply_at_completion_limit)
+      return;
+    const ssize_t sent =
+        ::send(conn.fd, replies.data(), replies.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (sent > 0) conn.replies_sent = static_cast<std::size_t>(sent);
   }
   void signal() {
     const std::uint64_t one = 1;
@@ -394,8 +420,7 @@ class network::worker {
         if (backlog > engine::request_group::reply_budget) return;
         conn.resuming = false;
         conn.group.replies.clear();
-        conn.waiting = true;
-        to_submit_.push_back(&conn.group);
+        submit(conn);
         return;
       }
       if (conn.closing || backlog > output_backlog_limit) return;
@@ -470,8 +495,15 @@ class network::worker {
       return;
     }
     conn.parsed_end = position;
+    submit(conn);
+  }
+
+  /// Queues the connection's group, to be submitted with the others at the
+  /// end of this round of events.
+  void submit(connection& conn) {
+    conn.reply_at_completion = conn.output_sent == conn.output.size();
     conn.waiting = true;
-    to_submit_.push_back(&group);  // submitted with the others at the end of the round
+    to_submit_.push_back(&conn.group);
   }
 
   /// Finishes the groups other threads answered.
@@ -489,6 +521,11 @@ class network::worker {
     for (engine::request_group* group : done) {
       connection& conn = connection_of(group);
       conn.waiting = false;
+      if (conn.replies_sent != 0) {  // sent by the thread that completed the group
+        owner_.stats_.connections.bytes_written += conn.replies_sent;
+        group->replies.erase(0, conn.replies_sent);
+        conn.replies_sent = 0;
+      }
       if (conn.output.empty()) {
         conn.output.swap(group->replies);  // the replies become the output, uncopied
       } else {

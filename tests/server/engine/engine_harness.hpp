@@ -60,6 +60,7 @@ class parsed_group {
   std::size_t submitted = 0;        ///< ordinal of its submission (from 1)
   parsed_group* next = nullptr;     ///< submitted by the batch thread when this one is done
   bool holds_batch_thread = false;  ///< its completion waits for release()
+  bool completer_idle = false;      ///< request_group::completer_idle as it came back
 
  private:
   /// As the network layer's parse_and_submit: an error is answered in order,
@@ -262,6 +263,7 @@ class engine_harness {
       parsed.batch = batches_seen_;
     }
     waiting_.erase(&parsed);
+    parsed.completer_idle = group->completer_idle;
     parsed.done = true;
     if (parsed.next != nullptr) submit_locked(*parsed.next);
     if (parsed.holds_batch_thread) {

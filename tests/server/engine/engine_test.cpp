@@ -405,6 +405,36 @@ TEST(IdleSubmitter, EightThreadsOnTheirOwnKeysAndASharedCounter) {
   eight_threads_on_their_own_keys_and_a_shared_counter(unless_idle_config());
 }
 
+// ---- who may spend time on a finished group ---------------------------------
+
+TEST(CompleterIdle, OnlyABatchThreadWithNothingQueuedIsIdle) {
+  engine_config config = cpu_config();
+  config.runner = engine_config::batch_runner::batch_thread;
+  engine_harness harness(config);
+  // A and B run as one batch; A's completion (on the batch thread) submits
+  // C, so B comes back while a group is queued, and C alone.
+  const auto a = harness.parse("mn\r\n");
+  const auto b = harness.parse("mn\r\n");
+  const auto c = harness.parse("mn\r\n");
+  a->next = c.get();
+  harness.hold();
+  harness.submit(*a);
+  harness.submit(*b);
+  harness.release();
+  for (parsed_group* parsed : {a.get(), b.get(), c.get()}) harness.wait(*parsed);
+  ASSERT_EQ(a->batch, b->batch);
+  EXPECT_TRUE(a->completer_idle);
+  EXPECT_FALSE(b->completer_idle) << "C was queued when B came back";
+  EXPECT_TRUE(c->completer_idle);
+
+  // Batches on the submitting threads: the submitter is a worker, never idle.
+  engine_harness inline_harness(inline_config());
+  const auto d = inline_harness.parse("mn\r\n");
+  inline_harness.submit(*d);
+  inline_harness.wait(*d);
+  EXPECT_FALSE(d->completer_idle);
+}
+
 // ---- several shards (engine_shards_test.cpp has their own tests) ---------------
 
 TEST(Shards, EightThreadsOnTheirOwnKeysAndASharedCounterWithBatchThreads) {
