@@ -20,6 +20,10 @@ namespace si = detail::signature_index;
 using l2_view = si::basic_index_view<si::bucket_reads::from_l2>;
 
 constexpr unsigned resident_threads = 512;
+static_assert(
+    resident_mailbox::fits_payload(0, 1) &&
+        !resident_mailbox::fits_payload(0, resident_mailbox::payload_bytes / mutation_bytes(1) + 1),
+    "fits_payload counts a mutation's arguments as mutation_bytes does");
 static_assert(std::is_trivially_copyable_v<si::index_view> && sizeof(si::index_view) % 8 == 0);
 
 /// Where a batch's pending inserts go on the device (one allocation).
@@ -51,11 +55,14 @@ __device__ void store_volatile(std::uint32_t* address, std::uint32_t value) {
 }
 
 /// The batch's searches: each writes its part of the results block and its
-/// full row.
-__device__ void run_searches(const resident_mailbox::search_fields& batch) {
+/// full row. `inline_signatures`: the signatures, from the payload in shared
+/// memory; null: read from batch.signatures.
+__device__ void run_searches(const resident_mailbox::search_fields& batch,
+                             const std::uint32_t* inline_signatures) {
   const l2_view view = batch.view.reading_from_l2();
   for (std::uint32_t i = threadIdx.x; i < batch.count; i += blockDim.x) {
-    const std::uint32_t signature = __ldcv(batch.signatures + i);
+    const std::uint32_t signature =
+        inline_signatures != nullptr ? inline_signatures[i] : __ldcv(batch.signatures + i);
     si::location_type matches[si::max_matches];
     const std::uint32_t count = view.find(signature, matches);
     std::uint32_t* row = batch.rows + std::size_t{i} * si::max_matches;
@@ -80,23 +87,36 @@ __device__ detail::status_tally add_up(const detail::status_tally& mine,
 /// The batch's inserts and erases, as signature_index::apply_async runs
 /// them: phase 1 over all (no entry moves), then the eviction walks of the
 /// inserts that found both buckets full, once phase 1 is over. Returns the
-/// tallies in the answer line.
+/// tallies in the answer line. `inline_arguments`: the arguments, from the
+/// payload in shared memory; null: read from batch.arguments.
 __device__ void run_mutations(const resident_mailbox::mutation_fields& batch, const l2_view& view,
+                              const unsigned char* inline_arguments,
                               unsigned char* pending_memory_base, resident_mailbox* box) {
-  // The arguments, copied past L1 (the host rewrites these blocks) into
-  // shared memory, where both phases read them.
+  // The arguments, copied into shared memory, where both phases read them
+  // (from host memory past L1: the host rewrites these blocks).
   __shared__ si::signature_type signatures[resident_kernel::max_mutations];
   __shared__ si::location_type locations[resident_kernel::max_mutations];
   __shared__ operation ops[resident_kernel::max_mutations];
   __shared__ detail::status_tally tally;
   const std::uint32_t n = batch.count;
-  const auto* from_signatures = reinterpret_cast<const std::uint32_t*>(batch.arguments);
-  const auto* from_locations = from_signatures + n;
-  const auto* from_ops = reinterpret_cast<const unsigned char*>(from_locations + n);
-  for (std::uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
-    signatures[i] = __ldcv(from_signatures + i);
-    locations[i] = __ldcv(from_locations + i);
-    ops[i] = static_cast<operation>(*static_cast<const volatile unsigned char*>(from_ops + i));
+  if (inline_arguments != nullptr) {
+    const auto* from_signatures = reinterpret_cast<const std::uint32_t*>(inline_arguments);
+    const auto* from_locations = from_signatures + n;
+    const auto* from_ops = reinterpret_cast<const operation*>(from_locations + n);
+    for (std::uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+      signatures[i] = from_signatures[i];
+      locations[i] = from_locations[i];
+      ops[i] = from_ops[i];
+    }
+  } else {
+    const auto* from_signatures = reinterpret_cast<const std::uint32_t*>(batch.arguments);
+    const auto* from_locations = from_signatures + n;
+    const auto* from_ops = reinterpret_cast<const unsigned char*>(from_locations + n);
+    for (std::uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+      signatures[i] = __ldcv(from_signatures + i);
+      locations[i] = __ldcv(from_locations + i);
+      ops[i] = static_cast<operation>(*static_cast<const volatile unsigned char*>(from_ops + i));
+    }
   }
   auto* pending = reinterpret_cast<std::size_t*>(pending_memory_base);
   auto* pending_count =
@@ -140,11 +160,12 @@ __device__ void run_mutations(const resident_mailbox::mutation_fields& batch, co
 __global__ void __launch_bounds__(resident_threads)
     resident_kernel_loop(resident_mailbox* box, unsigned char* pending_memory_base,
                          std::uint32_t generation, std::uint32_t seen, std::uint64_t lifetime_ns) {
-  __shared__ resident_mailbox::search_fields posted_searches;
-  __shared__ resident_mailbox::mutation_fields posted_mutations;
+  // The fields and the payload as posted (resident_mailbox::read_bytes).
+  constexpr std::uint32_t read_words = resident_mailbox::read_bytes / 8;
+  static_assert(read_words <= resident_threads, "one wave of loads");
+  __shared__ std::uint64_t posted[read_words];
   __shared__ std::uint32_t request;
   __shared__ bool ending;
-  static_assert(sizeof(posted_searches) + sizeof(posted_mutations) == 128);
   const std::uint64_t deadline = now_ns() + lifetime_ns;
   for (;;) {
     if (threadIdx.x == 0) {
@@ -170,27 +191,31 @@ __global__ void __launch_bounds__(resident_threads)
     }
     __syncthreads();
     if (ending) break;
-    // The fields (two lines, adjacent): sixteen lanes read eight bytes
-    // each at once, volatile (past any line cached from the last batch).
-    if (threadIdx.x < 16) {
-      const volatile std::uint64_t* from =
-          reinterpret_cast<const volatile std::uint64_t*>(&box->searches);
-      std::uint64_t* to = threadIdx.x < 8 ? reinterpret_cast<std::uint64_t*>(&posted_searches)
-                                          : reinterpret_cast<std::uint64_t*>(&posted_mutations);
-      to[threadIdx.x % 8] = from[threadIdx.x];
-    }
+    // The fields (two lines) and the payload after them: one wave of
+    // 8-byte loads, volatile (past any line cached from the last batch).
+    if (threadIdx.x < read_words)
+      posted[threadIdx.x] =
+          reinterpret_cast<const volatile std::uint64_t*>(&box->searches)[threadIdx.x];
     __syncthreads();
-    const resident_mailbox::search_fields searches = posted_searches;
-    const resident_mailbox::mutation_fields mutations = posted_mutations;
+    resident_mailbox::search_fields searches;
+    resident_mailbox::mutation_fields mutations;
+    std::memcpy(&searches, posted, sizeof searches);
+    std::memcpy(&mutations, posted + sizeof searches / 8, sizeof mutations);
+    const auto* payload = reinterpret_cast<const unsigned char*>(posted) + 2 * 64;
+    const bool in_payload = resident_mailbox::fits_payload(searches.count, mutations.count);
     const std::uint32_t answer = request;
-    run_searches(searches);
-    // Every thread's writes, then the answer (and the fields are read by
-    // all before thread 0 overwrites them with the next batch's).
+    run_searches(searches, in_payload ? reinterpret_cast<const std::uint32_t*>(payload) : nullptr);
+    // Every thread's writes, then the answer: each thread's fence makes its
+    // writes visible to the host before the barrier, and thread 0 writes
+    // the answer after it (the fields are read by all before thread 0
+    // overwrites them with the next batch's).
     __threadfence_system();
     __syncthreads();
-    if (threadIdx.x == 0) store_release_system(&box->answer.answered, answer);
+    if (threadIdx.x == 0) store_volatile(&box->answer.answered, answer);
     if (mutations.count != 0)
-      run_mutations(mutations, searches.view.reading_from_l2(), pending_memory_base, box);
+      run_mutations(mutations, searches.view.reading_from_l2(),
+                    in_payload ? payload + std::size_t{searches.count} * 4 : nullptr,
+                    pending_memory_base, box);
     if (threadIdx.x == 0) store_release_system(&box->answer.finished, answer);
     seen = answer;
   }
@@ -283,7 +308,16 @@ void resident_kernel::post(const resident_batch& batch) {
   }
   mailbox_->searches = batch.searches;
   mailbox_->mutations = batch.mutations;
-  posted_mutations_ = batch.mutations.count;
+  const std::size_t searches = batch.searches.count;
+  const std::size_t mutations = batch.mutations.count;
+  if (resident_mailbox::fits_payload(searches, mutations)) {
+    if (searches != 0)
+      std::memcpy(mailbox_->payload, batch.searches.signatures, searches * sizeof(std::uint32_t));
+    if (mutations != 0)
+      std::memcpy(mailbox_->payload + searches * sizeof(std::uint32_t), batch.mutations.arguments,
+                  mutation_bytes(mutations));
+  }
+  posted_mutations_ = mutations;
   store_release(mailbox_->request.request, ++requests_);
   // Until a kernel has taken the batch, one may end without it (its last
   // idle poll came just before the post): launch another then. Posted

@@ -24,7 +24,7 @@ namespace gpuhash::server::index {
 /// Locations per search in the results block.
 inline constexpr std::size_t packed_matches = 2;
 
-inline std::size_t mutation_bytes(std::size_t mutations) {
+inline constexpr std::size_t mutation_bytes(std::size_t mutations) {
   return mutations * (2 * sizeof(std::uint32_t) + 1);
 }
 
