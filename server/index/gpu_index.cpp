@@ -57,7 +57,7 @@ namespace {
 /// Page-locked blocks are never given back while the process runs: a freed
 /// one waits, by power-of-two size, for the next allocation of its size.
 /// cudaFreeHost waits for every kernel running, the resident kernels
-/// of all shards included (up to their 5 ms lifetime, gpu_resident.cuh), and
+/// of all shards included (up to their 100 ms lifetime, gpu_resident.cuh), and
 /// holds up the other threads' CUDA calls meanwhile; batch arrays grow by
 /// doubling, so what is kept is at most what the largest batches needed.
 class pinned_memory final : public std::pmr::memory_resource {

@@ -141,7 +141,7 @@ bool gpu_available() noexcept;
 /// A CUDA_MODULE_LOADING set by the user is kept.
 void load_kernels_at_start() noexcept;
 /// The index on the GPU; throws when there is none. `resident_lifetime_us`
-/// (0: the default, 5 ms) is how long a resident kernel lives
+/// (0: the default, 100 ms) is how long a resident kernel lives
 /// (gpu_resident.cuh): tests shorten it to make kernels end between batches.
 std::unique_ptr<index_service> make_gpu_index(std::size_t capacity, std::uint64_t seed,
                                               std::uint64_t resident_lifetime_us = 0);
