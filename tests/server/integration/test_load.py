@@ -256,3 +256,41 @@ class LargeReplyTest(unittest.TestCase):
             self.assertLess(grown_mb, 64, "the server held %.0f MB for a 200 MB reply" % grown_mb)
             c.request(b"get big\r\n", b"VALUE big 0 %d\r\n%s\r\nEND\r\n" % (size, value))
             c.close()
+
+
+@unittest.skipUnless(os.environ.get("GPUHASH_LOAD_BINARY"),
+                     "GPUHASH_LOAD_BINARY (gpuhash-load, which CTest passes) is not set")
+class LoadGeneratorTest(unittest.TestCase):
+    """gpuhash-load, the generator of scripts/bench-server, against the
+    server: every reply it checks is right, and an open-loop run sends what
+    its schedule says, polling (--poll) or sleeping."""
+
+    def run_generator(self, server, *flags):
+        import json
+        import subprocess
+        args = [os.environ["GPUHASH_LOAD_BINARY"], "--port", str(server.port),
+                "--connections", "4", "--threads", "2", "--duration", "1",
+                "--warmup", "0.2", "--keys", "1000", "--json", *flags]
+        run = subprocess.run(args, capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 0, f"{args}: {run.stderr}")
+        result = json.loads(run.stdout)
+        self.assertEqual(result["errors"], 0, run.stdout)
+        self.assertEqual(result["wrong_values"], 0, run.stdout)
+        self.assertEqual(result["hit_ratio"], 1.0, run.stdout)
+        return result
+
+    def test_every_mix_closed_and_open_loop(self):
+        with ServerProcess([]) as server:
+            for mix in ("get90", "set50", "multiget100"):
+                with self.subTest(mix=mix):
+                    closed = self.run_generator(server, "--mix", mix)
+                    self.assertFalse(closed["poll"])
+                    self.assertGreater(closed["requests"], 0)
+            for poll in ([], ["--poll"]):
+                with self.subTest(poll=poll):
+                    # 2,000 requests/s for 1 s: each of the 4 connections has
+                    # 500 slots in the window; all are sent (a request unsent
+                    # at the end would be counted, not dropped)
+                    opened = self.run_generator(server, "--mix", "set50", "--rate", "2000", *poll)
+                    self.assertEqual(opened["poll"], bool(poll))
+                    self.assertEqual(opened["requests"] + opened["unsent"], 2000, opened)
