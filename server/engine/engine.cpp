@@ -377,8 +377,11 @@ class engine::shard {
       std::lock_guard lock(mutex_);
       running_ = false;
       // (stopping_: stop() may have woken the batch thread while this ran,
-      // and it went back to sleep; it must see the end.)
-      more = stopping_ || !queue_.empty() || core_->has_pending_mutations();
+      // and it went back to sleep; it must see the end.) The inserts and
+      // erases of this batch's resolve wait for the next batch: waking the
+      // batch thread for them alone would come before this thread sends
+      // the replies.
+      more = stopping_ || !queue_.empty();
     }
     if (more) wake_.notify_one();
   }
