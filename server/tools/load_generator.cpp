@@ -16,8 +16,8 @@
 // connection keeps --pipeline requests out, latency runs from the send. --poll makes each
 // generator thread poll its sockets and the clock instead of sleeping in epoll_wait: its own
 // wake-ups (tens of microseconds, and hundreds now and then from an idle core) then stay out
-// of the latencies, which at low load would otherwise hide the server's part (it costs the
-// generator a core per thread, so it is for low-load points). Latencies go into a
+// of the open-loop latencies, where they would otherwise blur the server's part (it costs the
+// generator a core per thread, so it is for machines with cores to spare). Latencies go into a
 // log-linear histogram (128 steps per power of two: below 0.8% error; a percentile is reported
 // as the upper end of its step).
 //
@@ -677,7 +677,7 @@ constexpr const char* usage_text =
     "usage: gpuhash-load --port=P [--host=127.0.0.1] [--connections=8] [--threads=1]\n"
     "         [--duration=5] [--warmup=1] [--mix=get90|set50|multiget100] [--keys=100000]\n"
     "         [--value-bytes=64] [--rate=0 (ops/s; 0: closed loop)] [--pipeline=1] [--seed=1]\n"
-    "         [--poll (poll, not sleep: for low-load latency)] [--json]\n";
+    "         [--poll (poll, not sleep: for open-loop latency)] [--json]\n";
 
 /// "--name=value" or "--name value"; numbers are checked, names too.
 options parse_options(int argc, char** argv) {
