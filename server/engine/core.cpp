@@ -336,7 +336,7 @@ engine::core::location engine::core::lookup(std::size_t search) {
     unlink_item(where);
     return store::no_location;
   };
-  const auto in = [&](const std::unordered_map<std::string_view, location>& map) {
+  const auto in = [&](const key_locations& map) {
     const auto found = map.find(key);
     return found == map.end() ? store::no_location : found->second;
   };
