@@ -105,7 +105,7 @@ engine::core::core(const engine_config& config, server_stats& stats)
 
 // ---- the batch ---------------------------------------------------------------
 
-void engine::core::run_batch(std::span<request_group* const> groups) {
+void engine::core::run_batch(std::span<request_group* const> groups, batch_side_work* side) {
   now_ = static_cast<std::int64_t>(std::time(nullptr));
   batch_.clear();
   search_keys_.clear();
@@ -121,7 +121,8 @@ void engine::core::run_batch(std::span<request_group* const> groups) {
     for (int k = 0; k > change; --k) batch_.add(operation::erase, signature, where);
   }
   pending_.clear();
-  if (batch_.size() != 0) run_index();
+  if (batch_.size() != 0) run_index(side);
+  if (side != nullptr) side->index_answered();
 
   std::size_t item = 0;
   for (request_group* group : groups) {
@@ -219,7 +220,7 @@ bool engine::core::request_key(const protocol::request& request, std::string_vie
   return true;
 }
 
-void engine::core::run_index() {
+void engine::core::run_index(index::wait_work* while_waiting) {
   // this batch's inserts and erases, for their statuses (now or, when the
   // index defers them, with the next batch)
   batch_mutations_.clear();
@@ -228,7 +229,7 @@ void engine::core::run_index() {
   const auto start = std::chrono::steady_clock::now();
   bool failed = false;
   try {
-    results_ = index_->apply(batch_);
+    results_ = index_->apply(batch_, while_waiting);
   } catch (const std::exception& error) {
     move_index_to_cpu(error.what());
     failed = true;

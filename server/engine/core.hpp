@@ -51,16 +51,37 @@ enum class store_result : std::uint8_t {
   no_memory
 };
 
+/// Work the thread running a batch has besides the batch (the batch
+/// thread's sends of the last batch's replies): done a step at a time while
+/// the index works on the batch (index::wait_work), and what is left handed
+/// on once the index has answered, before the batch's requests are resolved.
+class batch_side_work : public index::wait_work {
+ public:
+  /// The index has answered (or the batch needed none): what is left of
+  /// the work must not wait for the resolve.
+  virtual void index_answered() = 0;
+};
+
 class engine::core {
  public:
   core(const engine_config& config, server_stats& stats);
 
-  /// Runs one batch over the groups and writes their replies.
-  void run_batch(std::span<request_group* const> groups);
+  /// Runs one batch over the groups and writes their replies. `side`, if
+  /// any, is done while the index runs the batch (see batch_side_work).
+  void run_batch(std::span<request_group* const> groups, batch_side_work* side = nullptr);
   /// Inserts or erases from the last resolve are waiting for a batch.
   bool has_pending_mutations() const noexcept { return !pending_.empty(); }
   std::string index_description() const { return index_->description(); }
   bool index_on_device() const noexcept { return index_->on_device(); }
+  /// Whether run_batch does a batch_side_work's steps while the index works
+  /// (an index that computes on this thread has no wait to fill).
+  bool index_takes_side_work() const noexcept { return index_->takes_wait_work(); }
+  /// The batch thread kept `held` groups from a batch to send during the
+  /// next one's index wait, and sent `sent` of them there (for `stats`).
+  void count_wait_groups(std::size_t held, std::size_t sent) noexcept {
+    counters_.wait_groups_held += held;
+    counters_.wait_groups_sent += sent;
+  }
   bool shutdown_accepted() const noexcept { return shutdown_accepted_; }
 
  private:
@@ -73,7 +94,7 @@ class engine::core {
     index::signature_type signature;
     location where;
   };
-  void run_index();
+  void run_index(index::wait_work* while_waiting);
   void settle(const std::vector<mutation>& mutations);
   void move_index_to_cpu(const char* why);
   void resolve(request_group& group);

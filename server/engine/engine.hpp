@@ -16,7 +16,8 @@
 //
 // Who runs a shard's batches depends on the index:
 //  * on the GPU, a batch thread: while it waits for a batch's round trip,
-//    the groups that arrive gather into the next batch, and under load it
+//    the groups that arrive gather into the next batch, and it sends the
+//    replies of a few groups of the last batch itself; under load it
 //    may wait up to batch_wait_us (default 0) for a batch to fill. After a
 //    batch it polls for the next groups (20 us) before it sleeps. A worker that
 //    submits to an idle shard (nothing queued, no batch running, the batch
@@ -85,9 +86,10 @@ struct request_group {
   bool close_after = false;  ///< a quit (or shutdown) was among the requests
   void* owner = nullptr;     ///< the connection, for the completion handler
   /// Set by the engine as it hands the group back: the thread doing so is
-  /// a batch thread with no groups queued, so the completion handler may
-  /// spend that thread's time on the group (the network sends its replies
-  /// there) instead of handing it straight to the connection's thread.
+  /// a batch thread with no groups queued, or one waiting for its index to
+  /// answer the next batch, so the completion handler may spend that
+  /// thread's time on the group (the network sends its replies there)
+  /// instead of handing it straight to the connection's thread.
   bool completer_idle = false;
 
   // The engine's own, for a group run in parts on several shards:

@@ -142,6 +142,8 @@ void engine::core::run_stats(std::string_view argument, std::string& out) {
     stat("index_batch_max_operations", counters_.batch_max_operations);
     stat("index_batch_mean_ns",
          counters_.batches == 0 ? 0 : counters_.batch_index_ns / counters_.batches);
+    stat("index_wait_groups_held", counters_.wait_groups_held);
+    stat("index_wait_groups_sent", counters_.wait_groups_sent);
   } else {
     out.append("ERROR\r\n");
     return;

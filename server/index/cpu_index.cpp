@@ -21,11 +21,12 @@ class cpu_index final : public index_service {
 
   std::string description() const override { return "cpu"; }
   bool defers_mutations() const noexcept override { return defers_; }
+  bool takes_wait_work() const noexcept override { return defers_; }
   signature_type signature(std::string_view key) const noexcept override {
     return index_.signature(key);
   }
 
-  index_results apply(const index_batch& batch) override {
+  index_results apply(const index_batch& batch, wait_work* while_waiting) override {
     const std::size_t n = batch.size();
     const std::size_t searches = batch.searches();
     matches_.resize(n * max_matches);
@@ -48,6 +49,10 @@ class cpu_index final : public index_service {
                    n - searches, matches_.data() + searches * max_matches,
                    counts_.data() + searches, statuses.data() + searches, stream, batch.inserts);
     }
+    // Deferring, as the GPU's does, it lets the caller do one piece of its
+    // work as if waiting for a device: the engine's tests then cover work
+    // done during the wait and work left when the answer comes.
+    if (defers_ && while_waiting != nullptr) while_waiting->step();
     index_results results{matches_.data(), counts_.data()};
     if (!defers_) {
       results.statuses = statuses.data() + searches;

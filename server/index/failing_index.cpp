@@ -17,13 +17,14 @@ class failing_index final : public index_service {
   std::string description() const override { return index_->description(); }
   bool on_device() const noexcept override { return index_->on_device(); }
   bool defers_mutations() const noexcept override { return index_->defers_mutations(); }
+  bool takes_wait_work() const noexcept override { return index_->takes_wait_work(); }
   signature_type signature(std::string_view key) const noexcept override {
     return index_->signature(key);
   }
-  index_results apply(const index_batch& batch) override {
+  index_results apply(const index_batch& batch, wait_work* while_waiting) override {
     if (++batches_ >= fail_at_)
       throw std::runtime_error("injected index failure at batch " + std::to_string(batches_));
-    return index_->apply(batch);
+    return index_->apply(batch, while_waiting);
   }
   std::size_t entries() const noexcept override { return index_->entries(); }
   std::size_t capacity() const noexcept override { return index_->capacity(); }

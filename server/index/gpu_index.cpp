@@ -172,7 +172,7 @@ class gpu_index final : public index_service {
 
   bool defers_mutations() const noexcept override { return true; }
 
-  index_results apply(const index_batch& batch) override {
+  index_results apply(const index_batch& batch, wait_work* while_waiting) override {
     const std::size_t n = batch.size();
     const std::size_t searches = batch.searches();
     const std::size_t mutations = n - searches;
@@ -194,12 +194,12 @@ class gpu_index final : public index_service {
     // The inserts and erases' statuses go to the buffer not handed out last.
     const std::size_t writing = unsettled_buffer_ ^ 1;
     if (resident) {
-      post_resident(batch, writing);
+      post_resident(batch, writing, while_waiting);
     } else {
       launch_searches(signatures, searches, results);
       GPUHASH_CUDA_TRY(cudaEventRecord(searched_, stream_));
       if (mutations != 0) launch_mutations(batch, writing);
-      GPUHASH_CUDA_TRY(cudaEventSynchronize(searched_));
+      wait_for(searched_, while_waiting);
     }
 
     // The last earlier batch's inserts and erases came before these
@@ -233,7 +233,7 @@ class gpu_index final : public index_service {
   /// A small batch, searches and mutations both, to the resident kernel:
   /// returns once its searches are answered. Its inserts and erases run
   /// after that, and are accounted for at the next apply (settle_resident).
-  void post_resident(const index_batch& batch, std::size_t writing) {
+  void post_resident(const index_batch& batch, std::size_t writing, wait_work* while_waiting) {
     const std::size_t searches = batch.searches();
     const std::size_t mutations = batch.size() - searches;
     // A launched batch's inserts and erases come first, then the growth
@@ -270,7 +270,20 @@ class gpu_index final : public index_service {
     }
     resident_.post(posted);
     resident_mutations_ = mutations != 0;
-    if (searches != 0) resident_.wait();
+    if (searches != 0) resident_.wait(while_waiting);
+  }
+
+  /// Waits for an event, doing the caller's work until it has happened.
+  static void wait_for(cudaEvent_t event, wait_work* while_waiting) {
+    if (while_waiting != nullptr) {
+      for (;;) {
+        const cudaError_t state = cudaEventQuery(event);
+        if (state == cudaSuccess) return;
+        if (state != cudaErrorNotReady) GPUHASH_CUDA_TRY(state);
+        if (!while_waiting->step()) break;
+      }
+    }
+    GPUHASH_CUDA_TRY(cudaEventSynchronize(event));
   }
 
   /// Waits for the last resident batch's inserts and erases, if it had any,

@@ -352,8 +352,12 @@ void resident_kernel::wait_for(const std::uint32_t& word) {
   }
 }
 
-void resident_kernel::wait() {
-  wait_for(mailbox_->answer.answered);
+void resident_kernel::wait(wait_work* while_waiting) {
+  const std::uint32_t& answered = mailbox_->answer.answered;
+  if (while_waiting != nullptr)
+    while (load_acquire(answered) != requests_ && while_waiting->step()) {
+    }
+  wait_for(answered);
 }
 
 resident_outcome resident_kernel::wait_finished() {

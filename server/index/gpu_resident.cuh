@@ -53,6 +53,7 @@
 #include "gpuhash/detail/counters.hpp"
 #include "gpuhash/detail/signature_index/view.hpp"
 #include "gpuhash/status.hpp"
+#include "index/index_service.hpp"
 
 namespace gpuhash::server::index {
 
@@ -170,8 +171,9 @@ class resident_kernel {
   /// the view must be of the index as they left it.
   void post(const resident_batch& batch);
   /// Waits until the posted batch's searches are answered; throws
-  /// cuda_error if the device fails meanwhile.
-  void wait();
+  /// cuda_error if the device fails meanwhile. Until the answer comes, it
+  /// does `while_waiting`'s work, a step at a time, if there is any.
+  void wait(wait_work* while_waiting = nullptr);
   /// Waits until the posted batch's inserts and erases have run too, and
   /// tells what they did.
   resident_outcome wait_finished();

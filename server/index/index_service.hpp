@@ -83,6 +83,19 @@ struct index_results {
   status status_of(std::size_t j) const noexcept { return statuses[j]; }
 };
 
+/// Work the caller of apply() has for its thread while the index runs a
+/// batch (the engine's batch thread sends the last batch's replies then).
+/// An index on a device calls step() while it waits for the answer, until
+/// step() says nothing is left; an index that computes on the calling
+/// thread need not call it at all.
+class wait_work {
+ public:
+  virtual ~wait_work() = default;
+  /// Does one piece of the work (a few microseconds at most); false once
+  /// nothing is left.
+  virtual bool step() = 0;
+};
+
 class index_service {
  public:
   virtual ~index_service() = default;
@@ -94,8 +107,12 @@ class index_service {
   /// The key's signature: SipHash-2-4 under the index's seed, never 0.
   virtual signature_type signature(std::string_view key) const noexcept = 0;
   /// Runs the batch; throws on a device failure (the engine then moves the
-  /// index to the CPU).
-  virtual index_results apply(const index_batch& batch) = 0;
+  /// index to the CPU). While it waits for a device, it may call
+  /// `while_waiting`'s step() (see wait_work).
+  virtual index_results apply(const index_batch& batch, wait_work* while_waiting = nullptr) = 0;
+  /// Whether apply() calls its wait_work's step() at all (it waits for a
+  /// device, or pretends to for tests).
+  virtual bool takes_wait_work() const noexcept { return on_device(); }
   /// Whether apply() returns once the searches are done, with the inserts
   /// and erases queued behind them on the device: their statuses then come
   /// with the next apply (index_results), and the next batch's searches see

@@ -61,6 +61,7 @@ class parsed_group {
   parsed_group* next = nullptr;     ///< submitted by the batch thread when this one is done
   bool holds_batch_thread = false;  ///< its completion waits for release()
   bool completer_idle = false;      ///< request_group::completer_idle as it came back
+  std::size_t completion = 0;       ///< ordinal of its completion (from 1)
 
  private:
   /// As the network layer's parse_and_submit: an error is answered in order,
@@ -264,6 +265,7 @@ class engine_harness {
     }
     waiting_.erase(&parsed);
     parsed.completer_idle = group->completer_idle;
+    parsed.completion = ++completions_;
     parsed.done = true;
     if (parsed.next != nullptr) submit_locked(*parsed.next);
     if (parsed.holds_batch_thread) {
@@ -281,6 +283,7 @@ class engine_harness {
   std::set<parsed_group*> waiting_;
   std::size_t submissions_ = 0;
   std::size_t batches_seen_ = 0;
+  std::size_t completions_ = 0;
   std::unique_ptr<parsed_group> gate_;
   bool held_ = false;
   bool released_ = false;

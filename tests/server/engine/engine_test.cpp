@@ -424,6 +424,8 @@ TEST(CompleterIdle, OnlyABatchThreadWithNothingQueuedIsIdle) {
   for (parsed_group* parsed : {a.get(), b.get(), c.get()}) harness.wait(*parsed);
   ASSERT_EQ(a->batch, b->batch);
   EXPECT_TRUE(a->completer_idle);
+  // (this index computes on the calling thread: nothing is kept for the
+  // next batch's wait, which it does not have)
   EXPECT_FALSE(b->completer_idle) << "C was queued when B came back";
   EXPECT_TRUE(c->completer_idle);
 
@@ -433,6 +435,67 @@ TEST(CompleterIdle, OnlyABatchThreadWithNothingQueuedIsIdle) {
   inline_harness.submit(*d);
   inline_harness.wait(*d);
   EXPECT_FALSE(d->completer_idle);
+}
+
+TEST(CompleterIdle, ABusyBatchThreadSendsItsLastGroupsDuringTheNextRoundTrip) {
+  // An index that waits as the GPU's does (one step of the caller's work
+  // per batch, cpu_index_defers_mutations): B, kept from the batch of A and
+  // B because C was queued, comes back during C's batch, before C's
+  // requests are answered, on a thread with nothing else to do.
+  engine_config config = cpu_config();
+  config.cpu_index_defers_mutations = true;
+  engine_harness harness(config);
+  const auto a = harness.parse("mn\r\n");
+  const auto b = harness.parse("mn\r\n");
+  const auto c = harness.parse("get missing\r\n");  // (a batch with no search has no wait)
+  a->next = c.get();
+  harness.hold();
+  harness.submit(*a);
+  harness.submit(*b);
+  harness.release();
+  for (parsed_group* parsed : {a.get(), b.get(), c.get()}) harness.wait(*parsed);
+  ASSERT_EQ(a->batch, b->batch);
+  EXPECT_NE(c->batch, b->batch);
+  EXPECT_TRUE(a->completer_idle);
+  EXPECT_TRUE(b->completer_idle) << "B was sent while C's batch waited for its index";
+  EXPECT_TRUE(c->completer_idle);
+  EXPECT_LT(a->completion, b->completion);
+  EXPECT_LT(b->completion, c->completion);
+  EXPECT_EQ(b->replies(), "MN\r\n");
+  EXPECT_EQ(c->replies(), "END\r\n");
+  EXPECT_EQ(harness.stat("index_wait_groups_held"), 1u);
+  EXPECT_EQ(harness.stat("index_wait_groups_sent"), 1u);
+}
+
+TEST(CompleterIdle, GroupsKeptPastTheRoundTripGoBackWhenTheIndexAnswers) {
+  // Six groups answered together while more are queued: the batch thread
+  // keeps the last ones for the next round trip, which (one step) sends
+  // one; the rest go back, not idle, once the index answers. Every group
+  // comes back once, with its replies, whatever was kept.
+  engine_config config = cpu_config();
+  config.cpu_index_defers_mutations = true;
+  engine_harness harness(config);
+  std::vector<std::unique_ptr<parsed_group>> first;
+  for (int i = 0; i < 6; ++i) first.push_back(harness.parse(store_text("set", key_of(i), "v")));
+  const auto next = harness.parse("get " + key_of(5) + "\r\n");
+  first.front()->next = next.get();
+  harness.hold();
+  for (auto& parsed : first) harness.submit(*parsed);
+  harness.release();
+  for (auto& parsed : first) harness.wait(*parsed);
+  harness.wait(*next);
+  std::size_t idle = 0;
+  for (auto& parsed : first) {
+    EXPECT_EQ(parsed->replies(), "STORED\r\n");
+    EXPECT_EQ(parsed->batch, first.front()->batch);
+    idle += parsed->completer_idle ? 1 : 0;
+  }
+  // the first (nothing queued yet), and the one kept group sent in the step
+  EXPECT_EQ(idle, 2u);
+  EXPECT_EQ(next->replies(), value_reply(key_of(5), "v"));
+  for (auto& parsed : first) EXPECT_LT(parsed->completion, next->completion);
+  EXPECT_EQ(harness.stat("index_wait_groups_held"), 2u);
+  EXPECT_EQ(harness.stat("index_wait_groups_sent"), 1u);
 }
 
 // ---- several shards (engine_shards_test.cpp has their own tests) ---------------
