@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <exception>
 #include <random>
 
 #include "engine/base64.hpp"
@@ -105,6 +106,35 @@ engine::core::core(const engine_config& config, server_stats& stats)
 
 // ---- the batch ---------------------------------------------------------------
 
+namespace {
+
+/// A batch's side work as its index sees it: an exception a step throws is
+/// kept for after the batch (rethrow), since it is not the index's failure,
+/// which would move the index to the CPU.
+class guarded_steps final : public index::wait_work {
+ public:
+  explicit guarded_steps(index::wait_work* work) : work_(work) {}
+  bool step() override {
+    if (work_ == nullptr) return false;
+    try {
+      return work_->step();
+    } catch (...) {
+      error_ = std::current_exception();
+      work_ = nullptr;
+      return false;
+    }
+  }
+  void rethrow() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  index::wait_work* work_;
+  std::exception_ptr error_;
+};
+
+}  // namespace
+
 void engine::core::run_batch(std::span<request_group* const> groups, batch_side_work* side) {
   now_ = static_cast<std::int64_t>(std::time(nullptr));
   batch_.clear();
@@ -121,7 +151,8 @@ void engine::core::run_batch(std::span<request_group* const> groups, batch_side_
     for (int k = 0; k > change; --k) batch_.add(operation::erase, signature, where);
   }
   pending_.clear();
-  if (batch_.size() != 0) run_index(side);
+  guarded_steps steps(side);
+  if (batch_.size() != 0) run_index(side != nullptr ? &steps : nullptr);
   if (side != nullptr) side->index_answered();
 
   std::size_t item = 0;
@@ -159,6 +190,7 @@ void engine::core::run_batch(std::span<request_group* const> groups, batch_side_
   // linked by this one go to the next batch.
   in_flight_ = std::move(fresh_);
   fresh_.clear();
+  steps.rethrow();
 }
 
 void engine::core::collect(const work_item& item) {

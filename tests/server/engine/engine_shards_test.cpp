@@ -111,6 +111,40 @@ TEST(Shards, AMultiGetAnswersInTheKeysOrder) {
                 "\r\nEND\r\nOK\r\nEND\r\n");
 }
 
+TEST(Shards, AThreadThatFindsTheShardsIdleAnswersAMultiGetItself) {
+  // With the GPU index's runner, a submitter that finds the shards idle
+  // runs every part itself (the CPU index gives its statuses late here, as
+  // the GPU's does), and has the whole reply, in the keys' order, when
+  // submit returns.
+  engine_config config = sharded(engine_config::batch_runner::batch_thread_unless_idle);
+  config.cpu_index_defers_mutations = true;
+  engine_harness harness(std::move(config));
+  std::string sets;
+  std::string get = "get";
+  std::vector<std::pair<std::string, std::string>> expected;
+  for (std::size_t n = 0; n < 48; ++n) {
+    sets += store_text("set", key_of(n), value_of(n));
+    get += " " + key_of(47 - n) + (n % 5 == 0 ? " missing" + std::to_string(n) : "");
+    expected.emplace_back(key_of(47 - n), value_of(47 - n));
+  }
+  const std::string stored = "STORED\r\n";
+  const std::vector<std::pair<std::string, std::string>> runs = {
+      {sets,
+       [&] {
+         std::string all;
+         for (std::size_t n = 0; n < 48; ++n) all += stored;
+         return all;
+       }()},
+      {get + "\r\n", values_reply(expected)}};
+  for (const auto& [text, replies] : runs) {
+    const auto parsed = harness.parse(text);
+    harness.submit(*parsed);
+    ASSERT_TRUE(parsed->done) << "not answered on the submitting thread: " << text;
+    EXPECT_EQ(parsed->replies(), replies);
+  }
+  harness.expect_index_matches_items();
+}
+
 TEST(Shards, StatsAddUpOverTheShards) {
   engine_config config = sharded(engine_config::batch_runner::batch_thread);
   const std::size_t memory_limit = config.memory_limit;
