@@ -407,21 +407,29 @@ TEST(IdleSubmitter, EightThreadsOnTheirOwnKeysAndASharedCounter) {
 
 // ---- who may spend time on a finished group ---------------------------------
 
+/// Groups A and B ("mn") run as one batch, and A's completion (on the batch
+/// thread) submits C (`c_text`): B comes back while a group is queued.
+struct a_b_then_c {
+  a_b_then_c(engine_harness& harness, std::string c_text)
+      : a(harness.parse("mn\r\n")),
+        b(harness.parse("mn\r\n")),
+        c(harness.parse(std::move(c_text))) {
+    a->next = c.get();
+    harness.hold();
+    harness.submit(*a);
+    harness.submit(*b);
+    harness.release();
+    for (parsed_group* parsed : {a.get(), b.get(), c.get()}) harness.wait(*parsed);
+  }
+  std::unique_ptr<parsed_group> a, b, c;
+};
+
 TEST(CompleterIdle, OnlyABatchThreadWithNothingQueuedIsIdle) {
   engine_config config = cpu_config();
   config.runner = engine_config::batch_runner::batch_thread;
   engine_harness harness(config);
-  // A and B run as one batch; A's completion (on the batch thread) submits
-  // C, so B comes back while a group is queued, and C alone.
-  const auto a = harness.parse("mn\r\n");
-  const auto b = harness.parse("mn\r\n");
-  const auto c = harness.parse("mn\r\n");
-  a->next = c.get();
-  harness.hold();
-  harness.submit(*a);
-  harness.submit(*b);
-  harness.release();
-  for (parsed_group* parsed : {a.get(), b.get(), c.get()}) harness.wait(*parsed);
+  const a_b_then_c groups(harness, "mn\r\n");
+  const auto& [a, b, c] = groups;
   ASSERT_EQ(a->batch, b->batch);
   EXPECT_TRUE(a->completer_idle);
   // (this index computes on the calling thread: nothing is kept for the
@@ -445,15 +453,8 @@ TEST(CompleterIdle, ABusyBatchThreadSendsItsLastGroupsDuringTheNextRoundTrip) {
   engine_config config = cpu_config();
   config.cpu_index_defers_mutations = true;
   engine_harness harness(config);
-  const auto a = harness.parse("mn\r\n");
-  const auto b = harness.parse("mn\r\n");
-  const auto c = harness.parse("get missing\r\n");  // (a batch with no search has no wait)
-  a->next = c.get();
-  harness.hold();
-  harness.submit(*a);
-  harness.submit(*b);
-  harness.release();
-  for (parsed_group* parsed : {a.get(), b.get(), c.get()}) harness.wait(*parsed);
+  const a_b_then_c groups(harness, "get missing\r\n");  // (a batch with no search has no wait)
+  const auto& [a, b, c] = groups;
   ASSERT_EQ(a->batch, b->batch);
   EXPECT_NE(c->batch, b->batch);
   EXPECT_TRUE(a->completer_idle);
