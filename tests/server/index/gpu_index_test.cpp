@@ -5,8 +5,9 @@
 // entries (so the full rows are read), the index growing past its first
 // size, and resident kernels ending between batches: after idle spells
 // longer than their lifetime, and with lifetimes of a few microseconds, so
-// that a kernel often ends just as a batch is posted. And the resident
-// kernel alone, against a map of what the index holds.
+// that a kernel often ends just as a batch is posted; every other batch
+// with work for the index's wait, as the server's batch threads give it.
+// And the resident kernel alone, against a map of what the index holds.
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -49,6 +50,29 @@ std::vector<location_type> matches_of(const index_results& results, std::size_t 
   return found;
 }
 
+/// Work for an index's wait, as the engine's batch thread gives it (its
+/// sends): each step spins for about a microsecond; a batch offers
+/// `per_batch` steps. Counts the steps the index took.
+class spinning_work final : public wait_work {
+ public:
+  explicit spinning_work(std::size_t per_batch) : per_batch_(per_batch) {}
+  void next_batch() { left_ = per_batch_; }
+  bool step() override {
+    if (left_ == 0) return false;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(1);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    ++taken_;
+    return --left_ != 0;
+  }
+  std::size_t taken() const noexcept { return taken_; }
+
+ private:
+  std::size_t per_batch_;
+  std::size_t left_ = 0;
+  std::size_t taken_ = 0;
+};
+
 class gpu_and_cpu {
  public:
   /// resident_lifetime_us: 0 for the default (5 ms).
@@ -62,9 +86,12 @@ class gpu_and_cpu {
     cpu_batch_.add(op, signature, location);
   }
 
-  /// Runs the batch on both and checks that they answer alike.
+  /// Runs the batch on both and checks that they answer alike. The GPU
+  /// index is given work for its wait (as the server's batch threads give
+  /// it), every other batch.
   void apply_and_compare() {
-    const index_results gpu = gpu_->apply(gpu_batch_);
+    work_.next_batch();
+    const index_results gpu = gpu_->apply(gpu_batch_, ++batches_ % 2 == 0 ? &work_ : nullptr);
     const index_results cpu = cpu_->apply(cpu_batch_);
     const std::size_t searches = cpu_batch_.searches();
     for (std::size_t i = 0; i < searches; ++i) {
@@ -80,8 +107,12 @@ class gpu_and_cpu {
 
   index_service& gpu() { return *gpu_; }
   index_service& cpu() { return *cpu_; }
+  /// Steps of wait work the GPU index took, over all batches.
+  std::size_t steps_taken() const noexcept { return work_.taken(); }
 
  private:
+  spinning_work work_{8};
+  std::size_t batches_ = 0;
   std::unique_ptr<index_service> gpu_;
   std::unique_ptr<index_service> cpu_;
   index_batch gpu_batch_;
@@ -144,6 +175,9 @@ TEST_P(gpu_index_lifetimes, answers_as_the_cpu_index_in_batches_of_every_size) {
   ASSERT_NO_FATAL_FAILURE(both.apply_and_compare());
   EXPECT_EQ(both.gpu().entries(), both.cpu().entries());
   EXPECT_GT(both.gpu().rebuilds(), 0u) << "the index was meant to grow past its first size";
+  // (a batch of searches takes microseconds to answer: over the rounds,
+  // some wait was long enough for a step)
+  EXPECT_GT(both.steps_taken(), 0u) << "the GPU index never did the work given for its wait";
 }
 
 TEST_P(gpu_index_lifetimes, lone_searches_see_every_earlier_batch) {
