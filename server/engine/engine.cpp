@@ -31,6 +31,7 @@
 #include <map>
 #include <random>
 
+#include "engine/arrival_gaps.hpp"
 #include "engine/base64.hpp"
 #include "engine/core.hpp"
 #include "gpuhash/hash.hpp"
@@ -40,8 +41,11 @@ namespace gpuhash::server::engine {
 
 namespace {
 
-/// How long a batch thread polls for groups after a batch before it sleeps.
-constexpr std::uint32_t busy_poll_us = 20;
+std::uint64_t now_ns() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
+}
 
 /// A pause in a polling loop (a hint to the core; no system call).
 void spin_pause() {
@@ -301,8 +305,10 @@ class engine::shard {
 
   void submit(std::span<request_group* const> groups) {
     bool run_here = false;
+    const std::uint64_t now = inline_ ? 0 : now_ns();  // (read outside the lock)
     {
       std::lock_guard lock(mutex_);
+      if (!inline_) arrivals_.arrived(now);
       queue_.insert(queue_.end(), groups.begin(), groups.end());
       queued_.store(queue_.size(), std::memory_order_release);
       // On an idle shard, the submitter runs its own groups at once. A
@@ -419,7 +425,7 @@ class engine::shard {
   }
 
   /// The batch thread: polls for up to `us` for a group to be queued.
-  void poll_for_groups(std::uint32_t us) {
+  void poll_for_groups(std::uint64_t us) {
     if (us == 0 || queued_.load(std::memory_order_acquire) != 0) return;
     {
       std::lock_guard lock(mutex_);
@@ -437,15 +443,14 @@ class engine::shard {
     prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
     std::vector<request_group*> batch;
     std::size_t last_operations = 0;  // the size of the last batch, when it had several groups
-    bool after_batch = false;
+    std::uint64_t poll_us = config_.spin_us;
     for (;;) {
       batch.clear();
-      // After a batch, poll for the next groups (busy_poll_us, or spin_us
-      // if longer) before sleeping: while the shard is busy its groups then
-      // come here with no wake-up, and the submitters leave them here
-      // (polling_) instead of running them on their own threads.
-      const std::uint32_t poll_us =
-          after_batch ? std::max(busy_poll_us, config_.spin_us) : config_.spin_us;
+      // After a batch, poll for the next groups (for as long as the rate of
+      // arrivals calls for, or spin_us if longer) before sleeping: while the
+      // shard is busy its groups then come here with no wake-up, and the
+      // submitters leave them here (polling_) instead of running them on
+      // their own threads.
       poll_for_groups(poll_us);
       {
         std::unique_lock lock(mutex_);
@@ -484,10 +489,10 @@ class engine::shard {
       if (batch.size() > 1)
         for (const request_group* group : batch) last_operations += operations_of(*group);
       run_and_complete(batch, true);
-      after_batch = true;
       std::lock_guard lock(mutex_);
       running_ = false;
       polling_ = true;  // in the same step: no submitter finds the shard idle in between
+      poll_us = std::max<std::uint64_t>(arrivals_.poll_us(), config_.spin_us);
     }
     sender_->index_answered();  // (none are kept with nothing queued; for certainty)
     // Inserts and erases left by the last batch are only index bookkeeping;
@@ -553,6 +558,7 @@ class engine::shard {
   bool idle_submitter_ = false;  // a submitter that finds the shard idle runs its groups
   bool running_ = false;         // a thread is running a batch (under mutex_)
   bool polling_ = false;         // the batch thread is polling for groups (under mutex_)
+  arrival_gaps arrivals_;        // how often groups come: the batch thread's poll (under mutex_)
   std::thread thread_;
 };
 
