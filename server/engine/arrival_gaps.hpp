@@ -1,6 +1,6 @@
 #pragma once
 // How long a shard's batch thread polls for groups after a batch, from how
-// often groups arrive at the shard (engine.cpp; docs/designs/server.md,
+// often groups arrive at the shard (shard.cpp; docs/designs/server.md,
 // "Batching policy").
 
 #include <algorithm>

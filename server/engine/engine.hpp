@@ -207,6 +207,9 @@ class engine {
   /// From a shard: a finished group or part (`idle`: see
   /// request_group::completer_idle).
   void completed(request_group* group, bool idle);
+  /// A group (or part) whose batch failed (out of memory while building
+  /// its replies): answered with an error, its connection closed after it.
+  static void fail(request_group& group);
   /// Moves the parts' replies, in request order, into the group's.
   void assemble(request_group& group);
 

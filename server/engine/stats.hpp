@@ -32,10 +32,10 @@ struct command_counters {
   std::uint64_t batch_operations = 0;  ///< index operations over all batches
   std::uint64_t batch_max_operations = 0;
   /// Time in the index (GPU round trips), all batches; including the work
-  /// done during a round trip (engine.cpp) where that took longer.
+  /// done during a round trip (shard.cpp) where that took longer.
   std::uint64_t batch_index_ns = 0;
   /// Groups a busy batch thread kept from a batch to send during the next
-  /// one's index wait, and how many it sent there (engine.cpp).
+  /// one's index wait, and how many it sent there (shard.cpp).
   std::uint64_t wait_groups_held = 0, wait_groups_sent = 0;
   std::uint64_t index_overflow = 0;      ///< entries kept on the host (a signature had 16)
   std::uint64_t index_erase_misses = 0;  ///< must stay 0: an erase that found no entry

@@ -1,0 +1,89 @@
+#pragma once
+// A shard: its core (items, index, command semantics: core.hpp), its queue
+// of request groups, and who runs its batches, one at a time (engine.hpp,
+// docs/designs/server.md "Batching policy"):
+//   - the CPU index: the submitting threads (a submitter runs what is
+//     queued at once and never waits);
+//   - the GPU index: the shard's batch thread under load, and a submitter
+//     that finds the shard idle (its batch thread asleep), which saves a
+//     lone request two thread hand-offs.
+// A batch goes as soon as the shard is free when the server is otherwise
+// idle (issue #7, the thesis' further work). After each batch the batch
+// thread polls for more groups, as long as the shard's arrivals call for
+// (arrival_gaps.hpp), before it sleeps; a submitter leaves a polled shard's
+// groups to it. Under load (the last batch carried several groups) the
+// batch thread may wait up to batch_wait_us (default 0: not at all) for
+// the batch to fill to the last batch's size, at most batch_max
+// operations; a submitting thread takes what is queued and never waits,
+// since nothing overlaps a batch on the CPU.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/arrival_gaps.hpp"
+#include "engine/engine.hpp"
+
+namespace gpuhash::server::engine {
+
+class engine::shard {
+ public:
+  shard(engine& owner, engine_config config, server_stats& stats);
+  ~shard();
+  shard(const shard&) = delete;
+  shard& operator=(const shard&) = delete;
+
+  bool runs_inline() const noexcept { return inline_; }
+  bool may_run_on_submitter() const noexcept { return inline_ || idle_submitter_; }
+  std::string index_description() const;
+
+  /// Queues groups; runs them on this thread if the shard runs inline or
+  /// is idle, else leaves them to the batch thread.
+  void submit(std::span<request_group* const> groups);
+  /// Stops the batch thread after the groups already queued.
+  void stop();
+
+ private:
+  class reply_sender;
+
+  /// Takes queued groups into `batch`, up to batch_max operations.
+  void take(std::vector<request_group*>& batch, std::size_t& operations);
+  /// Runs batches on the calling thread until the queue is empty.
+  void run_queued();
+  /// Runs what is queued as one batch on the calling thread (which found
+  /// the shard idle), then leaves what came meanwhile to the batch thread.
+  void run_once();
+  /// Runs one batch and hands its groups back.
+  void run_and_complete(std::vector<request_group*>& batch, bool on_batch_thread = false);
+  /// The batch thread: polls for up to `us` for a group to be queued.
+  void poll_for_groups(std::uint64_t us);
+  /// The batch thread (index on the GPU).
+  void run();
+
+  engine& owner_;
+  engine_config config_;  // this shard's (before core_, which keeps a reference)
+  std::unique_ptr<core> core_;
+  std::unique_ptr<reply_sender> sender_;  // the batch thread's
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<request_group*> queue_;
+  std::atomic<std::size_t> queued_{0};  // queue_.size(), for polling without the lock
+  bool stopping_ = false;
+  bool inline_ = false;          // batches run on the submitting threads (no batch thread)
+  bool idle_submitter_ = false;  // a submitter that finds the shard idle runs its groups
+  bool running_ = false;         // a thread is running a batch (under mutex_)
+  bool polling_ = false;         // the batch thread is polling for groups (under mutex_)
+  arrival_gaps arrivals_;        // how often groups come: the batch thread's poll (under mutex_)
+  std::thread thread_;
+};
+
+}  // namespace gpuhash::server::engine
