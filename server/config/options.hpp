@@ -37,9 +37,9 @@ struct server_options {
   std::size_t batch_max = 32768;             ///< --batch-max: requests per index batch
   std::uint32_t batch_wait_us = 0;           ///< --batch-wait-us: longest wait to fill a batch
   /// --spin-us: how long the workers poll for work before they sleep (0:
-  /// never), and the batch threads when longer than the 20 us they poll
-  /// after a batch anyway. Off by default: on the H200 machine it gained
-  /// nothing with the CPU index and cost the GPU index, whose workers' time
+  /// never), and the batch threads when longer than the poll after a batch
+  /// that their shard's arrivals call for anyway (engine/arrival_gaps.hpp). Off by default: on the
+  /// H200 machine it gained nothing with the CPU index and cost the GPU index, whose workers' time
   /// it takes (docs/results/server.md).
   std::uint32_t spin_us = 0;
   /// --batch-runner: who runs a shard's batches (engine.hpp): auto (a batch

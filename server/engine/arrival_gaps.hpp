@@ -23,9 +23,18 @@ namespace gpuhash::server::engine {
 /// its submitter at once.
 class arrival_gaps {
  public:
+  /// The poll when arrivals are sparse (and the least one).
   static constexpr std::uint64_t short_poll_us = 20;
+  /// The longest poll. Past it (mean gaps over 50 us) the thread polls
+  /// short_poll_us, not 300 us: the poll is cut off rather than capped, so
+  /// that only a shard taking more than about 20,000 submits a second keeps
+  /// its batch thread polling all the time. Under sparser arrivals a
+  /// submitter finds the shard asleep more often and runs the batch on its
+  /// own thread, which costs little while few connections wait behind it;
+  /// a core polling for every shard costs more there.
   static constexpr std::uint64_t longest_poll_us = 300;
-  static constexpr std::uint64_t gaps_polled = 6;
+  /// Mean gaps a steady load is polled for.
+  static constexpr std::uint64_t gaps_per_poll = 6;
 
   /// A submit at `now_ns` (steady clock, read before the shard's lock was
   /// taken: a submit that read it earlier but took the lock later than the
@@ -46,7 +55,7 @@ class arrival_gaps {
   /// How long to poll after a batch: six mean gaps (at least short_poll_us)
   /// when that is at most longest_poll_us, else short_poll_us.
   std::uint64_t poll_us() const noexcept {
-    const std::uint64_t steady = gaps_polled * mean_ns_ / 1000;
+    const std::uint64_t steady = gaps_per_poll * mean_ns_ / 1000;
     return steady <= longest_poll_us ? std::max(steady, short_poll_us) : short_poll_us;
   }
 

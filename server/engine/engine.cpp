@@ -19,7 +19,6 @@
 #include <random>
 
 #include "engine/base64.hpp"
-#include "engine/core.hpp"
 #include "engine/shard.hpp"
 #include "gpuhash/hash.hpp"
 #include "gpuhash/key_hash.hpp"

@@ -19,7 +19,8 @@
 //    the groups that arrive gather into the next batch, and it sends the
 //    replies of a few groups of the last batch itself; under load it
 //    may wait up to batch_wait_us (default 0) for a batch to fill. After a
-//    batch it polls for the next groups (20 us) before it sleeps. A worker that
+//    batch it polls for the next groups (as long as the shard's arrivals call
+//    for: arrival_gaps.hpp) before it sleeps. A worker that
 //    submits to an idle shard (nothing queued, no batch running, the batch
 //    thread not polling) runs that one batch itself: a lone request then
 //    costs no hand-off to the batch thread and back. Under load the shard
@@ -32,18 +33,14 @@
 //    which cost more than the index itself (docs/results/server.md).
 
 #include <atomic>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "engine/stats.hpp"

@@ -16,6 +16,7 @@ namespace gpuhash::server::engine {
 
 namespace {
 
+/// The steady clock in nanoseconds (for arrival_gaps).
 std::uint64_t now_ns() {
   return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                         std::chrono::steady_clock::now().time_since_epoch())
@@ -106,7 +107,9 @@ std::string engine::shard::index_description() const {
 
 void engine::shard::submit(std::span<request_group* const> groups) {
   bool run_here = false;
-  const std::uint64_t now = inline_ ? 0 : now_ns();  // (read outside the lock)
+  // The clock is read before the lock, to keep it out of the critical
+  // section; arrival_gaps takes a submit that then locks out of order.
+  const std::uint64_t now = inline_ ? 0 : now_ns();
   {
     std::lock_guard lock(mutex_);
     if (!inline_) arrivals_.arrived(now);

@@ -34,6 +34,8 @@
 
 namespace gpuhash::server::engine {
 
+/// One shard: its core, its queue, and the running of its batches (see the
+/// top of this file).
 class engine::shard {
  public:
   shard(engine& owner, engine_config config, server_stats& stats);

@@ -1,7 +1,8 @@
 // Tests of arrival_gaps, which sets how long a shard's batch thread polls for
 // groups after a batch: short while arrivals are sparse (a lone client, or a
-// shard that starts idle), six mean gaps under a steady load, and back to
-// steady within a few dozen submits after an idle spell.
+// shard that starts idle), six mean gaps under a steady load up to the
+// longest poll, and back to steady within a few dozen submits after an idle
+// spell; submits that lock out of order count as no gap.
 
 #include "engine/arrival_gaps.hpp"
 
@@ -22,8 +23,14 @@ std::uint64_t feed(arrival_gaps& gaps, std::uint64_t start_ns, std::uint64_t gap
   return t - gap_ns;
 }
 
-TEST(ArrivalGaps, AShardThatHasSeenNoSubmitsPollsShort) {
-  const arrival_gaps gaps;
+TEST(ArrivalGaps, AShardStartsIdleAndAFewQuickSubmitsDoNotMakeALoad) {
+  arrival_gaps gaps;
+  EXPECT_EQ(gaps.mean_gap_ns(), 1'000'000u) << "a shard starts as if idle for 1 ms";
+  EXPECT_EQ(gaps.poll_us(), arrival_gaps::short_poll_us);
+  gaps.arrived(1 * us);
+  gaps.arrived(101 * us);
+  // one gap moves the mean by an eighth of the difference, exactly
+  EXPECT_EQ(gaps.mean_gap_ns(), 1'000'000u - 125'000u + 12'500u);
   EXPECT_EQ(gaps.poll_us(), arrival_gaps::short_poll_us);
 }
 
@@ -70,12 +77,21 @@ TEST(ArrivalGaps, ALoadThatComesBackAfterAnIdleSpellIsSeenAsSteadySoon) {
 
 TEST(ArrivalGaps, SubmitsThatTookTheLockOutOfOrderCountAsNoGap) {
   arrival_gaps gaps;
-  std::uint64_t t = feed(gaps, 1 * us, 10 * us, 200);
+  const std::uint64_t t = feed(gaps, 1 * us, 10 * us, 200);
   const std::uint64_t before = gaps.mean_gap_ns();
-  gaps.arrived(t - 3 * us);  // read its clock before the last submit did
-  EXPECT_LT(gaps.mean_gap_ns(), before) << "not a wrapped-around, huge gap";
-  gaps.arrived(t + 10 * us);  // measured from the latest time seen
-  EXPECT_NEAR(static_cast<double>(gaps.mean_gap_ns()), 9.0 * us, 1.0 * us);
+  gaps.arrived(t - 50 * us);  // read its clock well before the last submit did
+  const std::uint64_t after = before - before / 8;  // a gap of 0, not 50 us or a wrap-around
+  EXPECT_EQ(gaps.mean_gap_ns(), after);
+  gaps.arrived(t + 10 * us);  // measured from the latest time seen, not the earlier one
+  EXPECT_EQ(gaps.mean_gap_ns(), after - after / 8 + 10 * us / 8);
+}
+
+TEST(ArrivalGaps, MeanGapsOf50UsArePolledForTheLongestPollAnd51UsAreNot) {
+  arrival_gaps gaps;
+  feed(gaps, 1 * us, 50 * us, 400);
+  EXPECT_EQ(gaps.poll_us(), arrival_gaps::longest_poll_us);
+  feed(gaps, 30'000 * us, 51 * us, 400);
+  EXPECT_EQ(gaps.poll_us(), arrival_gaps::short_poll_us);
 }
 
 }  // namespace
