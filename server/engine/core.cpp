@@ -70,7 +70,7 @@ static std::unique_ptr<index::index_service> make_index(const engine_config& con
   std::unique_ptr<index::index_service> made;
   if (want_gpu) {
     try {
-      made = index::make_gpu_index(capacity, seed);
+      made = index::make_gpu_index(capacity, seed, config.resident_lifetime_us);
     } catch (const std::exception& error) {
       if (config.index == placement::gpu) throw;  // asked for by name: refuse to start
       std::fprintf(stderr,
@@ -320,6 +320,18 @@ void engine::core::settle(const std::vector<mutation>& mutations) {
 /// The GPU failed: rebuild the index on the CPU from the linked items and run
 /// the batch's searches there. The batch's inserts and erases are not rerun:
 /// the rebuild already reflects every link and unlink.
+void engine::core::renew_index() {
+  try {
+    index_->renew();
+    ++counters_.kernel_renewals;
+  } catch (const std::exception& error) {
+    // The device failed: the next batch finds it so (a failed launch is
+    // tried again there) and moves the index to the CPU (run_index).
+    std::fprintf(stderr, "gpuhash-server: ERROR: renewing the GPU index's kernel failed (%s)\n",
+                 error.what());
+  }
+}
+
 void engine::core::move_index_to_cpu(const char* why) {
   std::fprintf(stderr,
                "gpuhash-server: ERROR: the GPU index failed (%s); rebuilding the index on the "

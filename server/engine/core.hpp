@@ -20,10 +20,12 @@
 // erased by the next batch; until then they only ever point at an item whose
 // key or linked flag rejects them.
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <memory_resource>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -82,6 +84,17 @@ class engine::core {
     counters_.wait_groups_held += held;
     counters_.wait_groups_sent += sent;
   }
+  /// When to renew the index's device kernel, and renewing it: see
+  /// index_service::renew_at. Called between batches, by a thread that
+  /// owns the core as one running a batch does.
+  std::optional<std::chrono::steady_clock::time_point> index_renew_at() const {
+    return index_->renew_at();
+  }
+  void renew_index();
+  /// Batches run so far.
+  std::uint64_t batches() const noexcept { return counters_.batches; }
+  /// The last batch ran during another shard's round trip (for `stats`).
+  void count_overlapped_batch() noexcept { ++counters_.batches_overlapped; }
   bool shutdown_accepted() const noexcept { return shutdown_accepted_; }
 
  private:

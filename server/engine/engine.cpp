@@ -14,11 +14,14 @@
 #include "engine/engine.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
+#include <exception>
 #include <map>
 #include <random>
 
 #include "engine/base64.hpp"
+#include "engine/core.hpp"
 #include "engine/shard.hpp"
 #include "gpuhash/hash.hpp"
 #include "gpuhash/key_hash.hpp"
@@ -297,7 +300,7 @@ void engine::submit(std::span<request_group* const> groups) {
     shards_.front()->submit(groups);
     return;
   }
-  std::vector<request_group*> queued[engine_config::max_shards];
+  std::array<std::vector<request_group*>, engine_config::max_shards> queued;
   for (request_group* group : groups) {
     request_group::split_state* split = group->split.get();
     if (split != nullptr && split->active) {
@@ -328,8 +331,66 @@ void engine::submit(std::span<request_group* const> groups) {
     for (std::size_t s = 0; s < shards_.size(); ++s)
       if ((split->involved >> s & 1) != 0) queued[s].push_back(split->parts[s].get());
   }
-  for (std::size_t s = 0; s < shards_.size(); ++s)
-    if (!queued[s].empty()) shards_[s]->submit(queued[s]);
+  submit_shards(queued, 0);
+}
+
+/// The shards after one that may run its batch on the submitting thread:
+/// submitted while that batch waits for its index (or once it needs none),
+/// so that where they run here too their round trips overlap instead of
+/// following one another. An exception from them is kept for the submitter
+/// (as if they had been submitted after the batch) rather than taken for
+/// the batch's own failure.
+class engine::later_shards final : public batch_side_work {
+ public:
+  /// `in_wait`: the batch they follow runs inside yet another's round trip.
+  later_shards(engine& owner, std::span<std::vector<request_group*>> queued, std::size_t from,
+               bool in_wait)
+      : owner_(owner), queued_(queued), from_(from), in_wait_(in_wait) {}
+
+  bool step() override {
+    submit(true);
+    return false;
+  }
+  void index_answered() override { submit(false); }
+  /// Submits them if the batch did not, and passes on their exception.
+  void finish() {
+    submit(false);
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void submit(bool in_wait) {
+    if (submitted_) return;
+    submitted_ = true;
+    try {
+      owner_.submit_shards(queued_, from_, in_wait || in_wait_);
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  }
+
+  engine& owner_;
+  std::span<std::vector<request_group*>> queued_;
+  std::size_t from_;
+  bool in_wait_;
+  bool submitted_ = false;
+  std::exception_ptr error_;
+};
+
+void engine::submit_shards(std::span<std::vector<request_group*>> queued, std::size_t from,
+                           bool in_wait) {
+  std::size_t s = from;
+  while (s < shards_.size() && queued[s].empty()) ++s;
+  if (s == shards_.size()) return;
+  // Batches on the CPU index gain nothing from overlapping: one after the other.
+  if (inline_ || !may_run_on_submitter_) {
+    for (; s < shards_.size(); ++s)
+      if (!queued[s].empty()) shards_[s]->submit(queued[s]);
+    return;
+  }
+  later_shards rest(*this, queued, s + 1, in_wait);
+  shards_[s]->submit(queued[s], &rest, in_wait);
+  rest.finish();
 }
 
 bool engine::route(request_group& group, std::size_t& to) {

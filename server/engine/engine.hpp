@@ -147,6 +147,9 @@ struct engine_config {
   /// Tests: the CPU index gives the statuses of inserts and erases one
   /// batch late, as the GPU's does (index_service::defers_mutations).
   bool cpu_index_defers_mutations = false;
+  /// How long the GPU index's resident kernels live (0: the default;
+  /// gpu_resident.cuh); for gpuhash-engine-latency.
+  std::uint64_t resident_lifetime_us = 0;
   int verbosity = 0;
   /// The index's hash seed; absent: random per process (tests fix it to
   /// build keys that share a signature).
@@ -194,10 +197,17 @@ class engine {
  private:
   class core;
   class shard;
+  class later_shards;
   /// The shard a key's items and index entries live in.
   std::size_t shard_of(std::string_view key) const noexcept;
   /// Queues the group whole on one shard, or makes its parts (false: in parts).
   bool route(request_group& group, std::size_t& to);
+  /// Submits each shard's groups, from shard `from` on (queued[s]: shard
+  /// s's). Where a shard runs its batch on this thread, the shards after it
+  /// are submitted during its index's round trip (later_shards, engine.cpp);
+  /// `in_wait`: this call is inside another shard's round trip.
+  void submit_shards(std::span<std::vector<request_group*>> queued, std::size_t from,
+                     bool in_wait = false);
   /// Fills the parts of a group that names keys of several shards, from
   /// the shards route() found for its keys, in order.
   void make_parts(request_group& group, std::span<const std::uint8_t> routed);

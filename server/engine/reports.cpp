@@ -144,6 +144,8 @@ void engine::core::run_stats(std::string_view argument, std::string& out) {
          counters_.batches == 0 ? 0 : counters_.batch_index_ns / counters_.batches);
     stat("index_wait_groups_held", counters_.wait_groups_held);
     stat("index_wait_groups_sent", counters_.wait_groups_sent);
+    stat("index_batches_overlapped", counters_.batches_overlapped);
+    stat("index_kernel_renewals", counters_.kernel_renewals);
   } else {
     out.append("ERROR\r\n");
     return;

@@ -105,7 +105,8 @@ std::string engine::shard::index_description() const {
   return core_->index_description();
 }
 
-void engine::shard::submit(std::span<request_group* const> groups) {
+void engine::shard::submit(std::span<request_group* const> groups, batch_side_work* while_waiting,
+                           bool in_other_wait) {
   bool run_here = false;
   // The clock is read before the lock, to keep it out of the critical
   // section; arrival_gaps takes a submit that then locks out of order.
@@ -125,7 +126,7 @@ void engine::shard::submit(std::span<request_group* const> groups) {
   if (run_here && inline_) {
     run_queued();
   } else if (run_here) {
-    run_once();
+    run_once(while_waiting, in_other_wait);
   } else if (!inline_) {
     wake_.notify_one();
   }
@@ -170,14 +171,15 @@ void engine::shard::run_queued() {
   }
 }
 
-void engine::shard::run_once() {
+void engine::shard::run_once(batch_side_work* while_waiting, bool in_other_wait) {
   std::vector<request_group*> batch;
   {
     std::lock_guard lock(mutex_);
     std::size_t operations = 0;
     take(batch, operations);
   }
-  run_and_complete(batch);
+  run_and_complete(batch, false, while_waiting);
+  if (in_other_wait) core_->count_overlapped_batch();  // (the core is still this thread's)
   bool more = false;
   {
     std::lock_guard lock(mutex_);
@@ -192,9 +194,10 @@ void engine::shard::run_once() {
   if (more) wake_.notify_one();
 }
 
-void engine::shard::run_and_complete(std::vector<request_group*>& batch, bool on_batch_thread) {
+void engine::shard::run_and_complete(std::vector<request_group*>& batch, bool on_batch_thread,
+                                     batch_side_work* while_waiting) {
   try {
-    core_->run_batch(batch, on_batch_thread ? sender_.get() : nullptr);
+    core_->run_batch(batch, on_batch_thread ? sender_.get() : while_waiting);
   } catch (const std::exception& error) {
     // Out of memory while building replies, say: the batch's clients are
     // told and disconnected; the server goes on.
@@ -228,6 +231,48 @@ void engine::shard::poll_for_groups(std::uint64_t us) {
     spin_pause();
 }
 
+void engine::shard::sleep_until_work(std::unique_lock<std::mutex>& lock) {
+  using std::chrono::steady_clock;
+  // The GPU index's resident kernel ages out (gpu_resident.cuh), and the
+  // batch that finds it ended pays for the next one's launch: at a low load
+  // (a batch every few milliseconds, run by the submitters) that was one
+  // batch in fifty, about 40 us more each (measured with
+  // gpuhash-engine-latency: docs/results/server.md). So while batches come
+  // (one in the last second), this thread renews the kernel before it ages
+  // out, between batches; on an idle shard it lets the kernel end.
+  constexpr auto active_for = std::chrono::seconds(1);
+  constexpr auto look_again = std::chrono::milliseconds(50);  // while it may not own the core
+  for (;;) {
+    // (a submitter may be running a batch: the core is then its)
+    if (running_) {
+      wake_.wait_for(lock, look_again);
+      continue;
+    }
+    if (stopping_ || !queue_.empty() || core_->has_pending_mutations()) return;
+    const auto renew_at = core_->index_renew_at();
+    if (!renew_at) {
+      wake_.wait(lock);
+      continue;
+    }
+    const auto now = steady_clock::now();
+    if (core_->batches() != batches_seen_) {
+      batches_seen_ = core_->batches();
+      active_at_ = now;
+    }
+    if (now < *renew_at) {
+      wake_.wait_until(lock, *renew_at);
+    } else if (now - active_at_ > active_for) {
+      wake_.wait_for(lock, look_again);
+    } else {
+      running_ = true;  // the core is this thread's, as for a batch
+      lock.unlock();
+      core_->renew_index();
+      lock.lock();
+      running_ = false;
+    }
+  }
+}
+
 void engine::shard::run() {
   // Waits of a few microseconds must not be rounded up to the default
   // 50 us timer slack.
@@ -246,10 +291,7 @@ void engine::shard::run() {
     {
       std::unique_lock lock(mutex_);
       polling_ = false;
-      // (a submitter may be running a batch: the core is then its)
-      wake_.wait(lock, [&] {
-        return !running_ && (stopping_ || !queue_.empty() || core_->has_pending_mutations());
-      });
+      sleep_until_work(lock);
       if (stopping_ && queue_.empty()) break;
       running_ = true;
       std::size_t operations = 0;

@@ -18,6 +18,7 @@
 // since nothing overlaps a batch on the CPU.
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -34,6 +35,8 @@
 
 namespace gpuhash::server::engine {
 
+class batch_side_work;  // core.hpp
+
 /// One shard: its core, its queue, and the running of its batches (see the
 /// top of this file).
 class engine::shard {
@@ -48,8 +51,12 @@ class engine::shard {
   std::string index_description() const;
 
   /// Queues groups; runs them on this thread if the shard runs inline or
-  /// is idle, else leaves them to the batch thread.
-  void submit(std::span<request_group* const> groups);
+  /// is idle, else leaves them to the batch thread. `while_waiting`, if
+  /// any, is done during the index's round trip when an idle shard's batch
+  /// runs here (not for the CPU index, which runs inline and has no wait);
+  /// `in_other_wait`: this thread is inside another shard's round trip.
+  void submit(std::span<request_group* const> groups, batch_side_work* while_waiting = nullptr,
+              bool in_other_wait = false);
   /// Stops the batch thread after the groups already queued.
   void stop();
 
@@ -62,11 +69,16 @@ class engine::shard {
   void run_queued();
   /// Runs what is queued as one batch on the calling thread (which found
   /// the shard idle), then leaves what came meanwhile to the batch thread.
-  void run_once();
-  /// Runs one batch and hands its groups back.
-  void run_and_complete(std::vector<request_group*>& batch, bool on_batch_thread = false);
+  void run_once(batch_side_work* while_waiting, bool in_other_wait);
+  /// Runs one batch and hands its groups back. The batch thread's side
+  /// work is its reply_sender; a submitter's is `while_waiting`.
+  void run_and_complete(std::vector<request_group*>& batch, bool on_batch_thread = false,
+                        batch_side_work* while_waiting = nullptr);
   /// The batch thread: polls for up to `us` for a group to be queued.
   void poll_for_groups(std::uint64_t us);
+  /// The batch thread: sleeps (under `lock`) until it has a batch to run or
+  /// must stop, renewing the index's kernel meanwhile (see shard.cpp).
+  void sleep_until_work(std::unique_lock<std::mutex>& lock);
   /// The batch thread (index on the GPU).
   void run();
 
@@ -85,6 +97,9 @@ class engine::shard {
   bool running_ = false;         // a thread is running a batch (under mutex_)
   bool polling_ = false;         // the batch thread is polling for groups (under mutex_)
   arrival_gaps arrivals_;        // how often groups come: the batch thread's poll (under mutex_)
+  // The batch thread's: core_->batches() when it last looked, and when that was new.
+  std::uint64_t batches_seen_ = 0;
+  std::chrono::steady_clock::time_point active_at_;
   std::thread thread_;
 };
 

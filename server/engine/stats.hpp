@@ -37,6 +37,11 @@ struct command_counters {
   /// Groups a busy batch thread kept from a batch to send during the next
   /// one's index wait, and how many it sent there (shard.cpp).
   std::uint64_t wait_groups_held = 0, wait_groups_sent = 0;
+  /// Batches a submitter ran during another shard's round trip (a request
+  /// over several idle shards: engine::later_shards in engine.cpp).
+  std::uint64_t batches_overlapped = 0;
+  /// The index's device kernel renewed between batches (shard.cpp).
+  std::uint64_t kernel_renewals = 0;
   std::uint64_t index_overflow = 0;      ///< entries kept on the host (a signature had 16)
   std::uint64_t index_erase_misses = 0;  ///< must stay 0: an erase that found no entry
   std::uint64_t index_failovers = 0;     ///< GPU failures survived by moving to the CPU

@@ -26,6 +26,10 @@ class failing_index final : public index_service {
       throw std::runtime_error("injected index failure at batch " + std::to_string(batches_));
     return index_->apply(batch, while_waiting);
   }
+  std::optional<std::chrono::steady_clock::time_point> renew_at() const override {
+    return index_->renew_at();
+  }
+  void renew() override { index_->renew(); }
   std::size_t entries() const noexcept override { return index_->entries(); }
   std::size_t capacity() const noexcept override { return index_->capacity(); }
   std::size_t memory_bytes() const noexcept override { return index_->memory_bytes(); }

@@ -224,6 +224,13 @@ class gpu_index final : public index_service {
     }
     return view;
   }
+  std::optional<std::chrono::steady_clock::time_point> renew_at() const override {
+    return resident_.renew_at();
+  }
+  void renew() override {
+    settle_resident();
+    resident_.renew();
+  }
   std::size_t entries() const noexcept override { return index_.size(); }
   std::size_t capacity() const noexcept override { return index_.capacity(); }
   std::size_t memory_bytes() const noexcept override { return index_.memory_bytes(); }

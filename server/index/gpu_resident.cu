@@ -285,7 +285,21 @@ void resident_kernel::launch() {
   GPUHASH_CUDA_TRY(cudaGetLastError());
   ++generation_;
   launched_ = true;
+  launched_at_ = std::chrono::steady_clock::now();
   ++launches_;
+}
+
+std::chrono::steady_clock::time_point resident_kernel::renew_at() const noexcept {
+  return launched_at_ + std::chrono::nanoseconds(lifetime_ns_ / 2);
+}
+
+void resident_kernel::renew() {
+  if (load_acquire(mailbox_->answer.finished) != requests_) {
+    make_taken();
+    wait_for(mailbox_->answer.finished);
+  }
+  end_kernel();
+  launch();
 }
 
 bool resident_kernel::current_kernel_ended() const {

@@ -4,10 +4,12 @@
 // hashes once and passes the signature). Each shard of the engine has its
 // own, called only by the thread running that shard's batch.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <memory_resource>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -118,6 +120,14 @@ class index_service {
   /// with the next apply (index_results), and the next batch's searches see
   /// them. A batch's wait is then a search's round trip, whatever it holds.
   virtual bool defers_mutations() const noexcept { return false; }
+  /// An index whose device kernels age out (the GPU's resident kernel,
+  /// gpu_resident.cuh): when to renew() the running one, so that the batch
+  /// after it ages out does not pay the next one's launch (before the
+  /// first: long past). None for an index with nothing to renew.
+  virtual std::optional<std::chrono::steady_clock::time_point> renew_at() const { return {}; }
+  /// Replaces the running kernel by a new one (see renew_at); called between
+  /// batches by the thread that runs them. Throws on a device failure.
+  virtual void renew() {}
   virtual std::size_t entries() const noexcept = 0;
   virtual std::size_t capacity() const noexcept = 0;
   virtual std::size_t memory_bytes() const noexcept = 0;

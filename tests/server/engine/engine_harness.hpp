@@ -134,6 +134,8 @@ class engine_harness {
 
   /// Whether the engine runs batches on the submitting threads.
   bool runs_inline() const noexcept { return engine_.runs_inline(); }
+  /// Whether it may run one there (engine::may_run_on_submitter).
+  bool may_run_on_submitter() const noexcept { return engine_.may_run_on_submitter(); }
 
   void wait(parsed_group& parsed) {
     std::unique_lock lock(mutex_);

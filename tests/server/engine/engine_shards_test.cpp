@@ -145,6 +145,42 @@ TEST(Shards, AThreadThatFindsTheShardsIdleAnswersAMultiGetItself) {
   harness.expect_index_matches_items();
 }
 
+TEST(Shards, AThreadRunsTheIdleShardsBatchesEachInsideTheRoundTripOfTheOneBefore) {
+  // A multi-get over idle shards, on the submitting thread: each shard's
+  // part is submitted while the part before waits for its index (the CPU
+  // index that gives its statuses late pretends to wait, as the GPU's does),
+  // so the round trips overlap. 200 keys reach all four shards (but with
+  // odds of 4 x 0.75^200), and three of their batches run inside another's.
+  engine_config config = sharded(engine_config::batch_runner::batch_thread_unless_idle);
+  config.cpu_index_defers_mutations = true;
+  engine_harness harness(std::move(config));
+  std::string sets;
+  std::string get = "get";
+  std::vector<std::pair<std::string, std::string>> expected;
+  for (std::size_t n = 0; n < 200; ++n) {
+    sets += store_text("set", key_of(n), value_of(n));
+    get += " " + key_of(n);
+    expected.emplace_back(key_of(n), value_of(n));
+  }
+  harness.run(sets);
+  // (A `stats` request runs on every shard, and its own parts are counted
+  // after they have answered: in the next `stats`.)
+  const std::size_t before = harness.stat("index_batches_overlapped");
+  EXPECT_EQ(before, shards - 1);  // the sets' parts
+  const auto parsed = harness.parse(get + "\r\n");
+  harness.submit(*parsed);
+  ASSERT_TRUE(parsed->done) << "not answered on the submitting thread";
+  EXPECT_EQ(parsed->replies(), values_reply(expected));
+  EXPECT_EQ(harness.stat("index_batches_overlapped"), before + 2 * (shards - 1));
+  harness.expect_index_matches_items();
+
+  // A batch thread never runs one shard's batch inside another's.
+  engine_harness threaded(sharded(engine_config::batch_runner::batch_thread));
+  threaded.run(sets);
+  EXPECT_EQ(threaded.run(get + "\r\n"), values_reply(expected));
+  EXPECT_EQ(threaded.stat("index_batches_overlapped"), 0u);
+}
+
 TEST(Shards, StatsAddUpOverTheShards) {
   engine_config config = sharded(engine_config::batch_runner::batch_thread);
   const std::size_t memory_limit = config.memory_limit;

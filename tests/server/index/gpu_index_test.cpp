@@ -75,7 +75,7 @@ class spinning_work final : public wait_work {
 
 class gpu_and_cpu {
  public:
-  /// resident_lifetime_us: 0 for the default (5 ms).
+  /// resident_lifetime_us: 0 for the default (100 ms).
   explicit gpu_and_cpu(std::uint64_t seed, std::uint64_t resident_lifetime_us = 0)
       : gpu_(make_gpu_index(1024, seed, resident_lifetime_us)),
         cpu_(make_cpu_index(1024, seed, /*defer_mutations=*/true)),
@@ -199,6 +199,36 @@ TEST_P(gpu_index_lifetimes, lone_searches_see_every_earlier_batch) {
     ASSERT_NO_FATAL_FAILURE(both.apply_and_compare());
     if (location % 97 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(7));
   }
+}
+
+TEST(gpu_index, renewing_the_kernel_between_batches_loses_nothing) {
+  // The engine's batch thread renews the resident kernel between batches
+  // (index_service::renew): the batches after it, and the statuses and
+  // walks of the inserts still settling then, come out as on the CPU, and
+  // each renewal starts a new lifetime.
+  if (!gpu_available()) GTEST_SKIP() << "no cuda device";
+  seeded_random random;
+  gpu_and_cpu both(random.next());
+  ASSERT_TRUE(both.gpu().renew_at().has_value());
+  EXPECT_LT(*both.gpu().renew_at(), std::chrono::steady_clock::now()) << "due before any kernel";
+  std::vector<signature_type> signatures;
+  for (location_type location = 1; location <= 300; ++location) {
+    const auto signature = 1 + static_cast<signature_type>(random.next() % 0xfffffffeu);
+    signatures.push_back(signature);
+    both.add(operation::search, signatures[random.below(signatures.size())], 0);
+    both.add(operation::insert, signature, location);
+    if (location % 4 == 0) both.add(operation::erase, signatures[location / 2 - 1], location / 2);
+    ASSERT_NO_FATAL_FAILURE(both.apply_and_compare());
+    if (location % 3 != 0) continue;
+    const auto due = both.gpu().renew_at();
+    ASSERT_TRUE(due.has_value());
+    both.gpu().renew();
+    const auto next = both.gpu().renew_at();
+    ASSERT_TRUE(next.has_value());
+    EXPECT_GT(*next, *due) << "a renewed kernel's lifetime starts again";
+  }
+  for (const signature_type signature : signatures) both.add(operation::search, signature, 0);
+  ASSERT_NO_FATAL_FAILURE(both.apply_and_compare());
 }
 
 TEST(gpu_index, several_indexes_search_at_once) {
