@@ -111,22 +111,42 @@ TEST(Shards, AMultiGetAnswersInTheKeysOrder) {
                 "\r\nEND\r\nOK\r\nEND\r\n");
 }
 
+/// The GPU index's runner (a submitter that finds a shard idle runs its
+/// batch), with the CPU index giving its statuses late as the GPU's does.
+engine_config as_with_the_gpu_index() {
+  engine_config config = sharded(engine_config::batch_runner::batch_thread_unless_idle);
+  config.cpu_index_defers_mutations = true;
+  return config;
+}
+
+struct multi_get_case {
+  std::string sets;  ///< keys 0 to n - 1
+  std::string get;   ///< one multi-get of them, "\r\n" not included
+  std::vector<std::pair<std::string, std::string>> expected;  ///< its values, in order
+};
+
+/// `n` sets, and a multi-get of their keys: in order, or backwards with a
+/// missing key after every fifth.
+multi_get_case sets_and_a_multi_get(std::size_t n, bool backwards_with_misses) {
+  multi_get_case made;
+  made.get = "get";
+  for (std::size_t i = 0; i < n; ++i) {
+    made.sets += store_text("set", key_of(i), value_of(i));
+    const std::size_t k = backwards_with_misses ? n - 1 - i : i;
+    made.get += " " + key_of(k);
+    if (backwards_with_misses && i % 5 == 0) made.get += " missing" + std::to_string(i);
+    made.expected.emplace_back(key_of(k), value_of(k));
+  }
+  return made;
+}
+
 TEST(Shards, AThreadThatFindsTheShardsIdleAnswersAMultiGetItself) {
   // With the GPU index's runner, a submitter that finds the shards idle
   // runs every part itself (the CPU index gives its statuses late here, as
   // the GPU's does), and has the whole reply, in the keys' order, when
   // submit returns.
-  engine_config config = sharded(engine_config::batch_runner::batch_thread_unless_idle);
-  config.cpu_index_defers_mutations = true;
-  engine_harness harness(std::move(config));
-  std::string sets;
-  std::string get = "get";
-  std::vector<std::pair<std::string, std::string>> expected;
-  for (std::size_t n = 0; n < 48; ++n) {
-    sets += store_text("set", key_of(n), value_of(n));
-    get += " " + key_of(47 - n) + (n % 5 == 0 ? " missing" + std::to_string(n) : "");
-    expected.emplace_back(key_of(47 - n), value_of(47 - n));
-  }
+  engine_harness harness(as_with_the_gpu_index());
+  const auto [sets, get, expected] = sets_and_a_multi_get(48, true);
   const std::string stored = "STORED\r\n";
   const std::vector<std::pair<std::string, std::string>> runs = {
       {sets,
@@ -151,17 +171,8 @@ TEST(Shards, AThreadRunsTheIdleShardsBatchesEachInsideTheRoundTripOfTheOneBefore
   // index that gives its statuses late pretends to wait, as the GPU's does),
   // so the round trips overlap. 200 keys reach all four shards (but with
   // odds of 4 x 0.75^200), and three of their batches run inside another's.
-  engine_config config = sharded(engine_config::batch_runner::batch_thread_unless_idle);
-  config.cpu_index_defers_mutations = true;
-  engine_harness harness(std::move(config));
-  std::string sets;
-  std::string get = "get";
-  std::vector<std::pair<std::string, std::string>> expected;
-  for (std::size_t n = 0; n < 200; ++n) {
-    sets += store_text("set", key_of(n), value_of(n));
-    get += " " + key_of(n);
-    expected.emplace_back(key_of(n), value_of(n));
-  }
+  engine_harness harness(as_with_the_gpu_index());
+  const auto [sets, get, expected] = sets_and_a_multi_get(200, false);
   harness.run(sets);
   // (A `stats` request runs on every shard, and its own parts are counted
   // after they have answered: in the next `stats`.)
