@@ -183,10 +183,7 @@ class gpu_index final : public index_service {
     settle_resident();
     if (reserve(n)) buffers_moved_ = true;
     if (searches != 0) next_results_block();
-    // (a batch posted ahead during the wait below moves block_ and batches_ on)
-    const std::size_t block = block_;
-    const std::uint32_t number = batches_;
-    std::uint32_t* results = host_results_[block].data();
+    std::uint32_t* results = host_results_[block_].data();
     const signature_type* signatures = batch.signatures.data();
     resident_last_ = searches <= resident_kernel::max_searches &&
                      mutations <= resident_kernel::max_mutations &&
@@ -201,7 +198,7 @@ class gpu_index final : public index_service {
       if (mutations != 0) launch_mutations(batch, writing);
       wait_for(searched_, while_waiting);
     }
-    return answer(block, number, searches, mutations, writing, resident_last_);
+    return answer(block_, batches_, searches, mutations, writing, resident_last_);
   }
 
   bool posts_ahead() const noexcept override { return true; }

@@ -136,12 +136,7 @@ class gpu_and_cpu {
     const index_results gpu = gpu_->apply(gpu_batch_, &post);
     if (!post.posted) post.posted = gpu_->post_ahead(gpu_ahead_);
     const index_results cpu = cpu_->apply(cpu_batch_);
-    SCOPED_TRACE("batch of " + std::to_string(cpu_batch_.searches()) + " searches and " +
-                 std::to_string(cpu_batch_.size() - cpu_batch_.searches()) +
-                 " inserts and erases; the next, of " + std::to_string(cpu_ahead_.size()) +
-                 (post.posted ? " searches, posted ahead" : " searches, applied after"));
     compare(gpu, cpu, cpu_batch_);
-    SCOPED_TRACE("the next batch");
     const index_results gpu_next =
         post.posted ? gpu_->wait_ahead(nullptr) : gpu_->apply(gpu_ahead_, nullptr);
     const index_results cpu_next = cpu_->apply(cpu_ahead_);
@@ -301,9 +296,7 @@ TEST_P(gpu_index_lifetimes, batches_posted_ahead_see_the_inserts_and_erases_befo
   both.add(operation::search, 1, 0);
   ASSERT_NO_FATAL_FAILURE(both.apply_and_compare());
   EXPECT_EQ(both.gpu().entries(), both.cpu().entries());
-  // (a batch with searches is answered only after the kernel has read it,
-  // so the one after it can go ahead then, if not during its wait)
-  EXPECT_GT(posted, 0u) << "no batch went ahead";
+  EXPECT_GT(posted, rounds / 2) << "most batches were meant to go ahead";
 }
 
 TEST(gpu_index, renewing_the_kernel_between_batches_loses_nothing) {
