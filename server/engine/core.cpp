@@ -10,7 +10,6 @@
 #include <ctime>
 #include <exception>
 #include <random>
-#include <stdexcept>
 
 #include "engine/base64.hpp"
 
@@ -97,7 +96,7 @@ engine::core::core(const engine_config& config, server_stats& stats)
       store_(store_config_of(config)),
       seed_(config.index_seed ? *config.index_seed : random_seed()),
       index_(make_index(config, seed_)),
-      slots_{batch_slot(index_->batch_memory()), batch_slot(index_->batch_memory())} {
+      batch_(index_->batch_memory()) {
   store_.on_eviction([this](location where, const store::item& item) {
     if (!item.fetched && is_live(item)) ++counters_.evicted_unfetched;
     forget_entry(where, item);
@@ -136,77 +135,24 @@ class guarded_steps final : public index::wait_work {
 
 }  // namespace
 
-void engine::core::collect_into(batch_slot& slot, std::span<request_group* const> groups) {
-  slot.batch.clear();
-  slot.search_keys.clear();
-  slot.first_search.clear();
-  slot.decoded_keys.clear();
-  for (request_group* group : groups)
-    for (std::size_t i = group->done; i < group->used; ++i) collect(slot, group->items[i]);
-  slot.searches = slot.batch.size();
-}
-
-void engine::core::collect_ahead(std::span<request_group* const> groups) {
-  if (ahead_ != ahead_state::none) throw std::logic_error("collect_ahead: a batch is ahead");
-  collect_into(*next_, groups);
-  ahead_ = ahead_state::collected;
-  ahead_first_ = groups.empty() ? nullptr : groups.front();
-  ahead_groups_ = groups.size();
-}
-
-bool engine::core::post_ahead() {
-  if (ahead_ == ahead_state::posted) return true;
-  // A batch posted ahead carries no inserts or erases (the index has not
-  // accounted for the last ones yet): so none may be waiting for a batch
-  // (they would wait two, and the items linked meanwhile with them), and
-  // a batch with no searches has nothing to gain.
-  if (ahead_ != ahead_state::collected || next_->searches == 0 || !pending_.empty() ||
-      !index_->posts_ahead())
-    return false;
-  bool posted = false;
-  try {
-    posted = index_->post_ahead(next_->batch);
-  } catch (const std::exception& error) {
-    // as a failed apply would: the batch running now meets the failure too,
-    // or the next apply does
-    std::fprintf(stderr, "gpuhash-server: ERROR: posting a batch ahead failed (%s)\n",
-                 error.what());
-  }
-  if (posted) ahead_ = ahead_state::posted;
-  return posted;
-}
-
 void engine::core::run_batch(std::span<request_group* const> groups, batch_side_work* side) {
   now_ = static_cast<std::int64_t>(std::time(nullptr));
-  bool posted_ahead = false;
-  if (ahead_ != ahead_state::none) {
-    if (groups.size() != ahead_groups_ || (!groups.empty() && groups.front() != ahead_first_))
-      throw std::logic_error("run_batch: not the groups collected ahead");
-    std::swap(slot_, next_);
-    posted_ahead = ahead_ == ahead_state::posted;
-    ahead_ = ahead_state::none;
-  } else {
-    // (the slots take turns even so: the GPU index's kernel reads a batch
-    // posted ahead only from memory it was given before)
-    std::swap(slot_, next_);
-    collect_into(*slot_, groups);
+  batch_.clear();
+  search_keys_.clear();
+  first_search_.clear();
+  decoded_keys_.clear();
+  for (request_group* group : groups)
+    for (std::size_t i = group->done; i < group->used; ++i) collect(group->items[i]);
+  searches_ = batch_.size();
+  for (const auto& [entry, change] : pending_) {
+    const auto signature = static_cast<index::signature_type>(entry >> 32);
+    const auto where = static_cast<location>(entry);
+    for (int k = 0; k < change; ++k) batch_.add(operation::insert, signature, where);
+    for (int k = 0; k > change; --k) batch_.add(operation::erase, signature, where);
   }
-  index::index_batch& batch = slot_->batch;
-  // The inserts and erases of the resolves since the last batch that
-  // carried them (a batch posted ahead carries none: it went before the
-  // last resolve).
-  const bool carries = !posted_ahead;
-  if (carries) {
-    for (const auto& [entry, change] : pending_) {
-      const auto signature = static_cast<index::signature_type>(entry >> 32);
-      const auto where = static_cast<location>(entry);
-      for (int k = 0; k < change; ++k) batch.add(operation::insert, signature, where);
-      for (int k = 0; k > change; --k) batch.add(operation::erase, signature, where);
-    }
-    pending_.clear();
-  }
+  pending_.clear();
   guarded_steps steps(side);
-  if (batch.size() != 0) run_index(side != nullptr ? &steps : nullptr, posted_ahead);
+  if (batch_.size() != 0) run_index(side != nullptr ? &steps : nullptr);
   if (side != nullptr) side->index_answered();
 
   std::size_t item = 0;
@@ -214,7 +160,7 @@ void engine::core::run_batch(std::span<request_group* const> groups, batch_side_
     const std::size_t first = group->done;
     for (std::size_t i = first; i < group->used; ++i, ++item) {
       // past the reply budget the rest waits for the group's next batch
-      // (item still counts: first_search holds every collected request)
+      // (item still counts: first_search_ holds every collected request)
       if (group->done != i || group->replies.size() >= group->budget) continue;
       work_item& work = group->items[i];
       ++group->done;
@@ -224,7 +170,7 @@ void engine::core::run_batch(std::span<request_group* const> groups, batch_side_
         std::string_view key;
         std::string_view error;
         if (work.drops_key && request_key(work.request, key, error)) {
-          const location old = lookup(slot_->first_search[item]);
+          const location old = lookup(first_search_[item]);
           if (old != store::no_location) unlink_item(old);
         }
         if (work.error_reply.starts_with("SERVER_ERROR object too large"))
@@ -233,36 +179,31 @@ void engine::core::run_batch(std::span<request_group* const> groups, batch_side_
         group->mark();
         continue;
       }
-      if (run_request(work, slot_->first_search[item], *group)) {
+      if (run_request(work, first_search_[item], *group)) {
         group->mark();
       } else {
         --group->done;  // answered in part only
       }
     }
   }
-  // If this batch carried the inserts, those of the items linked before
-  // this resolve have now run, ahead of the next batch's searches; those
-  // linked by this one go to the next batch that carries inserts.
-  if (carries) {
-    in_flight_ = std::move(fresh_);
-  } else {
-    for (const auto& [key, where] : fresh_) in_flight_.insert_or_assign(key, where);
-  }
+  // The inserts of items linked by the previous resolve have now run; those
+  // linked by this one go to the next batch.
+  in_flight_ = std::move(fresh_);
   fresh_.clear();
   steps.rethrow();
 }
 
-void engine::core::collect(batch_slot& slot, const work_item& item) {
-  slot.first_search.push_back(slot.batch.size());
+void engine::core::collect(const work_item& item) {
+  first_search_.push_back(batch_.size());
   const protocol::request& request = item.request;
   const auto search = [&](std::string_view key) {
-    slot.search_keys.push_back(key);
-    slot.batch.add(operation::search, index_->signature(key), 0);
+    search_keys_.push_back(key);
+    batch_.add(operation::search, index_->signature(key), 0);
   };
   if (item.is_error()) {
     std::string_view key;
     std::string_view error;
-    if (item.drops_key && request_key(slot, request, key, error)) search(key);
+    if (item.drops_key && request_key(request, key, error)) search(key);
     return;
   }
   using protocol::command;
@@ -289,11 +230,11 @@ void engine::core::collect(batch_slot& slot, const work_item& item) {
   if (!names_one_key(request.kind)) return;
   std::string_view key;
   std::string_view error;
-  if (request_key(slot, request, key, error)) search(key);
+  if (request_key(request, key, error)) search(key);
 }
 
-bool engine::core::request_key(batch_slot& slot, const protocol::request& request,
-                               std::string_view& key, std::string_view& error) {
+bool engine::core::request_key(const protocol::request& request, std::string_view& key,
+                               std::string_view& error) {
   key = request.key;
   const bool base64 = [&] {
     for (const protocol::meta_flag& flag : request.meta_flags)
@@ -306,33 +247,30 @@ bool engine::core::request_key(batch_slot& slot, const protocol::request& reques
     error = "CLIENT_ERROR error decoding key\r\n";
     return false;
   }
-  slot.decoded_keys.push_back(std::move(decoded));
-  key = slot.decoded_keys.back();
+  decoded_keys_.push_back(std::move(decoded));
+  key = decoded_keys_.back();
   return true;
 }
 
-void engine::core::run_index(index::wait_work* while_waiting, bool posted_ahead) {
-  const index::index_batch& batch = slot_->batch;
+void engine::core::run_index(index::wait_work* while_waiting) {
   // this batch's inserts and erases, for their statuses (now or, when the
   // index defers them, with the next batch)
   batch_mutations_.clear();
-  for (std::size_t i = slot_->searches; i < batch.size(); ++i)
-    batch_mutations_.push_back({batch.ops[i], batch.signatures[i], batch.locations[i]});
+  for (std::size_t i = searches_; i < batch_.size(); ++i)
+    batch_mutations_.push_back({batch_.ops[i], batch_.signatures[i], batch_.locations[i]});
   const auto start = std::chrono::steady_clock::now();
   bool failed = false;
   try {
-    slot_->results =
-        posted_ahead ? index_->wait_ahead(while_waiting) : index_->apply(batch, while_waiting);
+    results_ = index_->apply(batch_, while_waiting);
   } catch (const std::exception& error) {
     move_index_to_cpu(error.what());
     failed = true;
   }
   const auto elapsed = std::chrono::steady_clock::now() - start;
   ++counters_.batches;
-  if (posted_ahead) ++counters_.batches_ahead;
-  counters_.batch_operations += batch.size();
+  counters_.batch_operations += batch_.size();
   counters_.batch_max_operations =
-      std::max<std::uint64_t>(counters_.batch_max_operations, batch.size());
+      std::max<std::uint64_t>(counters_.batch_max_operations, batch_.size());
   counters_.batch_index_ns += static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
   if (failed) return;  // the rebuilt index holds every linked item
@@ -349,15 +287,14 @@ void engine::core::run_index(index::wait_work* while_waiting, bool posted_ahead)
 /// the host, if the item is still linked under that signature; otherwise
 /// the item's erase is on its way, and will find no entry.
 void engine::core::settle(const std::vector<mutation>& mutations) {
-  const index::index_results& results = slot_->results;
-  if (results.settled != mutations.size()) {
+  if (results_.settled != mutations.size()) {
     std::fprintf(stderr, "gpuhash-server: ERROR: the index settled %zu entries, not %zu\n",
-                 results.settled, mutations.size());
+                 results_.settled, mutations.size());
     return;
   }
   for (std::size_t j = 0; j < mutations.size(); ++j) {
     const mutation& change = mutations[j];
-    const status result = results.status_of(j);
+    const status result = results_.status_of(j);
     const std::uint64_t entry = entry_of(change.signature, change.where);
     if (change.op == operation::erase) {
       if (result == status::erased) continue;
@@ -402,8 +339,6 @@ void engine::core::move_index_to_cpu(const char* why) {
                why, store_.linked_items());
   ++counters_.index_failovers;
   index_ = index::make_cpu_index(store_.linked_items() + (1u << 16), seed_);
-  // a batch posted ahead to the GPU index is applied to this one instead
-  if (ahead_ == ahead_state::posted) ahead_ = ahead_state::collected;
   overflow_.clear();
   unsettled_mutations_.clear();
   refused_.clear();
@@ -417,8 +352,8 @@ void engine::core::move_index_to_cpu(const char* why) {
       if (inserted.status_of(i) != status::inserted)
         overflow_[store_.at(rebuild.locations[i]).key()] = rebuild.locations[i];
   }
-  slot_->batch.truncate(slot_->searches);
-  slot_->results = index_->apply(slot_->batch);
+  batch_.truncate(searches_);
+  results_ = index_->apply(batch_);
 }
 
 // ---- items -------------------------------------------------------------------
@@ -431,7 +366,7 @@ bool engine::core::is_live(const store::item& item) const noexcept {
 }
 
 engine::core::location engine::core::lookup(std::size_t search) {
-  const std::string_view key = slot_->search_keys[search];
+  const std::string_view key = search_keys_[search];
   const auto accept = [&](location where) -> location {
     store::item& item = store_.at(where);
     if (!item.linked || item.key() != key) return store::no_location;
@@ -454,9 +389,8 @@ engine::core::location engine::core::lookup(std::size_t search) {
     const location where = in(*map);
     if (where != store::no_location) return accept(where);
   }
-  const index::index_results& results = slot_->results;
-  for (std::uint32_t k = 0; k < results.count(search); ++k) {
-    const location where = accept(results.match(search, k));
+  for (std::uint32_t k = 0; k < results_.count(search); ++k) {
+    const location where = accept(results_.match(search, k));
     if (where != store::no_location) return where;
   }
   return store::no_location;
@@ -530,7 +464,7 @@ store_result engine::core::store_value(std::size_t search, location existing, st
   const bool joins = mode == store_mode::append || mode == store_mode::prepend;
   const std::size_t old_bytes = joins ? store_.at(existing).value_bytes : 0;
   store::allocation_error error = store::allocation_error::none;
-  const std::string_view key = slot_->search_keys[search];
+  const std::string_view key = search_keys_[search];
   const location fresh = store_.allocate(key, old_bytes + data.size(), error, existing);
   if (fresh == store::no_location) {
     // memcached drops the old value of a set that failed, so it cannot be read stale

@@ -12,12 +12,8 @@
 //      signature_index::find_async or apply_async, one wait);
 //   3. resolve: the requests run in order on the host. A key's item is the
 //      one linked item whose full key matches, among the search's locations
-//      and the items linked by the resolves whose inserts the searches did
-//      not see: this one's (`fresh_`), and those since the last batch that
-//      carried inserts (`in_flight_`: usually the last resolve's).
-// While a batch waits for the GPU, the batch thread may post the next one
-// (its searches only: post_ahead), so that its round trip overlaps the end
-// of this one's and its resolve.
+//      and the items linked by the last two resolves (their inserts were in
+//      flight, or not yet sent: `fresh_` and `in_flight_`).
 // Invariants: at most one linked item per key; every linked item has an
 // index entry, or is in fresh_, in_flight_ or overflow_ (the rare entry the
 // index refused: a 17th under one signature). Entries of unlinked items are
@@ -75,29 +71,10 @@ class engine::core {
   /// Runs one batch over the groups and writes their replies. `side`, if
   /// any, is done while the index runs the batch (see batch_side_work).
   void run_batch(std::span<request_group* const> groups, batch_side_work* side = nullptr);
-  /// Takes `groups` as the next batch while run_batch runs this one (from
-  /// its side work): their searches are collected now, and posted to the
-  /// index by post_ahead(). The next run_batch must be of these groups.
-  void collect_ahead(std::span<request_group* const> groups);
-  /// Posts the batch collect_ahead() took, if the index can take it now
-  /// (a GPU index behind a resident batch: index_service::post_ahead);
-  /// true once posted.
-  bool post_ahead();
-  /// Whether post_ahead() could post a batch now (the index takes them,
-  /// and no inserts or erases wait for a batch: see post_ahead).
-  bool may_post_ahead() const noexcept {
-    return ahead_ == ahead_state::none && pending_.empty() && index_->posts_ahead();
-  }
-  /// Forgets the batch collect_ahead() took, if it was not posted: its
-  /// groups go into a later batch (collected again).
-  void drop_ahead() {
-    if (ahead_ == ahead_state::collected) ahead_ = ahead_state::none;
-  }
   /// Inserts or erases from the last resolve are waiting for a batch.
   bool has_pending_mutations() const noexcept { return !pending_.empty(); }
   std::string index_description() const { return index_->description(); }
   bool index_on_device() const noexcept { return index_->on_device(); }
-  bool index_posts_ahead() const noexcept { return index_->posts_ahead(); }
   /// Whether run_batch does a batch_side_work's steps while the index works
   /// (an index that computes on this thread has no wait to fill).
   bool index_takes_side_work() const noexcept { return index_->takes_wait_work(); }
@@ -124,27 +101,13 @@ class engine::core {
   using location = store::location;
 
   // ---- the batch (core.cpp) ------------------------------------------------
-  /// A batch's searches and their results. Two take turns: one is being
-  /// resolved while the next is out (post_ahead).
-  struct batch_slot {
-    explicit batch_slot(std::pmr::memory_resource* memory) : batch(memory) {}
-    index::index_batch batch;  // its arrays in the memory the index asks for
-    index::index_results results;
-    std::vector<std::string_view> search_keys;  // key of each search
-    std::size_t searches = 0;                   // searches in batch (they come first)
-    std::vector<std::size_t> first_search;      // per work item, in collect order
-    std::deque<std::string> decoded_keys;       // base64 meta keys, decoded
-  };
-  enum class ahead_state : std::uint8_t { none, collected, posted };
-  void collect_into(batch_slot& slot, std::span<request_group* const> groups);
-  void collect(batch_slot& slot, const work_item& item);
+  void collect(const work_item& item);
   struct mutation {
     operation op;
     index::signature_type signature;
     location where;
   };
-  /// Runs the batch in slot_ (posted_ahead: waits for the one post_ahead posted).
-  void run_index(index::wait_work* while_waiting, bool posted_ahead);
+  void run_index(index::wait_work* while_waiting);
   void settle(const std::vector<mutation>& mutations);
   void move_index_to_cpu(const char* why);
   void resolve(request_group& group);
@@ -190,10 +153,6 @@ class engine::core {
   void append_item_line(location where, std::string& out) const;  // metadump/me format
   /// The key a request's search uses (meta keys decoded from base64).
   bool request_key(const protocol::request& request, std::string_view& key,
-                   std::string_view& error) {
-    return request_key(*slot_, request, key, error);
-  }
-  bool request_key(batch_slot& slot, const protocol::request& request, std::string_view& key,
                    std::string_view& error);
 
   const engine_config& config_;
@@ -203,12 +162,13 @@ class engine::core {
   std::uint64_t seed_;
   std::unique_ptr<index::index_service> index_;
 
-  batch_slot slots_[2];
-  batch_slot* slot_ = &slots_[0];  // the batch being run
-  batch_slot* next_ = &slots_[1];  // the one collected ahead, if any
-  ahead_state ahead_ = ahead_state::none;
-  const request_group* ahead_first_ = nullptr;  // the groups collected ahead: the first,
-  std::size_t ahead_groups_ = 0;                // and how many
+  // the batch being run (its arrays in the memory the index asks for)
+  index::index_batch batch_;
+  index::index_results results_;
+  std::vector<std::string_view> search_keys_;  // key of each search
+  std::size_t searches_ = 0;                   // searches in batch_ (they come first)
+  std::vector<std::size_t> first_search_;      // per work item, in collect order
+  std::deque<std::string> decoded_keys_;       // base64 meta keys, decoded
   std::int64_t now_ = 0;
 
   // The host maps below take their nodes from a pool of this shard's own
@@ -219,9 +179,7 @@ class engine::core {
   using key_locations = std::pmr::unordered_map<std::string_view, location>;
   // entries to change in the next batch: (signature << 32 | location) -> net change
   std::pmr::unordered_map<std::uint64_t, int> pending_{&node_pool_};
-  // linked items whose entries the index may not show yet (see the header
-  // comment): linked by this resolve, and by those before it whose inserts
-  // no batch has carried to the index ahead of this one's searches
+  // linked items whose entries the index may not show yet (see the header comment)
   key_locations fresh_{&node_pool_};
   key_locations in_flight_{&node_pool_};
   key_locations overflow_{&node_pool_};

@@ -145,7 +145,6 @@ void engine::core::run_stats(std::string_view argument, std::string& out) {
     stat("index_wait_groups_held", counters_.wait_groups_held);
     stat("index_wait_groups_sent", counters_.wait_groups_sent);
     stat("index_batches_overlapped", counters_.batches_overlapped);
-    stat("index_batches_ahead", counters_.batches_ahead);
     stat("index_kernel_renewals", counters_.kernel_renewals);
   } else {
     out.append("ERROR\r\n");

@@ -85,37 +85,10 @@ class engine::shard::reply_sender final : public batch_side_work {
   std::size_t limit_ = 2;  // how many to keep from the next batch
 };
 
-/// The batch thread's work while a batch waits for the index: sending the
-/// replies kept for it (reply_sender), and posting the groups queued
-/// meanwhile as the next batch (shard::post_ahead), which then does not
-/// wait for this one's round trip and resolve before its own starts. A
-/// request that came during a round trip used to wait for it: 3-5 us at
-/// the median on the H200 machine, of 20-41 us inside the server (stamps
-/// on each group, docs/results/server.md, fourteenth session).
-class engine::shard::batch_thread_work final : public batch_side_work {
- public:
-  explicit batch_thread_work(shard& owner) : shard_(owner) {}
-  bool step() override {
-    const bool sending = shard_.sender_->step();
-    const bool posting = shard_.post_ahead();
-    return sending || posting;
-  }
-  void index_answered() override {
-    // the next batch's round trip first: it overlaps the rest
-    shard_.post_ahead();
-    shard_.give_back_ahead();
-    shard_.sender_->index_answered();
-  }
-
- private:
-  shard& shard_;
-};
-
 engine::shard::shard(engine& owner, engine_config config, server_stats& stats)
     : owner_(owner), config_(std::move(config)) {
   core_ = std::make_unique<core>(config_, stats);
   sender_ = std::make_unique<reply_sender>(owner_, *core_);
-  wait_work_ = std::make_unique<batch_thread_work>(*this);
   using runner = engine_config::batch_runner;
   const bool automatic = config_.runner == runner::automatic;
   const bool on_device = core_->index_on_device();
@@ -221,38 +194,10 @@ void engine::shard::run_once(batch_side_work* while_waiting, bool in_other_wait)
   if (more) wake_.notify_one();
 }
 
-bool engine::shard::post_ahead() {
-  if (ahead_posted_) return false;
-  if (ahead_.empty()) {
-    if (!core_->may_post_ahead()) return false;
-    if (queued_.load(std::memory_order_acquire) == 0) return true;
-    {
-      std::lock_guard lock(mutex_);
-      std::size_t operations = 0;
-      take(ahead_, operations);
-    }
-    if (ahead_.empty()) return true;
-    core_->collect_ahead(ahead_);
-  }
-  ahead_posted_ = core_->post_ahead();
-  return !ahead_posted_;
-}
-
-void engine::shard::give_back_ahead() {
-  if (ahead_posted_ || ahead_.empty()) return;
-  core_->drop_ahead();
-  {
-    std::lock_guard lock(mutex_);
-    queue_.insert(queue_.begin(), ahead_.begin(), ahead_.end());
-    queued_.store(queue_.size(), std::memory_order_release);
-  }
-  ahead_.clear();
-}
-
 void engine::shard::run_and_complete(std::vector<request_group*>& batch, bool on_batch_thread,
                                      batch_side_work* while_waiting) {
   try {
-    core_->run_batch(batch, on_batch_thread ? wait_work_.get() : while_waiting);
+    core_->run_batch(batch, on_batch_thread ? sender_.get() : while_waiting);
   } catch (const std::exception& error) {
     // Out of memory while building replies, say: the batch's clients are
     // told and disconnected; the server goes on.
@@ -273,14 +218,6 @@ void engine::shard::run_and_complete(std::vector<request_group*>& batch, bool on
       on_batch_thread && core_->index_takes_side_work() ? sender_->room(batch.size() - i) : 0;
   while (i < batch.size() - keep) owner_.completed(batch[i++], false);
   while (i < batch.size()) sender_->hold(batch[i++]);
-}
-
-void engine::shard::finish_batch(std::uint64_t& poll_us) {
-  std::lock_guard lock(mutex_);
-  poll_us = std::max<std::uint64_t>(arrivals_.poll_us(), config_.spin_us);
-  if (!ahead_.empty()) return;  // the next batch is taken: the shard stays busy
-  running_ = false;
-  polling_ = true;  // in the same step: no submitter finds the shard idle in between
 }
 
 void engine::shard::poll_for_groups(std::uint64_t us) {
@@ -345,15 +282,6 @@ void engine::shard::run() {
   std::uint64_t poll_us = config_.spin_us;
   for (;;) {
     batch.clear();
-    // The groups taken during the last batch's round trip go next, as
-    // they were collected (and perhaps posted): core::collect_ahead.
-    if (!ahead_.empty()) {
-      batch.swap(ahead_);
-      ahead_posted_ = false;
-      run_and_complete(batch, true);
-      finish_batch(poll_us);
-      continue;
-    }
     // After a batch, poll for the next groups (for as long as the rate of
     // arrivals calls for, or spin_us if longer) before sleeping: while the
     // shard is busy its groups then come here with no wake-up, and the
@@ -394,7 +322,10 @@ void engine::shard::run() {
     if (batch.size() > 1)
       for (const request_group* group : batch) last_operations += operations_of(*group);
     run_and_complete(batch, true);
-    finish_batch(poll_us);
+    std::lock_guard lock(mutex_);
+    running_ = false;
+    polling_ = true;  // in the same step: no submitter finds the shard idle in between
+    poll_us = std::max<std::uint64_t>(arrivals_.poll_us(), config_.spin_us);
   }
   sender_->index_answered();  // (none are kept with nothing queued; for certainty)
   // Inserts and erases left by the last batch are only index bookkeeping;

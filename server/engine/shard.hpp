@@ -11,10 +11,7 @@
 // idle (issue #7, the thesis' further work). After each batch the batch
 // thread polls for more groups, as long as the shard's arrivals call for
 // (arrival_gaps.hpp), before it sleeps; a submitter leaves a polled shard's
-// groups to it. While a batch waits for the GPU, the batch thread takes
-// the groups queued meanwhile as the next batch and posts it at once
-// (core::post_ahead), so that they do not wait for the whole round trip
-// before theirs. Under load (the last batch carried several groups) the
+// groups to it. Under load (the last batch carried several groups) the
 // batch thread may wait up to batch_wait_us (default 0: not at all) for
 // the batch to fill to the last batch's size, at most batch_max
 // operations; a submitting thread takes what is queued and never waits,
@@ -65,7 +62,6 @@ class engine::shard {
 
  private:
   class reply_sender;
-  class batch_thread_work;
 
   /// Takes queued groups into `batch`, up to batch_max operations.
   void take(std::vector<request_group*>& batch, std::size_t& operations);
@@ -78,17 +74,6 @@ class engine::shard {
   /// work is its reply_sender; a submitter's is `while_waiting`.
   void run_and_complete(std::vector<request_group*>& batch, bool on_batch_thread = false,
                         batch_side_work* while_waiting = nullptr);
-  /// The batch thread, while a batch waits for the index: takes the groups
-  /// queued as the next batch (ahead_) and has the core post it; false once
-  /// it has been posted, or it cannot be.
-  bool post_ahead();
-  /// Puts the groups post_ahead() took back in the queue, if the index did
-  /// not take them once the batch before was answered: they then go with
-  /// the groups queued during its resolve, as they would have.
-  void give_back_ahead();
-  /// The batch thread, after a batch: the shard is idle unless the next
-  /// batch was taken ahead; the next poll's length.
-  void finish_batch(std::uint64_t& poll_us);
   /// The batch thread: polls for up to `us` for a group to be queued.
   void poll_for_groups(std::uint64_t us);
   /// The batch thread: sleeps (under `lock`) until it has a batch to run or
@@ -100,10 +85,7 @@ class engine::shard {
   engine& owner_;
   engine_config config_;  // this shard's (before core_, which keeps a reference)
   std::unique_ptr<core> core_;
-  std::unique_ptr<reply_sender> sender_;          // the batch thread's
-  std::unique_ptr<batch_thread_work> wait_work_;  // the batch thread's, during a round trip
-  std::vector<request_group*> ahead_;  // the batch thread's next batch, taken during a round trip
-  bool ahead_posted_ = false;          // and posted to the index
+  std::unique_ptr<reply_sender> sender_;  // the batch thread's
 
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -40,9 +40,6 @@ struct command_counters {
   /// Batches a submitter ran during another shard's round trip (a request
   /// over several idle shards: engine::later_shards in engine.cpp).
   std::uint64_t batches_overlapped = 0;
-  /// Batches posted while the batch before waited for its index (the
-  /// batch thread's: core::post_ahead).
-  std::uint64_t batches_ahead = 0;
   /// The index's device kernel renewed between batches (shard.cpp).
   std::uint64_t kernel_renewals = 0;
   std::uint64_t index_overflow = 0;      ///< entries kept on the host (a signature had 16)

@@ -3,7 +3,6 @@
 // cores serve connections).
 
 #include <memory>
-#include <stdexcept>
 #include <vector>
 
 #include "gpuhash/cpu/thread_pool.hpp"
@@ -28,8 +27,6 @@ class cpu_index final : public index_service {
   }
 
   index_results apply(const index_batch& batch, wait_work* while_waiting) override {
-    if (ahead_ != nullptr)
-      throw std::logic_error("cpu_index: apply() before wait_ahead() of the batch posted ahead");
     const std::size_t n = batch.size();
     const std::size_t searches = batch.searches();
     matches_.resize(n * max_matches);
@@ -74,21 +71,6 @@ class cpu_index final : public index_service {
     }
     return results;
   }
-  // Deferring, it takes batches posted ahead, as the GPU's does, and runs
-  // them when they are waited for: the index changes only through batches,
-  // so they find what they would have found when posted.
-  bool posts_ahead() const noexcept override { return defers_; }
-  bool post_ahead(const index_batch& batch) override {
-    if (!defers_ || ahead_ != nullptr || !batch.searches_only()) return false;
-    ahead_ = &batch;
-    return true;
-  }
-  index_results wait_ahead(wait_work* while_waiting) override {
-    if (ahead_ == nullptr) throw std::logic_error("cpu_index: wait_ahead() with none posted");
-    const index_batch& batch = *ahead_;
-    ahead_ = nullptr;
-    return apply(batch, while_waiting);
-  }
   std::size_t entries() const noexcept override { return index_.size(); }
   std::size_t capacity() const noexcept override { return index_.capacity(); }
   std::size_t memory_bytes() const noexcept override { return index_.memory_bytes(); }
@@ -105,7 +87,6 @@ class cpu_index final : public index_service {
   std::size_t writing_ = 0;
   const status* unsettled_ = nullptr;  // statuses not handed out yet
   std::size_t unsettled_count_ = 0;
-  const index_batch* ahead_ = nullptr;  // posted ahead, until wait_ahead
 };
 
 }  // namespace

@@ -26,13 +26,6 @@ class failing_index final : public index_service {
       throw std::runtime_error("injected index failure at batch " + std::to_string(batches_));
     return index_->apply(batch, while_waiting);
   }
-  bool posts_ahead() const noexcept override { return index_->posts_ahead(); }
-  bool post_ahead(const index_batch& batch) override { return index_->post_ahead(batch); }
-  index_results wait_ahead(wait_work* while_waiting) override {
-    if (++batches_ >= fail_at_)
-      throw std::runtime_error("injected index failure at batch " + std::to_string(batches_));
-    return index_->wait_ahead(while_waiting);
-  }
   std::optional<std::chrono::steady_clock::time_point> renew_at() const override {
     return index_->renew_at();
   }

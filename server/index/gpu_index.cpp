@@ -173,8 +173,6 @@ class gpu_index final : public index_service {
   bool defers_mutations() const noexcept override { return true; }
 
   index_results apply(const index_batch& batch, wait_work* while_waiting) override {
-    if (ahead_ != nullptr)
-      throw std::logic_error("gpu_index: apply() before wait_ahead() of the batch posted ahead");
     const std::size_t n = batch.size();
     const std::size_t searches = batch.searches();
     const std::size_t mutations = n - searches;
@@ -182,15 +180,20 @@ class gpu_index final : public index_service {
     // now, while the engine answered their batch).
     settle_resident();
     if (reserve(n)) buffers_moved_ = true;
-    if (searches != 0) next_results_block();
-    std::uint32_t* results = host_results_[block_].data();
+    std::uint32_t* results = host_results_.data();
+    if (searches != 0 && ++batches_ == 0) {
+      // wrapped round (after 2^32 batches): start the block's first word again
+      results[0] = 0;
+      GPUHASH_CUDA_TRY(cudaMemsetAsync(device_results_.data(), 0, sizeof(std::uint32_t), stream_));
+      batches_ = 1;
+    }
     const signature_type* signatures = batch.signatures.data();
-    resident_last_ = searches <= resident_kernel::max_searches &&
-                     mutations <= resident_kernel::max_mutations &&
-                     (searches == 0 || page_locked(signatures));
+    const bool resident = searches <= resident_kernel::max_searches &&
+                          mutations <= resident_kernel::max_mutations &&
+                          (searches == 0 || page_locked(signatures));
     // The inserts and erases' statuses go to the buffer not handed out last.
     const std::size_t writing = unsettled_buffer_ ^ 1;
-    if (resident_last_) {
+    if (resident) {
       post_resident(batch, writing, while_waiting);
     } else {
       launch_searches(signatures, searches, results);
@@ -198,62 +201,28 @@ class gpu_index final : public index_service {
       if (mutations != 0) launch_mutations(batch, writing);
       wait_for(searched_, while_waiting);
     }
-    return answer(block_, batches_, searches, mutations, writing, resident_last_);
-  }
 
-  bool posts_ahead() const noexcept override { return true; }
-
-  bool post_ahead(const index_batch& batch) override {
-    // Only behind a resident batch (a launched one's searches would have to
-    // be settled first), only searches (the batch before's inserts and
-    // erases are not yet accounted for: signature_index::adopt_batch), and
-    // only into memory the running kernel may read (post_resident).
-    // While a batch posted ahead is waited for, another may go behind it,
-    // unless the batch before that had inserts or erases (their homeless
-    // entries would have the one waited for searched again: wait_ahead).
-    const std::size_t searches = batch.size();
-    if (ahead_ != nullptr || !resident_last_ || (waiting_ahead_ && resident_mutations_) ||
-        !batch.searches_only() || searches == 0 || searches > resident_kernel::max_searches ||
-        searches > reserved_ || batches_ + 1 == 0 || !page_locked(batch.signatures.data()) ||
-        !kernel_may_read(batch.signatures.data()))
-      return false;
-    resident_batch posted;
-    resident_mailbox::search_fields& searched = posted.searches;
-    searched.view = posted_view_;
-    searched.count = static_cast<std::uint32_t>(searches);
-    searched.batch = batches_ + 1;
-    searched.signatures = batch.signatures.data();
-    const std::size_t block = block_ ^ 1;
-    searched.results = host_results_[block].data();
-    searched.rows = host_full_matches_[block].data();
-    if (!resident_.post_ahead(posted)) return false;
-    next_results_block();
-    ahead_ = &batch;
-    ahead_block_ = block_;
-    ahead_number_ = batches_;
-    return true;
-  }
-
-  index_results wait_ahead(wait_work* while_waiting) override {
-    if (ahead_ == nullptr) throw std::logic_error("gpu_index: wait_ahead() with none posted");
-    const index_batch& batch = *ahead_;
-    const std::size_t block = ahead_block_;
-    const std::uint32_t number = ahead_number_;
-    ahead_ = nullptr;  // (another may be posted during the wait)
-    waiting_ahead_ = true;
-    try {
-      resident_.wait_ahead(while_waiting);
-    } catch (...) {
-      waiting_ahead_ = false;
-      throw;
+    // The last earlier batch's inserts and erases came before these
+    // searches: their statuses are in.
+    index_results view{results + 1 + searches, results + 1};
+    view.match_stride = packed_matches;
+    view.statuses = host_statuses_[unsettled_buffer_].data();
+    view.settled = unsettled_;
+    unsettled_ = mutations;
+    if (mutations != 0) unsettled_buffer_ = writing;
+    if (searches != 0 && results[0] == batches_) {
+      // Some search found more than two: the full rows (written in place
+      // by the resident kernel; fetched otherwise).
+      if (!resident) {
+        GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_full_matches_.data(), full_matches_.data(),
+                                         searches * max_matches * sizeof(location_type),
+                                         cudaMemcpyDeviceToHost, stream_));
+        GPUHASH_CUDA_TRY(cudaStreamSynchronize(stream_));
+      }
+      view.matches = host_full_matches_.data();
+      view.match_stride = max_matches;
     }
-    waiting_ahead_ = false;
-    // The batch before's inserts and erases ran before these searches, but
-    // an entry their walks left homeless was stored only now (adopt_batch):
-    // rare, and then the searches run again, to see it. (No batch went
-    // ahead behind this one then: post_ahead.)
-    if (settle_resident()) return apply(batch, nullptr);
-    return answer(block, number, batch.size(), 0, unsettled_buffer_ ^ 1, true);
+    return view;
   }
   std::optional<std::chrono::steady_clock::time_point> renew_at() const override {
     return resident_.renew_at();
@@ -268,55 +237,6 @@ class gpu_index final : public index_service {
   std::size_t rebuilds() const noexcept override { return index_.rebuilds(); }
 
  private:
-  /// Moves to the next results block (the engine reads the last batch's
-  /// while the next one's is written) and the next batch number.
-  void next_results_block() {
-    block_ ^= 1;
-    if (++batches_ == 0) {
-      // wrapped round (after 2^32 batches): start the blocks' first words again
-      for (auto& results : host_results_) results.data()[0] = 0;
-      GPUHASH_CUDA_TRY(cudaMemsetAsync(device_results_.data(), 0, sizeof(std::uint32_t), stream_));
-      batches_ = 1;
-    }
-  }
-
-  /// The results of a batch just answered (in results block `block`,
-  /// numbered `number`, if it had searches), with the statuses of the last
-  /// earlier batch's inserts and erases, which ran before its searches; its
-  /// own `mutations`' statuses are written to host_statuses_[writing].
-  index_results answer(std::size_t block, std::uint32_t number, std::size_t searches,
-                       std::size_t mutations, std::size_t writing, bool resident) {
-    std::uint32_t* results = host_results_[block].data();
-    index_results view{results + 1 + searches, results + 1};
-    view.match_stride = packed_matches;
-    view.statuses = host_statuses_[unsettled_buffer_].data();
-    view.settled = unsettled_;
-    unsettled_ = mutations;
-    if (mutations != 0) unsettled_buffer_ = writing;
-    if (searches != 0 && results[0] == number) {
-      // Some search found more than two: the full rows (written in place
-      // by the resident kernel; fetched otherwise).
-      if (!resident) {
-        GPUHASH_CUDA_TRY(cudaMemcpyAsync(host_full_matches_[block].data(), full_matches_.data(),
-                                         searches * max_matches * sizeof(location_type),
-                                         cudaMemcpyDeviceToHost, stream_));
-        GPUHASH_CUDA_TRY(cudaStreamSynchronize(stream_));
-      }
-      view.matches = host_full_matches_[block].data();
-      view.match_stride = max_matches;
-    }
-    return view;
-  }
-
-  /// Whether the running resident kernel may read a batch's signatures
-  /// where they are: they were posted before, so they were allocated before
-  /// the kernel's launch (page-locked memory is never given back:
-  /// pinned_memory). The engine's batches take turns between two arrays,
-  /// which move only when they grow.
-  bool kernel_may_read(const void* signatures) const noexcept {
-    return signatures == posted_signatures_[0] || signatures == posted_signatures_[1];
-  }
-
   /// A small batch, searches and mutations both, to the resident kernel:
   /// returns once its searches are answered. Its inserts and erases run
   /// after that, and are accounted for at the next apply (settle_resident).
@@ -334,20 +254,17 @@ class gpu_index final : public index_service {
     // compute-sanitizer: resident_kernel::end_kernel). Memory moves rarely:
     // when batches grow, and when the index does.
     const bool moved = buffers_moved_ ||
-                       (searches != 0 && !kernel_may_read(batch.signatures.data())) ||
+                       (searches != 0 && batch.signatures.data() != posted_signatures_) ||
                        std::memcmp(&searched.view, &posted_view_, sizeof searched.view) != 0;
     if (moved) resident_.end_kernel();
     buffers_moved_ = false;
     posted_view_ = searched.view;
-    if (searches != 0 && !kernel_may_read(batch.signatures.data())) {
-      posted_signatures_[1] = posted_signatures_[0];
-      posted_signatures_[0] = batch.signatures.data();
-    }
+    if (searches != 0) posted_signatures_ = batch.signatures.data();
     searched.count = static_cast<std::uint32_t>(searches);
     searched.batch = batches_;
     searched.signatures = batch.signatures.data();
-    searched.results = host_results_[block_].data();
-    searched.rows = host_full_matches_[block_].data();
+    searched.results = host_results_.data();
+    searched.rows = host_full_matches_.data();
     if (mutations != 0) {
       resident_mailbox::mutation_fields& changed = posted.mutations;
       changed.count = static_cast<std::uint32_t>(mutations);
@@ -378,15 +295,13 @@ class gpu_index final : public index_service {
 
   /// Waits for the last resident batch's inserts and erases, if it had any,
   /// and has the index account for them (and store the entries their walks
-  /// left homeless: rare, and the index grows for them). True if there were
-  /// such entries.
-  bool settle_resident() {
-    if (!resident_mutations_) return false;
+  /// left homeless: rare, and the index grows for them).
+  void settle_resident() {
+    if (!resident_mutations_) return;
     resident_mutations_ = false;
     const resident_outcome outcome = resident_.wait_finished();
     index_.adopt_batch(outcome.phase_one, outcome.walks, outcome.held, outcome.phase_one.full,
                        stream_);
-    return outcome.walks.full != 0;
   }
 
   /// A batch's searches, launched: read in place from page-locked memory,
@@ -464,14 +379,14 @@ class gpu_index final : public index_service {
   /// Whether the device can read `data` where it is (the engine's batch
   /// arrays move only when they grow: the answer is kept for the address).
   bool page_locked(const void* data) {
-    for (const checked_address& checked : checked_)
-      if (checked.address == data) return checked.page_locked;
-    cudaPointerAttributes attributes{};
-    const cudaError_t asked = cudaPointerGetAttributes(&attributes, data);
-    if (asked != cudaSuccess) cudaGetLastError();  // clear it: not an error here
-    checked_[1] = checked_[0];
-    checked_[0] = {data, asked == cudaSuccess && attributes.type == cudaMemoryTypeHost};
-    return checked_[0].page_locked;
+    if (data != checked_) {
+      cudaPointerAttributes attributes{};
+      const cudaError_t asked = cudaPointerGetAttributes(&attributes, data);
+      if (asked != cudaSuccess) cudaGetLastError();  // clear it: not an error here
+      page_locked_ = asked == cudaSuccess && attributes.type == cudaMemoryTypeHost;
+      checked_ = data;
+    }
+    return page_locked_;
   }
 
   /// Searches up to this many are read and answered in host memory; more
@@ -491,11 +406,9 @@ class gpu_index final : public index_service {
     device_searches_ = cuda_backend::allocate<signature_type>(size, stream_);
     // the first word holds batch numbers, which only grow: it starts at 0
     const std::size_t words = size * (1 + packed_matches) + 1;
-    for (auto& results : host_results_) {
-      retire(results);
-      results = cuda_backend::allocate_host<std::uint32_t>(words);
-      results.data()[0] = 0;
-    }
+    retire(host_results_);
+    host_results_ = cuda_backend::allocate_host<std::uint32_t>(words);
+    host_results_.data()[0] = 0;
     device_results_ = cuda_backend::allocate<std::uint32_t>(words, stream_);
     GPUHASH_CUDA_TRY(cudaMemsetAsync(device_results_.data(), 0, sizeof(std::uint32_t), stream_));
     for (auto& staging : host_mutations_) {
@@ -513,10 +426,8 @@ class gpu_index final : public index_service {
       host_statuses_[b] = std::move(grown);
     }
     full_matches_ = cuda_backend::allocate<location_type>(size * max_matches, stream_);
-    for (auto& rows : host_full_matches_) {
-      retire(rows);
-      rows = cuda_backend::allocate_host<location_type>(size * max_matches);
-    }
+    retire(host_full_matches_);
+    host_full_matches_ = cuda_backend::allocate_host<location_type>(size * max_matches);
     reserved_ = size;
     return true;
   }
@@ -536,18 +447,12 @@ class gpu_index final : public index_service {
   owned_event searched_;                        // recorded after a batch's searches
   std::vector<std::shared_ptr<void>> retired_;  // page-locked buffers outgrown (retire())
   std::size_t reserved_ = 0;
-  std::uint32_t batches_ = 0;  // batches with searches so far (pack_results)
-  struct checked_address {
-    const void* address = nullptr;
-    bool page_locked = false;
-  };
-  checked_address checked_[2];  // page_locked()'s last two addresses, and its answers
+  std::uint32_t batches_ = 0;      // batches with searches so far (pack_results)
+  const void* checked_ = nullptr;  // page_locked()'s last address, and its answer
+  bool page_locked_ = false;
   // Page-locked blocks that the kernels read or write in place.
   cuda::pinned_buffer<signature_type> host_searches_;  // used if the batch's is not page-locked
-  // The results blocks, in turn (block_: the last batch's), so that a
-  // batch posted ahead writes its own while the engine reads the last one.
-  cuda::pinned_buffer<std::uint32_t> host_results_[2];
-  std::size_t block_ = 0;
+  cuda::pinned_buffer<std::uint32_t> host_results_;    // the results block
   // Where large batches' searches and results are copied to and from.
   cuda::device_buffer<signature_type> device_searches_;
   cuda::device_buffer<std::uint32_t> device_results_;
@@ -560,19 +465,14 @@ class gpu_index final : public index_service {
   std::size_t unsettled_ = 0;                        // how many
   cuda::device_buffer<std::uint32_t> match_counts_;  // the searches', then the mutations' (unused)
   cuda::device_buffer<location_type> full_matches_;  // launched searches' full rows
-  cuda::pinned_buffer<location_type> host_full_matches_[2];  // the rows, with each results block
+  cuda::pinned_buffer<location_type> host_full_matches_;  // the resident kernel's, written here
   // What the resident kernel was last given, and whether reserve() has
   // moved the buffers since (post_resident).
   detail::signature_index::index_view posted_view_;
-  const void* posted_signatures_[2] = {};  // batch arrays posted to the running kernel
+  const void* posted_signatures_ = nullptr;
   bool buffers_moved_ = false;
-  bool resident_mutations_ = false;     // the last batch posted to resident_ had inserts or erases
-  bool resident_last_ = false;          // the last batch applied went to resident_
-  const index_batch* ahead_ = nullptr;  // the batch posted ahead, until wait_ahead
-  std::size_t ahead_block_ = 0;         // its results block
-  std::uint32_t ahead_number_ = 0;      // and number
-  bool waiting_ahead_ = false;          // in wait_ahead
-  std::uint64_t walks_ = 0;             // such batches so far (their walks' randomness)
+  bool resident_mutations_ = false;  // the last batch posted to resident_ had inserts or erases
+  std::uint64_t walks_ = 0;          // such batches so far (their walks' randomness)
   // Small batches. Last, so destroyed first: its kernel ends before the
   // blocks above are freed (cudaFreeHost waits for the device).
   resident_kernel resident_;

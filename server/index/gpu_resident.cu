@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstring>
 #include <new>
-#include <stdexcept>
 #include <type_traits>
 
 #include "gpuhash/cuda/error.hpp"
@@ -200,8 +199,6 @@ __global__ void __launch_bounds__(resident_threads)
     __syncthreads();
     resident_mailbox::search_fields searches;
     resident_mailbox::mutation_fields mutations;
-    // (the host may now write the next batch's fields: post_ahead)
-    if (threadIdx.x == 0) store_volatile(&box->answer.read, request);
     std::memcpy(&searches, posted, sizeof searches);
     std::memcpy(&mutations, posted + sizeof searches / 8, sizeof mutations);
     const auto* payload = reinterpret_cast<const unsigned char*>(posted) + 2 * 64;
@@ -315,13 +312,14 @@ void resident_kernel::check_device(std::uint32_t spins) const {
   if (state != cudaSuccess && state != cudaErrorNotReady) GPUHASH_CUDA_TRY(state);
 }
 
-/// Whether the answer word `word` has reached batch `number` (batch numbers
-/// wrap: the kernel answers them in order, never 2^31 behind).
-bool reached(const std::uint32_t& word, std::uint32_t number) {
-  return static_cast<std::int32_t>(load_acquire(word) - number) >= 0;
-}
-
-void resident_kernel::write_mailbox(const resident_batch& batch) {
+void resident_kernel::post(const resident_batch& batch) {
+  // A batch left unfinished (an exception between post and wait): taken (a
+  // failed launch may have left it untaken) and finished first, so that its
+  // fields and arguments do not change under the kernel reading them.
+  if (load_acquire(mailbox_->answer.finished) != requests_) {
+    make_taken();
+    wait_for(mailbox_->answer.finished);
+  }
   mailbox_->searches = batch.searches;
   mailbox_->mutations = batch.mutations;
   const std::size_t searches = batch.searches.count;
@@ -333,45 +331,13 @@ void resident_kernel::write_mailbox(const resident_batch& batch) {
       std::memcpy(mailbox_->payload + searches * sizeof(std::uint32_t), batch.mutations.arguments,
                   mutation_bytes(mutations));
   }
+  posted_mutations_ = mutations;
   store_release(mailbox_->request.request, ++requests_);
-}
-
-void resident_kernel::post(const resident_batch& batch) {
-  // A batch left unfinished (an exception between post and wait): taken (a
-  // failed launch may have left it untaken) and finished first, so that its
-  // fields and arguments do not change under the kernel reading them.
-  if (load_acquire(mailbox_->answer.finished) != requests_) {
-    make_taken();
-    wait_for(mailbox_->answer.finished);
-  }
-  ahead_ = false;
-  posted_mutations_ = batch.mutations.count;
-  write_mailbox(batch);
-  waited_ = requests_;
   // Until a kernel has taken the batch, one may end without it (its last
   // idle poll came just before the post): launch another then. Posted
   // first, then launched: the kernel has the batch even where launches run
   // one at a time to the end (compute-sanitizer, CUDA_LAUNCH_BLOCKING).
   make_taken();
-}
-
-bool resident_kernel::post_ahead(const resident_batch& batch) {
-  if (batch.mutations.count != 0)
-    throw std::logic_error("resident_kernel::post_ahead: a batch with inserts or erases");
-  if (ahead_ || requests_ != waited_ || !reached(mailbox_->answer.read, requests_)) return false;
-  // (posted_mutations_ stays the batch before's: wait_finished tells its
-  // outcome, which this batch, having none, leaves in the mailbox)
-  write_mailbox(batch);
-  ahead_ = true;
-  return true;
-}
-
-void resident_kernel::wait_ahead(wait_work* while_waiting) {
-  if (!ahead_) throw std::logic_error("resident_kernel::wait_ahead: nothing posted ahead");
-  // (another batch may be posted ahead behind this one while it is waited for)
-  ahead_ = false;
-  waited_ = requests_;
-  wait_answer(waited_, while_waiting);
 }
 
 void resident_kernel::end_kernel() {
@@ -401,23 +367,11 @@ void resident_kernel::wait_for(const std::uint32_t& word) {
 }
 
 void resident_kernel::wait(wait_work* while_waiting) {
-  wait_answer(waited_, while_waiting);
-}
-
-void resident_kernel::wait_answer(std::uint32_t number, wait_work* while_waiting) {
   const std::uint32_t& answered = mailbox_->answer.answered;
-  bool working = while_waiting != nullptr;
-  for (std::uint32_t spins = 1; !reached(answered, number); ++spins) {
-    // A batch posted ahead is taken when the kernel is done with the one
-    // before; a kernel that ended in between (its lifetime was up) left it.
-    if (!reached(mailbox_->answer.taken, number) && current_kernel_ended()) launch();
-    check_device(spins);
-    if (working) {
-      working = while_waiting->step();
-    } else {
-      pause();
+  if (while_waiting != nullptr)
+    while (load_acquire(answered) != requests_ && while_waiting->step()) {
     }
-  }
+  wait_for(answered);
 }
 
 resident_outcome resident_kernel::wait_finished() {

@@ -83,7 +83,6 @@ struct resident_mailbox {
   };
   struct alignas(64) answer_words {
     std::uint32_t taken = 0;     ///< the last batch a kernel took
-    std::uint32_t read = 0;      ///< the last batch whose fields and payload it has read
     std::uint32_t answered = 0;  ///< the last batch whose searches are answered
     std::uint32_t finished = 0;  ///< the last batch whose inserts and erases have run too
     std::uint32_t ended = 0;     ///< the generation of the last kernel that ended
@@ -171,22 +170,12 @@ class resident_kernel {
   /// posted must be finished (wait_finished) if it had inserts or erases:
   /// the view must be of the index as they left it.
   void post(const resident_batch& batch);
-  /// Posts a batch of searches only behind the one being waited for (from
-  /// wait()'s work), to be taken once that one's inserts and erases have
-  /// run; false, with nothing posted, until the kernel has read the batch
-  /// before (its fields share the mailbox) or when one is already posted
-  /// so. Its view must be the one posted last. wait_ahead() answers it.
-  bool post_ahead(const resident_batch& batch);
-  /// Waits until the batch posted by post() is answered; throws cuda_error
-  /// if the device fails meanwhile. Until the answer comes, it does
-  /// `while_waiting`'s work, a step at a time, if there is any.
+  /// Waits until the posted batch's searches are answered; throws
+  /// cuda_error if the device fails meanwhile. Until the answer comes, it
+  /// does `while_waiting`'s work, a step at a time, if there is any.
   void wait(wait_work* while_waiting = nullptr);
-  /// Waits until the batch posted by post_ahead() is answered (launching
-  /// a kernel if the last one ended before taking it), as wait() does.
-  void wait_ahead(wait_work* while_waiting = nullptr);
-  /// Waits until every batch posted has finished (its inserts and erases
-  /// have run too), and tells what the last batch post() gave inserts or
-  /// erases did.
+  /// Waits until the posted batch's inserts and erases have run too, and
+  /// tells what they did.
   resident_outcome wait_finished();
 
   /// Ends the running kernel, if any, once it has finished what it took:
@@ -210,17 +199,12 @@ class resident_kernel {
 
  private:
   void launch();
-  /// Writes a batch into the mailbox and posts it (the next number).
-  void write_mailbox(const resident_batch& batch);
   /// Returns once a kernel has taken the last batch posted, launching one
   /// if the current kernel ends without it.
   void make_taken();
   bool current_kernel_ended() const;
   /// Waits until the answer word `word` says the last batch posted.
   void wait_for(const std::uint32_t& word);
-  /// Waits until batch `number` is answered, doing `while_waiting`'s work;
-  /// launches a kernel if the last one ended before taking it.
-  void wait_answer(std::uint32_t number, wait_work* while_waiting);
   /// Every so many spins, throws if the kernel's stream has failed.
   void check_device(std::uint32_t spins) const;
 
@@ -231,9 +215,7 @@ class resident_kernel {
   // (phase 1 counts them), then the entries their walks leave in hand (held_).
   unsigned char* pending_ = nullptr;
   detail::signature_index::slot_type* held_ = nullptr;
-  std::uint32_t requests_ = 0;        // batches posted (the last one's number)
-  std::uint32_t waited_ = 0;          // the last batch post() posted (wait() waits for it)
-  bool ahead_ = false;                // post_ahead() posted the last batch, not yet waited for
+  std::uint32_t requests_ = 0;        // batches posted
   std::size_t posted_mutations_ = 0;  // the last batch posted: its inserts and erases
   std::uint32_t generation_ = 0;      // the current kernel's number (wraps: compared for equality)
   bool launched_ = false;             // a kernel was ever launched

@@ -120,23 +120,6 @@ class index_service {
   /// with the next apply (index_results), and the next batch's searches see
   /// them. A batch's wait is then a search's round trip, whatever it holds.
   virtual bool defers_mutations() const noexcept { return false; }
-  /// Whether post_ahead() may take a batch: a device index, or one that
-  /// pretends to be for tests.
-  virtual bool posts_ahead() const noexcept { return false; }
-  /// Posts a batch of searches only while the batch before is out (from
-  /// apply()'s wait_work, or after apply() returned), so that its round
-  /// trip overlaps the end of that one's and its resolve. Its searches see
-  /// the batch before's inserts and erases, as an apply() after it would.
-  /// False, with nothing posted, when it cannot now (the caller then
-  /// apply()s it). Once true, the next call is wait_ahead(), and `batch`
-  /// stays as it is until then.
-  virtual bool post_ahead(const index_batch& /*batch*/) { return false; }
-  /// The results of the batch post_ahead() took, as apply() would give
-  /// them (the statuses of the batch before's inserts and erases
-  /// included); throws on a device failure, as apply() does.
-  virtual index_results wait_ahead(wait_work* /*while_waiting*/ = nullptr) {
-    throw std::logic_error("index_service: wait_ahead() with no batch posted ahead");
-  }
   /// An index whose device kernels age out (the GPU's resident kernel,
   /// gpu_resident.cuh): when to renew() the running one, so that the batch
   /// after it ages out does not pay the next one's launch (before the

@@ -281,8 +281,7 @@ TEST(Stats, LinesAreWellFormedAndIncludeTheIndex) {
        {"index_entries", "index_capacity", "index_memory_bytes", "index_rebuilds", "index_overflow",
         "index_failovers", "index_erase_misses", "index_batches", "index_batch_operations",
         "index_batch_max_operations", "index_batch_mean_ns", "index_wait_groups_held",
-        "index_wait_groups_sent", "index_batches_overlapped", "index_batches_ahead",
-        "index_kernel_renewals"}) {
+        "index_wait_groups_sent", "index_batches_overlapped", "index_kernel_renewals"}) {
     ASSERT_TRUE(stats.contains(name)) << name;
     EXPECT_TRUE(is_number(stats.at(name))) << name << " " << stats.at(name);
   }

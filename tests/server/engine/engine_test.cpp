@@ -499,49 +499,6 @@ TEST(CompleterIdle, GroupsKeptPastTheRoundTripGoBackWhenTheIndexAnswers) {
   EXPECT_EQ(harness.stat("index_wait_groups_sent"), 1u);
 }
 
-TEST(BatchesAhead, AGroupQueuedDuringARoundTripIsPostedBeforeItsResolve) {
-  // As a_b_then_c, and B's completion (sent during C's round trip, which
-  // the index pretends to wait for: cpu_index_defers_mutations) submits D:
-  // the batch thread takes D then and posts it ahead (core::post_ahead),
-  // before C's resolve. D's searches then go before C's set reaches the
-  // index, which must not hide it; E, after D, comes with the insert.
-  engine_config config = cpu_config();
-  config.cpu_index_defers_mutations = true;
-  engine_harness harness(config);
-  ASSERT_EQ(harness.run(store_text("set", "a", "1")), "STORED\r\n");
-  ASSERT_EQ(harness.stat("index_batches_ahead"), 0u);
-  const auto d = harness.parse("get a c\r\ngets missing\r\n");
-  const auto e = harness.parse("get c\r\n" + store_text("set", "c", "3") + "get c a\r\n");
-  d->next = e.get();
-  std::unique_ptr<parsed_group> a = harness.parse("mn\r\n");
-  std::unique_ptr<parsed_group> b = harness.parse("mn\r\n");
-  const auto c = harness.parse(store_text("set", "c", "2") + "delete a\r\n");
-  a->next = c.get();
-  b->next = d.get();
-  harness.hold();
-  harness.submit(*a);
-  harness.submit(*b);
-  harness.release();
-  for (parsed_group* parsed : {a.get(), b.get(), c.get(), d.get(), e.get()}) harness.wait(*parsed);
-  ASSERT_EQ(a->batch, b->batch);
-  EXPECT_EQ(c->batch + 1, d->batch);
-  EXPECT_EQ(c->replies(), "STORED\r\nDELETED\r\n");
-  EXPECT_EQ(d->replies(), value_reply("c", "2") + "END\r\n") << "C's set and delete, unseen";
-  EXPECT_EQ(e->replies(), value_reply("c", "2") + "STORED\r\n" + value_reply("c", "3"));
-  EXPECT_EQ(harness.stat("index_batches_ahead"), 1u);
-  // every entry the index holds is an item's, and none was lost
-  EXPECT_EQ(harness.run("get a c\r\n"), value_reply("c", "3"));
-  harness.expect_index_matches_items();
-}
-
-TEST(BatchesAhead, EightThreadsOnTheirOwnKeysAndASharedCounter) {
-  // The batch thread posts batches ahead whenever groups come during a
-  // round trip (one pretended step per batch here): no write is lost.
-  engine_config config = cpu_config();
-  config.cpu_index_defers_mutations = true;
-  eight_threads_on_their_own_keys_and_a_shared_counter(config);
-}
-
 // ---- several shards (engine_shards_test.cpp has their own tests) ---------------
 
 TEST(Shards, EightThreadsOnTheirOwnKeysAndASharedCounterWithBatchThreads) {

@@ -93,59 +93,16 @@ class gpu_and_cpu {
     work_.next_batch();
     const index_results gpu = gpu_->apply(gpu_batch_, ++batches_ % 2 == 0 ? &work_ : nullptr);
     const index_results cpu = cpu_->apply(cpu_batch_);
-    compare(gpu, cpu, cpu_batch_);
-    gpu_batch_.clear();
-    cpu_batch_.clear();
-  }
-
-  static void compare(const index_results& gpu, const index_results& cpu,
-                      const index_batch& batch) {
-    const std::size_t searches = batch.searches();
+    const std::size_t searches = cpu_batch_.searches();
     for (std::size_t i = 0; i < searches; ++i) {
       ASSERT_EQ(matches_of(gpu, i), matches_of(cpu, i))
-          << "search " << i << " of " << searches << ", signature " << batch.signatures[i];
+          << "search " << i << " of " << searches << ", signature " << cpu_batch_.signatures[i];
     }
     ASSERT_EQ(gpu.settled, cpu.settled);
     for (std::size_t j = 0; j < cpu.settled; ++j)
       ASSERT_EQ(gpu.status_of(j), cpu.status_of(j)) << "mutation " << j;
-  }
-
-  /// Searches for the batch after the next, posted ahead of it.
-  void add_ahead(signature_type signature) {
-    gpu_ahead_.add(operation::search, signature, 0);
-    cpu_ahead_.add(operation::search, signature, 0);
-  }
-
-  /// As apply_and_compare, but the searches added with add_ahead go to the
-  /// GPU index as the engine's batch thread posts them: during the batch's
-  /// wait, or after it (index_service::post_ahead), or, where it cannot,
-  /// applied after it. The CPU index runs the two batches one after the
-  /// other. Returns whether they were posted ahead.
-  bool apply_two_and_compare() {
-    struct poster final : wait_work {
-      index_service* index;
-      const index_batch* batch;
-      bool posted = false;
-      bool step() override {
-        posted = posted || index->post_ahead(*batch);
-        return !posted;
-      }
-    } post{};
-    post.index = gpu_.get();
-    post.batch = &gpu_ahead_;
-    const index_results gpu = gpu_->apply(gpu_batch_, &post);
-    if (!post.posted) post.posted = gpu_->post_ahead(gpu_ahead_);
-    const index_results cpu = cpu_->apply(cpu_batch_);
-    compare(gpu, cpu, cpu_batch_);
-    const index_results gpu_next =
-        post.posted ? gpu_->wait_ahead(nullptr) : gpu_->apply(gpu_ahead_, nullptr);
-    const index_results cpu_next = cpu_->apply(cpu_ahead_);
-    compare(gpu_next, cpu_next, cpu_ahead_);
     gpu_batch_.clear();
     cpu_batch_.clear();
-    gpu_ahead_.clear();
-    cpu_ahead_.clear();
-    return post.posted;
   }
 
   index_service& gpu() { return *gpu_; }
@@ -160,8 +117,6 @@ class gpu_and_cpu {
   std::unique_ptr<index_service> cpu_;
   index_batch gpu_batch_;
   index_batch cpu_batch_;
-  index_batch gpu_ahead_{gpu_->batch_memory()};
-  index_batch cpu_ahead_;
 };
 
 /// The resident kernels' lifetime: the default, and 3 us (kernels end
@@ -244,59 +199,6 @@ TEST_P(gpu_index_lifetimes, lone_searches_see_every_earlier_batch) {
     ASSERT_NO_FATAL_FAILURE(both.apply_and_compare());
     if (location % 97 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(7));
   }
-}
-
-TEST_P(gpu_index_lifetimes, batches_posted_ahead_see_the_inserts_and_erases_before_them) {
-  // The engine's batch thread posts the next batch's searches while a batch
-  // waits (index_service::post_ahead): they must see that batch's inserts
-  // and erases, and the statuses must come back as on the CPU, whether the
-  // kernel took the batch ahead itself or ended first (3 us lifetimes).
-  // Sizes past the resident kernel's limits are refused, and applied after.
-  if (!gpu_available()) GTEST_SKIP() << "no cuda device";
-  seeded_random random;
-  gpu_and_cpu both(random.next(), GetParam());
-  const signature_type pool = 1 << 17;
-  std::vector<std::pair<signature_type, location_type>> stored;
-  location_type next_location = 1;
-  const std::size_t sizes[] = {1, 3, 40, 500, 2048, 2049};
-  std::size_t posted = 0;
-  const std::size_t rounds = testing::scaled(300);
-  for (std::size_t round = 0; round < rounds; ++round) {
-    const std::size_t searches = random.below(3);
-    for (std::size_t i = 0; i < searches; ++i)
-      both.add(operation::search, 1 + static_cast<signature_type>(random.below(pool)), 0);
-    if (!stored.empty() && random.below(3) == 0) {
-      const std::size_t victim = random.below(stored.size());
-      both.add(operation::erase, stored[victim].first, stored[victim].second);
-      stored[victim] = stored.back();
-      stored.pop_back();
-    }
-    // now and then more than the resident kernel takes (2,048): launched
-    const std::size_t inserts = random.below(10) == 0 ? 2000 + random.below(200) : random.below(8);
-    for (std::size_t i = 0; i < inserts; ++i) {
-      const auto signature = 1 + static_cast<signature_type>(random.below(pool));
-      both.add(operation::insert, signature, next_location);
-      stored.emplace_back(signature, next_location++);
-    }
-    // the batch ahead searches for what this one inserts, among others
-    const std::size_t ahead = sizes[random.below(std::size(sizes))];
-    const std::size_t recent = std::min<std::size_t>(stored.size(), inserts + 1);
-    for (std::size_t i = 0; i < ahead; ++i) {
-      if (recent != 0 && random.below(2) == 0) {
-        both.add_ahead(stored[stored.size() - 1 - random.below(recent)].first);
-      } else {
-        both.add_ahead(1 + static_cast<signature_type>(random.below(pool)));
-      }
-    }
-    bool was_posted = false;
-    ASSERT_NO_FATAL_FAILURE(was_posted = both.apply_two_and_compare()) << "round " << round;
-    posted += was_posted ? 1 : 0;
-    if (random.below(50) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(7));
-  }
-  both.add(operation::search, 1, 0);
-  ASSERT_NO_FATAL_FAILURE(both.apply_and_compare());
-  EXPECT_EQ(both.gpu().entries(), both.cpu().entries());
-  EXPECT_GT(posted, rounds / 2) << "most batches were meant to go ahead";
 }
 
 TEST(gpu_index, renewing_the_kernel_between_batches_loses_nothing) {
