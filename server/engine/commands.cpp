@@ -97,11 +97,11 @@ void engine::core::run_command(const protocol::request& request, std::size_t fir
       return;
     }
     case command::flush_all: {
+      ++counters_.cmd_flush;  // a refused one too, as memcached counts it
       if (!config_.flush_enabled) {
-        out.append("CLIENT_ERROR flush_all not allowed\r\n");
+        if (!request.noreply) out.append("CLIENT_ERROR flush_all not allowed\r\n");
         return;
       }
-      ++counters_.cmd_flush;
       // memcached keeps one flush time: the last flush_all replaces any
       // delayed one still to come.
       if (request.delay > 0) {
@@ -211,16 +211,18 @@ void engine::core::run_storage(const protocol::request& request, std::size_t sea
     if (result == store_result::exists) ++counters_.cas_badval;
     if (result == store_result::not_found) ++counters_.cas_misses;
   }
-  const bool is_error = result == store_result::too_large || result == store_result::no_memory;
-  if (!request.noreply || is_error) out.append(reply_of(result));
+  // noreply silences the errors too, as in memcached: a client that asked
+  // for no reply reads none, so an error line would put it out of step
+  if (!request.noreply) out.append(reply_of(result));
 }
 
 /// incr/decr on a decimal value: incr wraps at 2^64, decr stops at 0. As in
 /// memcached, a result no longer than the value is written in place, padded
 /// with spaces; a longer one makes a new item.
 void engine::core::run_arithmetic(const protocol::request& request, std::size_t search,
-                                  std::string& out) {
+                                  std::string& out, bool errors_despite_noreply) {
   const bool incr = request.kind == protocol::command::incr;
+  const bool send_errors = !request.noreply || errors_despite_noreply;
   const location where = lookup(search);
   if (where == store::no_location) {
     ++(incr ? counters_.incr_misses : counters_.decr_misses);
@@ -235,7 +237,7 @@ void engine::core::run_arithmetic(const protocol::request& request, std::size_t 
   while (end != value.data() && end[-1] == ' ') --end;
   const auto parsed = std::from_chars(value.data(), end, number);
   if (value.empty() || parsed.ec != std::errc{} || parsed.ptr != end) {
-    out.append("CLIENT_ERROR cannot increment or decrement non-numeric value\r\n");
+    if (send_errors) out.append("CLIENT_ERROR cannot increment or decrement non-numeric value\r\n");
     return;
   }
   ++(incr ? counters_.incr_hits : counters_.decr_hits);
@@ -256,7 +258,7 @@ void engine::core::run_arithmetic(const protocol::request& request, std::size_t 
         store_value(search, where, std::string_view(digits, length), item.client_flags,
                     item.expires_at, store_mode::replace, 0, nullptr);
     if (result != store_result::stored) {
-      out.append(reply_of(result));
+      if (send_errors) out.append(reply_of(result));
       return;
     }
   }

@@ -141,7 +141,11 @@ class engine::core {
   void run_command(const protocol::request& request, std::size_t first_search,
                    request_group& group);
   void run_storage(const protocol::request& request, std::size_t search, std::string& out);
-  void run_arithmetic(const protocol::request& request, std::size_t search, std::string& out);
+  /// incr/decr. noreply silences every reply, errors included, as in
+  /// memcached, unless `errors_despite_noreply` (for `ma`, which runs it with
+  /// noreply to write its own reply, and whose errors are always sent).
+  void run_arithmetic(const protocol::request& request, std::size_t search, std::string& out,
+                      bool errors_despite_noreply = false);
   void run_meta(const protocol::request& request, std::size_t search, std::string& out);
   void run_meta_get(const protocol::request& request, std::size_t search, std::string& out);
   void run_meta_set(const protocol::request& request, std::size_t search, std::string& out);

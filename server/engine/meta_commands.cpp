@@ -424,7 +424,7 @@ void engine::core::run_meta_arithmetic(const protocol::request& request, std::si
     classic.delta = delta;
     classic.noreply = true;
     const std::size_t before = out.size();
-    run_arithmetic(classic, search, out);
+    run_arithmetic(classic, search, out, /*errors_despite_noreply=*/true);
     if (out.size() != before) return;  // an error line
     where = lookup(search);
     if (where == store::no_location) {

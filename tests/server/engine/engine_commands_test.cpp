@@ -107,6 +107,33 @@ TEST(Storage, SetRefusedAsTooLargeDropsTheOldValue) {
   harness.expect_index_matches_items();
 }
 
+TEST(Storage, NoreplySilencesTheEnginesErrorsToo) {
+  // memcached answers nothing at all to a noreply request, errors included
+  // (out_string skips the reply): a client that sent noreply reads no line,
+  // so an error line would be taken for the reply to its next request
+  engine_config config = cpu_config();
+  config.item_size_max = 2048;
+  config.flush_enabled = false;
+  engine_harness harness(config);
+  EXPECT_EQ(harness.run(store_text("set", "kept", std::string(1500, 'k')) +
+                        store_text("set", "word", "abc")),
+            "STORED\r\nSTORED\r\n");
+  // each refused twice, with and without noreply; mn shows nothing was left unsaid
+  const std::string grow = std::string(1500, 'y');
+  EXPECT_EQ(harness.run(store_text("append", "kept", grow) + "mn\r\n" + "append kept 0 0 1500 " +
+                        "noreply\r\n" + grow + "\r\nmn\r\n"),
+            "SERVER_ERROR object too large for cache\r\nMN\r\nMN\r\n");
+  EXPECT_EQ(harness.run("incr word 1\r\nincr word 1 noreply\r\ndecr word 1 noreply\r\nmn\r\n"),
+            "CLIENT_ERROR cannot increment or decrement non-numeric value\r\nMN\r\n");
+  EXPECT_EQ(harness.run("flush_all\r\nflush_all noreply\r\nflush_all 10 noreply\r\nmn\r\n"),
+            "CLIENT_ERROR flush_all not allowed\r\nMN\r\n");
+  // nothing changed, and the refused flushes are counted, as memcached counts them
+  EXPECT_EQ(harness.run("get kept word\r\n"),
+            "VALUE kept 0 1500\r\n" + std::string(1500, 'k') + "\r\n" + value_reply("word", "abc"));
+  EXPECT_EQ(harness.stat("cmd_flush"), 3u);
+  EXPECT_EQ(harness.stat("store_too_large"), 2u);
+}
+
 // ---- meta commands ------------------------------------------------------------------------
 
 TEST(Meta, SetAndGetWithReturnFlags) {

@@ -94,6 +94,21 @@ class NoEvictionTest(unittest.TestCase):
                       msg="after flush_all the memory of the flushed items is used again")
             c.close()
 
+    def test_M_with_noreply_answers_nothing(self):
+        """A noreply set refused for memory gets no reply, as in memcached:
+        the client reads none, so an error line would put it out of step
+        (fill() checks after each pipelined batch that nothing came before
+        `mn`'s MN)."""
+        with ServerProcess(["-m", str(MEMORY_MB), "-M"]) as server:
+            c = Connection.to(server)
+            total = 20 * MEMORY_MB * 1024 * 1024 // VALUE_SIZE
+            fill(c, 0, total, noreply=True)
+            stats = c.stats()
+            self.assertGreater(int(stats["curr_items"]), 0)
+            self.assertLess(int(stats["curr_items"]), total, "nothing was refused")
+            self.assertEqual(stats["evictions"], b"0")
+            c.close()
+
 
 class ConcurrencyTest(unittest.TestCase):
 
