@@ -6,6 +6,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sysexits.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,23 +24,24 @@ namespace {
 
 using namespace gpuhash::server;
 
-/// Like memcached: root only with -u, and then as that user.
-bool drop_privileges(const config::server_options& options) {
-  if (getuid() != 0 && geteuid() != 0) return true;
+/// Like memcached: root only with -u, and then as that user. The exit status
+/// to stop with, or 0 to go on (memcached's, from sysexits.h).
+int drop_privileges(const config::server_options& options) {
+  if (getuid() != 0 && geteuid() != 0) return 0;
   if (options.run_as_user.empty()) {
     std::fprintf(stderr, "can't run as root without the -u switch\n");
-    return false;
+    return EX_USAGE;
   }
   const passwd* user = getpwnam(options.run_as_user.c_str());
   if (user == nullptr) {
     std::fprintf(stderr, "can't find the user %s to switch to\n", options.run_as_user.c_str());
-    return false;
+    return EX_NOUSER;
   }
   if (setgroups(0, nullptr) != 0 || setgid(user->pw_gid) != 0 || setuid(user->pw_uid) != 0) {
     std::fprintf(stderr, "failed to assume identity of user %s\n", options.run_as_user.c_str());
-    return false;
+    return EX_OSERR;
   }
-  return true;
+  return 0;
 }
 
 /// --shards, or by default one a thread as far as -m gives each 8 MB.
@@ -133,7 +135,7 @@ int run(const config::server_options& options) {
   network_config.limits.item_size_max = options.item_size_max;
   net::network network(network_config, stats);
   network.listen();
-  if (!drop_privileges(options)) return 1;
+  if (const int status = drop_privileges(options); status != 0) return status;
 
   engine::engine_config engine_config;
   engine_config.memory_limit = options.memory_limit_mb << 20;
@@ -200,7 +202,7 @@ int main(int argc, char** argv) {
       return 0;
     case config::parse_outcome::action::error:
       std::fprintf(stderr, "%s\n", parsed.message.c_str());
-      return 64;  // EX_USAGE, as memcached
+      return EX_USAGE;  // as memcached
     case config::parse_outcome::action::run: break;
   }
   try {

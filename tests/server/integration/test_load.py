@@ -3,6 +3,7 @@ clients. Run with GPUHASH_SERVER_BINARY set; see server_process.py.
 """
 
 import os
+import socket
 import threading
 import unittest
 
@@ -108,6 +109,41 @@ class NoEvictionTest(unittest.TestCase):
             self.assertLess(int(stats["curr_items"]), total, "nothing was refused")
             self.assertEqual(stats["evictions"], b"0")
             c.close()
+
+
+class SlowClientTest(unittest.TestCase):
+    """A client that stops reading holds up nobody else: the server stops
+    writing to it when its socket is full and serves the other connections
+    of the same worker thread (-t 1) meanwhile."""
+
+    def test_a_client_that_stops_reading_holds_up_nobody(self):
+        # values larger than the kernel's socket buffers can take (4 MB of
+        # send buffer at most by default, and a receive buffer made small),
+        # so the server's writes to the slow client must stop part way
+        size = 12 * 1000 * 1000
+        value = b"%d:" % size + b"s" * (size - len(b"%d:" % size))
+        repeats = 3
+        with ServerProcess(["-t", "1", "-I", "16m", "-m", "128"]) as server:
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.settimeout(10.0)
+            sock.connect(server.address)
+            slow = Connection(sock)
+            slow.request(b"set big 0 0 %d\r\n%s\r\n" % (size, value), b"STORED\r\n")
+            slow.send(b"get " + b" ".join([b"big"] * repeats) + b"\r\n")
+            # the slow client reads nothing now; another one is served
+            other = Connection.to(server)
+            for i in range(200):
+                other.request(b"set other%d 0 0 2\r\nv%d\r\nget other%d\r\n" % (i, i % 10, i),
+                              b"STORED\r\nVALUE other%d 0 2\r\nv%d\r\nEND\r\n" % (i, i % 10),
+                              msg="while another client on the same thread read nothing")
+            # and the slow client, reading at last, gets its whole reply
+            values = slow.read_values()
+            self.assertEqual(len(values), repeats)
+            self.assertTrue(all(v == value for _, _, v, _ in values))
+            slow.sync()
+            other.close()
+            slow.close()
 
 
 class ConcurrencyTest(unittest.TestCase):

@@ -8,15 +8,17 @@ see server_process.py.
 import os
 import random
 import re
+import signal
 import socket
 import struct
+import subprocess
 import tempfile
 import threading
 import time
 import unittest
 
 from server_process import (HOST, Connection, ServerError, ServerProcess, ServerTestCase,
-                            free_udp_port, is_memcached)
+                            free_port, free_udp_port, is_memcached, server_binary)
 
 MAX_U64 = 2**64 - 1
 
@@ -1072,6 +1074,31 @@ class ServerFlagsTest(unittest.TestCase):
             c = Connection.to(server)
             c.sync()  # TCP still served
             c.close()
+
+    def test_sigint_stops_it_cleanly(self):
+        """SIGINT, like SIGTERM (which every other test stops the server
+        with): exit status 0, within a few seconds, with clients connected."""
+        server = ServerProcess().start()
+        try:
+            c = Connection.to(server)
+            c.request(b"set before 0 0 1\r\nx\r\n", b"STORED\r\n")
+            server.process.send_signal(signal.SIGINT)
+            code = server.wait_exit(5)
+            self.assertEqual(code, 0, f"exit status after SIGINT\n{server.output()}")
+            c.close()
+        finally:
+            server.stop()
+
+    def test_root_is_refused_without_u(self):
+        """As memcached: root runs it only with -u (every other test, as
+        root, passes -u nobody). Exit status EX_USAGE, 64."""
+        if os.geteuid() != 0:
+            self.skipTest("needs root to check (CI runs as root)")
+        args = [server_binary(), "-p", str(free_port()), "-U", "0", "-l", HOST]
+        args += os.environ.get("GPUHASH_SERVER_EXTRA_ARGS", "").split()
+        result = subprocess.run(args, capture_output=True, timeout=15)
+        self.assertEqual(result.returncode, 64, result.stderr)
+        self.assertIn(b"can't run as root without the -u switch", result.stderr)
 
 
 if __name__ == "__main__":
