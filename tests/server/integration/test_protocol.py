@@ -990,18 +990,25 @@ class ServerFlagsTest(unittest.TestCase):
             self.assertTrue(server.alive())
             c.close()
 
-    def shutdown_with(self, command):
-        server = ServerProcess(["-A"]).start()
+    def stops_cleanly(self, args, stop, what):
+        """Starts the server with `args`, stores a key, calls stop(server,
+        connection) and requires exit status 0 within 5 s."""
+        server = ServerProcess(args).start()
         try:
             c = Connection.to(server)
             c.request(b"set before 0 0 1\r\nx\r\n", b"STORED\r\n")
-            c.send(command + b"\r\n")
-            self.assertEqual(c.expect_closed(), b"")
+            stop(server, c)
             code = server.wait_exit(5)
-            self.assertEqual(code, 0, f"exit status after {command!r}\n{server.output()}")
+            self.assertEqual(code, 0, f"exit status after {what}\n{server.output()}")
             c.close()
         finally:
             server.stop()
+
+    def shutdown_with(self, command):
+        def send(server, c):
+            c.send(command + b"\r\n")
+            self.assertEqual(c.expect_closed(), b"")
+        self.stops_cleanly(["-A"], send, repr(command))
 
     def test_shutdown_with_A(self):
         self.shutdown_with(b"shutdown")
@@ -1078,16 +1085,8 @@ class ServerFlagsTest(unittest.TestCase):
     def test_sigint_stops_it_cleanly(self):
         """SIGINT, like SIGTERM (which every other test stops the server
         with): exit status 0, within a few seconds, with clients connected."""
-        server = ServerProcess().start()
-        try:
-            c = Connection.to(server)
-            c.request(b"set before 0 0 1\r\nx\r\n", b"STORED\r\n")
-            server.process.send_signal(signal.SIGINT)
-            code = server.wait_exit(5)
-            self.assertEqual(code, 0, f"exit status after SIGINT\n{server.output()}")
-            c.close()
-        finally:
-            server.stop()
+        self.stops_cleanly([], lambda server, c: server.process.send_signal(signal.SIGINT),
+                           "SIGINT")
 
     def test_root_is_refused_without_u(self):
         """As memcached: root runs it only with -u (every other test, as
