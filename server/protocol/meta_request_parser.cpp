@@ -164,7 +164,6 @@ parse_result parse_meta_set(std::string_view input, const command_line& line,
   if (!mode_is_one_of(out, "EAPRS")) return fail(bad_ms_mode, with_block);
   if (opaque_too_long_in(out)) return fail(opaque_too_long, with_block);
   if (value_size > limits.item_size_max) return fail(reply::too_large, with_block);
-  if (!printable_key(out.key)) return fail(reply::bad_format, with_block);
   // "metaset mode always returns errors": q does not silence a bad chunk.
   return take_data_block(input, line, value_size, false, out);
 }
@@ -177,7 +176,6 @@ parse_result parse_meta_keyed(command kind, std::string_view input, const comman
   out.key = line.words[1];
   if (out.key.size() > limits.key_max) return fail(reply::bad_format, line.size);
   if (kind == command::meta_set) return parse_meta_set(input, line, limits, out);
-  if (!printable_key(out.key)) return fail(reply::bad_format, line.size);
   if (line.count + 1 > max_meta_tokens)
     return fail(kind == command::meta_get ? mg_too_many_flags : too_many_flags, line.size);
   const std::string_view problem = check_flags(line, 2, out);

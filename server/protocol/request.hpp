@@ -97,7 +97,7 @@ struct parse_result {
   parse_outcome outcome = parse_outcome::need_more;
   /// Bytes of the input used by the request or by the erroneous line. For a
   /// storage command refused before its data (a value over item_size_max, a
-  /// bad meta flag, a key with control characters) this counts the data block
+  /// bad meta flag) this counts the data block
   /// too, so it can exceed the input's size: the connection then swallows
   /// bytes until that many have gone by, as memcached does, and stays in step
   /// with the client. Where memcached cannot know the block's length (a
@@ -121,8 +121,9 @@ struct parse_result {
 /// Parses the first request in `input` into `out` (cleared first).
 parse_result parse_request(std::string_view input, const parser_limits& limits, request& out);
 
-/// Whether `key` may be stored: 1 to key_max bytes, no control characters
-/// (below 0x20, and 0x7F) and no spaces.
+/// Whether `key` may be stored: 1 to key_max bytes (a key split from a line
+/// holds no space, '\n' or NUL; other control bytes are kept, as memcached
+/// keeps them).
 bool valid_key(std::string_view key, const parser_limits& limits) noexcept;
 
 /// Reads a decimal number as memcached's safe_strtoull does: optional leading

@@ -4,15 +4,16 @@
 // for numbers. The meta commands are in meta_request_parser.cpp.
 //
 // memcached's quirks kept, because clients in step with memcached rely on
-// them: a bare "\n" ends a line; a NUL cuts it; numbers may carry a sign and
-// whitespace; "noreply" silences errors too; a bad data chunk consumes the
-// length the line announced; a value too large is swallowed; an HTTP request
-// or a long line without "\n" closes the connection without a word.
+// them: a bare "\n" ends a line; a NUL cuts it; keys are split at spaces
+// only, so they may hold other control bytes (protocol.txt forbids them,
+// memcached stores them); numbers may carry a sign and whitespace;
+// "noreply" silences errors too; a bad data chunk consumes the length the
+// line announced; a value too large is swallowed; an HTTP request or a long
+// line without "\n" closes the connection without a word.
 // Where memcached silently keeps something other than what was sent, the
 // parser refuses it instead with "CLIENT_ERROR bad command line format":
-// flags above 2^32-1 (memcached keeps them modulo 2^32), data lengths above
-// 2^31-3 (memcached reads them modulo 2^32) and keys with control characters
-// (memcached stores them; protocol.txt forbids them). Such a refused storage
+// flags above 2^32-1 (memcached keeps them modulo 2^32) and data lengths
+// above 2^31-3 (memcached reads them modulo 2^32). Such a refused storage
 // command still consumes its data block, so the stream stays in step.
 
 #include "protocol/request.hpp"
@@ -52,14 +53,6 @@ parse_result take_data_block(std::string_view input, const command_line& line, s
   return accepted(end);
 }
 
-bool printable_key(std::string_view key) noexcept {
-  for (const char c : key) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte <= 0x20 || byte == 0x7F) return false;
-  }
-  return true;
-}
-
 }  // namespace detail
 
 namespace {
@@ -71,10 +64,11 @@ namespace reply = detail::reply;
 
 /// memcached closes a connection once it holds more than 2048 bytes of a
 /// line without its '\n', unless the line is a multi-get ("get " or "gets "
-/// after at most 100 spaces), which may grow without bound. The parser
-/// closes whenever the line is that long, '\n' or not, so that the outcome
-/// does not depend on how the bytes arrived.
+/// after at most 100 spaces), which may grow without bound. A longer line
+/// whose '\n' came with it is read like any other, up to memcached's read
+/// buffer (16 KB): past that memcached never sees the '\n' in time.
 constexpr std::size_t max_line_without_newline = 2048;
+constexpr std::size_t max_line = 16384;
 constexpr std::size_t max_multiget_indent = 100;
 
 constexpr std::string_view binary_protocol = "CLIENT_ERROR binary protocol is not supported\r\n";
@@ -209,7 +203,6 @@ parse_result parse_storage(command kind, std::string_view input, const command_l
   const auto value_size = static_cast<std::size_t>(length);
   const std::size_t with_block = line.size + value_size + 2;
   if (value_size > limits.item_size_max) return fail(reply::too_large, with_block, noreply);
-  if (!detail::printable_key(out.key)) return fail(reply::bad_format, with_block, noreply);
   return detail::take_data_block(input, line, value_size, noreply, out);
 }
 
@@ -363,7 +356,7 @@ void request::clear() {
 }
 
 bool valid_key(std::string_view key, const parser_limits& limits) noexcept {
-  return !key.empty() && key.size() <= limits.key_max && detail::printable_key(key);
+  return !key.empty() && key.size() <= limits.key_max;
 }
 
 bool parse_unsigned_number(std::string_view token, std::uint64_t& out) noexcept {
@@ -394,10 +387,11 @@ parse_result parse_request(std::string_view input, const parser_limits& limits, 
   // anyway, so it answers one and closes.
   if (static_cast<unsigned char>(input[0]) == 0x80) return closing(binary_protocol, false);
   const std::size_t newline = input.find('\n');
-  const std::size_t line_bytes = newline == std::string_view::npos ? input.size() : newline;
-  if (line_bytes > max_line_without_newline && !starts_multiget(input))
+  const bool complete = newline != std::string_view::npos;
+  const std::size_t line_bytes = complete ? newline : input.size();
+  if (line_bytes > (complete ? max_line : max_line_without_newline) && !starts_multiget(input))
     return closing(line_too_long, true);
-  if (newline == std::string_view::npos) return {};
+  if (!complete) return {};
 
   command_line line;
   line.size = newline + 1;

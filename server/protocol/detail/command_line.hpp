@@ -68,9 +68,6 @@ inline parse_result fail(std::string_view text, std::size_t consumed, bool silen
 parse_result take_data_block(std::string_view input, const command_line& line, std::size_t length,
                              bool silent, request& out);
 
-/// Whether `key` may be stored, apart from its length: no control characters.
-bool printable_key(std::string_view key) noexcept;
-
 /// mg ms md ma mn me: line.word(0) is a two-letter meta command.
 parse_result parse_meta_command(std::string_view input, const command_line& line,
                                 const parser_limits& limits, request& out);

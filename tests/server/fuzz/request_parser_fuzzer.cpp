@@ -8,7 +8,10 @@
 // - a request's views (key, keys, argument, data, meta tokens) lie in the input;
 // - a prefix of the input parses to need_more or to exactly what the whole
 //   input parses to, and the prefix ending where the request ends to the
-//   latter, so the outcome never depends on how bytes arrive.
+//   latter, so the outcome never depends on how bytes arrive; but for the
+//   one case where memcached's does: a prefix holding more than 2048 bytes
+//   of a line without its '\n' may close the connection (memcached closes
+//   there, and reads the same line normally when its '\n' comes with it).
 
 #include <algorithm>
 #include <cstddef>
@@ -110,6 +113,10 @@ void check_prefixes(std::string_view input, const parser_limits& limits, const p
     const parse_result result = parse_request(input.substr(0, length), limits, parsed);
     check_one(input.substr(0, length), result, parsed);
     if (result.outcome == parse_outcome::need_more && length < end) return;
+    const std::string_view prefix = input.substr(0, length);
+    if (result.close_connection && prefix.find('\n') == std::string_view::npos &&
+        prefix.size() > 2048)
+      return;  // a long line cut before its '\n', closed as memcached closes it
     check(same_result(result, whole), "a prefix parses as the whole input does");
     if (result.outcome == parse_outcome::request)
       check(same_request(parsed, whole_request), "a prefix yields the same request");
