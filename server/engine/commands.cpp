@@ -47,6 +47,13 @@ bool engine::core::run_request(work_item& work, std::size_t first_search, reques
     case command::gets:
     case command::gat:
     case command::gats: return run_retrieval(work, first_search, group);
+    case command::lru_crawler_metadump: return run_metadump(work, first_search, group);
+    case command::meta_get:
+    case command::meta_set:
+    case command::meta_delete:
+    case command::meta_arithmetic:
+    case command::meta_noop:
+    case command::meta_debug: return run_meta(request, first_search, group);
     default: run_command(request, first_search, group); return true;
   }
 }
@@ -124,10 +131,14 @@ void engine::core::run_command(const protocol::request& request, std::size_t fir
         out.append("ERROR: shutdown not enabled\r\n");
         return;
       }
+      if (!request.argument.empty() && request.argument != "graceful") {
+        out.append("CLIENT_ERROR invalid shutdown mode\r\n");
+        return;
+      }
       shutdown_accepted_ = true;
       group.close_after = true;
       return;
-    case command::lru_crawler_metadump: run_metadump(request, first_search, group); return;
+    case command::lru_crawler_metadump: return;  // run_metadump
     case command::cache_memlimit: {
       // as memcached's process_memlimit_command
       std::string_view reply = "OK\r\n";
@@ -147,7 +158,7 @@ void engine::core::run_command(const protocol::request& request, std::size_t fir
     case command::meta_delete:
     case command::meta_arithmetic:
     case command::meta_noop:
-    case command::meta_debug: run_meta(request, first_search, out); return;
+    case command::meta_debug: return;  // run_meta
   }
 }
 
@@ -168,8 +179,13 @@ bool engine::core::run_retrieval(work_item& work, std::size_t first_search, requ
       work.keys_done = k;
       return false;
     }
-    ++(touches ? counters_.cmd_touch : counters_.cmd_get);
     const location where = lookup(first_search + (k - first_key));
+    // a value that does not fit stops the request before anything is counted
+    if (where != store::no_location && !group.reply_fits(reply_bound(store_.at(where)))) {
+      work.keys_done = k;
+      return false;
+    }
+    ++(touches ? counters_.cmd_touch : counters_.cmd_get);
     if (where == store::no_location) {
       ++(touches ? counters_.touch_misses : counters_.get_misses);
       group.mark();
@@ -292,17 +308,29 @@ void engine::core::append_item_line(location where, std::string& out) const {
   out.push_back('\n');
 }
 
-void engine::core::run_metadump(const protocol::request& request, std::size_t first_search,
-                                request_group& group) {
+bool engine::core::run_metadump(work_item& work, std::size_t first_search, request_group& group) {
+  const protocol::request& request = work.request;
   std::string& out = group.replies;
   if (!config_.dumping_enabled) {
-    out.append("CLIENT_ERROR metadump not allowed\r\n");
-    return;
+    out.append("ERROR metadump not allowed\r\n");
+    return true;
   }
   if (request.argument == "all") {
-    store_.for_each_linked([&](location where, const store::item& item) {
-      if (is_live(item)) append_item_line(where, out);
-    });
+    // The whole cache, in pieces of the reply budget sent as the client
+    // reads them: each piece goes on from the location where the last one
+    // stopped (kept in work.keys_done), and ends a reply segment.
+    const location next = store_.visit_linked_from(static_cast<location>(work.keys_done),
+                                                   [&](location where, const store::item& item) {
+                                                     if (out.size() >= group.budget) return false;
+                                                     if (is_live(item))
+                                                       append_item_line(where, out);
+                                                     return true;
+                                                   });
+    if (next != store::no_location) {
+      work.keys_done = next;
+      group.mark();
+      return false;
+    }
   } else {
     std::size_t search = first_search;
     std::string_view rest = request.argument;
@@ -318,6 +346,7 @@ void engine::core::run_metadump(const protocol::request& request, std::size_t fi
     }
   }
   out.append("END\r\n");
+  return true;
 }
 
 }  // namespace gpuhash::server::engine

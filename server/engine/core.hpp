@@ -134,8 +134,10 @@ class engine::core {
   }
 
   // ---- commands (commands.cpp, meta_commands.cpp, reports.cpp) -------------
-  /// Runs one request; false when it was answered only in part (a multi-get
-  /// past the reply budget: work.keys_done says how far it got).
+  /// Runs one request; false when it was answered only in part or not at all
+  /// (past the reply budget, or a value that does not fit in it: a multi-get's
+  /// or a metadump's work.keys_done says how far it got; an mg is run again
+  /// whole).
   bool run_request(work_item& work, std::size_t first_search, request_group& group);
   bool run_retrieval(work_item& work, std::size_t first_search, request_group& group);
   void run_command(const protocol::request& request, std::size_t first_search,
@@ -146,15 +148,20 @@ class engine::core {
   /// noreply to write its own reply, and whose errors are always sent).
   void run_arithmetic(const protocol::request& request, std::size_t search, std::string& out,
                       bool errors_despite_noreply = false);
-  void run_meta(const protocol::request& request, std::size_t search, std::string& out);
+  bool run_meta(const protocol::request& request, std::size_t search, request_group& group);
   void run_meta_get(const protocol::request& request, std::size_t search, std::string& out);
   void run_meta_set(const protocol::request& request, std::size_t search, std::string& out);
   void run_meta_delete(const protocol::request& request, std::size_t search, std::string& out);
   void run_meta_arithmetic(const protocol::request& request, std::size_t search, std::string& out);
   void run_stats(std::string_view argument, std::string& out);
-  void run_metadump(const protocol::request& request, std::size_t first_search,
-                    request_group& group);
+  bool run_metadump(work_item& work, std::size_t first_search, request_group& group);
   void append_item_line(location where, std::string& out) const;  // metadump/me format
+  /// At least the bytes of a reply carrying the item's value (its line and
+  /// the meta flags included), checked against the group's budget before
+  /// the value is copied in.
+  static std::size_t reply_bound(const store::item& item) noexcept {
+    return 2 * std::size_t{item.key_bytes} + item.value_bytes + 320;
+  }
   /// The key a request's search uses (meta keys decoded from base64).
   bool request_key(const protocol::request& request, std::string_view& key,
                    std::string_view& error);

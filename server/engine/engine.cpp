@@ -56,6 +56,13 @@ bool same_in_every_shard(std::string_view name) {
                                                "rejected_connections",
                                                "bytes_read",
                                                "bytes_written",
+                                               "auth_cmds",
+                                               "auth_errors",
+                                               "ssl_handshake_errors",
+                                               "ssl_proto_errors",
+                                               "time_since_server_cert_refresh",
+                                               "read_buf_bytes",
+                                               "read_buf_oom",
                                                "index"};
   for (const std::string_view same : names)
     if (name == same) return true;
@@ -204,8 +211,9 @@ struct request_group::split_state {
   // where assemble() goes on from
   std::size_t first_item = 0;  ///< the group's done when the parts were made
   std::size_t next_route = 0;
-  std::size_t key = 0;       ///< of a multi-get answered in part
-  std::size_t key_base = 0;  ///< key_shards' index of the route's first key
+  std::size_t key = 0;           ///< of a multi-get answered in part
+  std::size_t key_base = 0;      ///< key_shards' index of the route's first key
+  std::uint64_t dumps_done = 0;  ///< of a metadump: the shards whose dump has ended
 
   bool has_segment(std::size_t shard, std::size_t count = 1) const {
     return next_segment[shard] + count <= parts[shard]->segment_ends.size();
@@ -216,6 +224,14 @@ struct request_group::split_state {
     const std::size_t index = next_segment[shard]++;
     const std::size_t begin = index == 0 ? 0 : part.segment_ends[index - 1];
     return std::string_view(part.replies).substr(begin, part.segment_ends[index] - begin);
+  }
+  std::size_t memory_bytes() const noexcept {
+    std::size_t bytes = parts.capacity() * sizeof(parts[0]) +
+                        routes.capacity() * sizeof(routes[0]) + key_shards.capacity() +
+                        next_segment.capacity() * sizeof(std::size_t);
+    for (const auto& part : parts)
+      if (part) bytes += sizeof(request_group) + part->memory_bytes();
+    return bytes;
   }
   /// Drops the segments read from a part, before it runs again.
   void compact(std::size_t shard) {
@@ -239,8 +255,35 @@ void request_group::reset() {
   done = 0;
   replies.clear();
   close_after = false;
+  room_wanted = 0;
   segment_ends.clear();
   if (split) split->active = false;
+}
+
+std::size_t request_group::memory_bytes() const noexcept {
+  std::size_t bytes = replies.capacity() + segment_ends.capacity() * sizeof(std::size_t) +
+                      items.capacity() * sizeof(work_item);
+  for (const work_item& item : items) {
+    bytes += item.request.keys.capacity() * sizeof(std::string_view) +
+             item.request.meta_flags.capacity() * sizeof(protocol::meta_flag);
+  }
+  if (split) bytes += split->memory_bytes();
+  return bytes;
+}
+
+void request_group::release_memory() {
+  constexpr std::size_t kept_items = 16;
+  std::string().swap(replies);
+  std::vector<std::size_t>().swap(segment_ends);
+  if (items.size() > kept_items) {
+    items.resize(kept_items);
+    items.shrink_to_fit();
+  }
+  for (work_item& item : items) {
+    std::vector<std::string_view>().swap(item.request.keys);
+    std::vector<protocol::meta_flag>().swap(item.request.meta_flags);
+  }
+  if (split && !split->active) split.reset();
 }
 
 // ---- the engine ----------------------------------------------------------------
@@ -277,6 +320,12 @@ namespace {
 std::vector<std::uint8_t>& routed_keys() {
   static thread_local std::vector<std::uint8_t> routed;
   return routed;
+}
+
+/// A part's share of its group's reply budget: parts run at once on their
+/// shards, so together they gather no more than the group may.
+std::size_t part_budget(std::size_t group_budget, std::size_t shards) {
+  return std::max<std::size_t>(group_budget / shards, 1);
 }
 
 /// The key a single-key request is about, as core.cpp reads it (meta keys
@@ -318,7 +367,10 @@ void engine::submit(std::span<request_group* const> groups) {
       for (std::size_t s = 0; s < shards_.size(); ++s) {
         if ((split->involved >> s & 1) == 0 || split->parts[s]->finished()) continue;
         split->compact(s);
-        queued[s].push_back(split->parts[s].get());
+        request_group& part = *split->parts[s];
+        part.budget = part_budget(group->budget, shards_.size());
+        part.room_wanted = 0;
+        queued[s].push_back(&part);
       }
       continue;
     }
@@ -463,6 +515,7 @@ void engine::make_parts(request_group& group, std::span<const std::uint8_t> rout
   split.next_segment.assign(shards, 0);
   split.first_item = group.done;
   split.next_route = split.key = split.key_base = 0;
+  split.dumps_done = 0;
   split.parts.resize(shards);
   const std::uint64_t all = shards == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << shards) - 1;
 
@@ -519,7 +572,7 @@ void engine::make_parts(request_group& group, std::span<const std::uint8_t> rout
       made->owner = group.owner;
       made->parent = &group;
       made->records_segments = true;
-      made->budget = std::max<std::size_t>(request_group::reply_budget / shards, 64u << 10);
+      made->budget = part_budget(group.budget, shards);
     }
     return *made;
   };
@@ -615,6 +668,26 @@ void engine::assemble(request_group& group) {
       split.key = 0;
       continue;
     }
+    if (how.kind == route_kind::every_dump) {
+      // each shard's dump comes in pieces (a piece a batch, within the
+      // part's budget), the last one ending in END: they are passed on as
+      // they come, in any order (a dump has none), and one END closes them
+      each_shard(how.shards, [&](std::size_t s) {
+        const std::uint64_t bit = std::uint64_t{1} << s;
+        while ((split.dumps_done & bit) == 0 && split.has_segment(s)) {
+          std::string_view lines = split.take_segment(s);
+          if (lines.ends_with("END\r\n")) {  // the shard's last piece
+            lines.remove_suffix(5);
+            split.dumps_done |= bit;
+          }
+          out.append(lines);
+        }
+      });
+      if ((split.dumps_done & how.shards) != how.shards) break;
+      split.dumps_done = 0;
+      out.append("END\r\n");
+      continue;
+    }
     const std::size_t count = how.kind == route_kind::every_keys ? how.keys + 1 : 1;
     if (!all_have(how.shards, count)) break;
     switch (how.kind) {
@@ -622,14 +695,6 @@ void engine::assemble(request_group& group) {
         for (std::size_t k = 0; k < how.keys; ++k)
           each_shard(how.shards, [&](std::size_t s) { out.append(split.take_segment(s)); });
         each_shard(how.shards, [&](std::size_t s) { split.take_segment(s); });
-        out.append("END\r\n");
-        break;
-      case route_kind::every_dump:
-        each_shard(how.shards, [&](std::size_t s) {
-          std::string_view lines = split.take_segment(s);
-          if (lines.ends_with("END\r\n")) lines.remove_suffix(5);
-          out.append(lines);
-        });
         out.append("END\r\n");
         break;
       case route_kind::every_stats:
@@ -653,7 +718,10 @@ void engine::assemble(request_group& group) {
     }
   }
   each_shard(split.involved, [&](std::size_t s) {
-    group.close_after = group.close_after || split.parts[s]->close_after;
+    const request_group& part = *split.parts[s];
+    group.close_after = group.close_after || part.close_after;
+    // a part holds its share of the budget: the group needs that many shares
+    group.room_wanted = std::max(group.room_wanted, part.room_wanted * shards);
   });
   if (split.next_route == split.routes.size()) {
     group.done = group.used;

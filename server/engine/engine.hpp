@@ -54,7 +54,9 @@ struct work_item {
   std::string_view error_reply;  ///< non-empty: the parser refused the request
   bool silent = false;           ///< the refusal is not answered (noreply)
   bool drops_key = false;        ///< the refusal removes request.key's value
-  std::size_t keys_done = 0;     ///< a multi-get's keys answered by earlier batches
+  /// A multi-get's keys answered by earlier batches; a metadump's location
+  /// to go on from.
+  std::size_t keys_done = 0;
 
   bool is_error() const noexcept { return !error_reply.empty(); }
 };
@@ -62,11 +64,15 @@ struct work_item {
 /// The requests a connection sends to the engine at once, and their replies.
 /// The requests' views point into the connection's input, which stays put
 /// until the group is finished. A batch answers a group's requests until its
-/// replies reach reply_budget bytes (values are copied into them); the group
+/// replies reach `budget` bytes (values are copied into them); the group
 /// then comes back unfinished, and the connection submits it again, to go on
-/// from where it stopped, once the client has read the replies.
+/// from where it stopped, once the client has read the replies. A value is
+/// copied in only if it fits in what is left of the budget; one that does
+/// not stops the group there and leaves its size in room_wanted, so that the
+/// submitter can find the memory for it (net/memory_budget.hpp) before it
+/// submits the group again.
 struct request_group {
-  /// Reply bytes a group may gather in one batch (then it comes back
+  /// Reply bytes a group may gather in one batch at most (then it comes back
   /// unfinished): a multi-get of large values cannot make the server hold
   /// more than this per connection.
   static constexpr std::size_t reply_budget = 4u << 20;
@@ -89,8 +95,14 @@ struct request_group {
   /// instead of handing it straight to the connection's thread.
   bool completer_idle = false;
 
+  /// Reply bytes this group may gather in one batch: set by the submitter
+  /// (the memory it can give the replies), at most reply_budget.
+  std::size_t budget = reply_budget;
+  /// Set by the engine when a value did not fit in the budget: the reply
+  /// bytes the group needs to go on (0: it stopped for no lack of room).
+  std::size_t room_wanted = 0;
+
   // The engine's own, for a group run in parts on several shards:
-  std::size_t budget = reply_budget;      ///< this group's reply budget
   bool records_segments = false;          ///< a part: mark() records its reply segments
   std::vector<std::size_t> segment_ends;  ///< a part: where each reply segment ends
   request_group* parent = nullptr;        ///< a part: the group it is part of
@@ -98,6 +110,18 @@ struct request_group {
   std::unique_ptr<split_state> split;     ///< the parts, while in parts
 
   bool finished() const noexcept { return done == used; }
+  /// Bytes of memory the group holds (its requests, replies and parts).
+  std::size_t memory_bytes() const noexcept;
+  /// Gives back the memory of its replies, requests and parts beyond a few
+  /// requests' worth (between submissions only).
+  void release_memory();
+  /// Whether a reply of `bytes` more fits in the budget; if not, records
+  /// room_wanted.
+  bool reply_fits(std::size_t bytes) noexcept {
+    if (replies.size() + bytes <= budget) return true;
+    room_wanted = std::max(room_wanted, bytes);
+    return false;
+  }
   /// Ends a reply segment: an answered request, or one key of a multi-get.
   void mark() {
     if (records_segments) segment_ends.push_back(replies.size());

@@ -42,38 +42,46 @@ constexpr std::string_view bad_key = "CLIENT_ERROR error decoding key\r\n";
 
 }  // namespace
 
-void engine::core::run_meta(const protocol::request& request, std::size_t search,
-                            std::string& out) {
+bool engine::core::run_meta(const protocol::request& request, std::size_t search,
+                            request_group& group) {
   using protocol::command;
+  std::string& out = group.replies;
+  std::string_view key;
+  std::string_view error;
+  if (request.kind == command::meta_get && has_flag(request, 'v') &&
+      request_key(request, key, error)) {
+    // a value that does not fit in the budget stops the request before it runs
+    const location where = lookup(search);
+    if (where != store::no_location && !group.reply_fits(reply_bound(store_.at(where))))
+      return false;
+  }
   ++counters_.cmd_meta;
   if (request.kind == command::meta_noop) {
     out.append("MN\r\n");
-    return;
+    return true;
   }
-  std::string_view key;
-  std::string_view error;
   if (!request_key(request, key, error)) {
     out.append(bad_key);
-    return;
+    return true;
   }
   switch (request.kind) {
-    case command::meta_get: run_meta_get(request, search, out); return;
-    case command::meta_set: run_meta_set(request, search, out); return;
-    case command::meta_delete: run_meta_delete(request, search, out); return;
-    case command::meta_arithmetic: run_meta_arithmetic(request, search, out); return;
+    case command::meta_get: run_meta_get(request, search, out); return true;
+    case command::meta_set: run_meta_set(request, search, out); return true;
+    case command::meta_delete: run_meta_delete(request, search, out); return true;
+    case command::meta_arithmetic: run_meta_arithmetic(request, search, out); return true;
     case command::meta_debug: {
       const location where = lookup(search);
       if (where == store::no_location) {
         out.append("EN\r\n");
-        return;
+        return true;
       }
       const store::item& item = store_.at(where);
       out.append("ME ").append(request.key);
       append_item_fields(item, item.expires_at - now_, now_ - item.accessed_at, out);
       out.append("\r\n");
-      return;
+      return true;
     }
-    default: out.append("ERROR\r\n"); return;
+    default: out.append("ERROR\r\n"); return true;
   }
 }
 

@@ -48,6 +48,11 @@ void engine::core::run_stats(std::string_view argument, std::string& out) {
     stats_.connections.rejected = 0;
     stats_.connections.bytes_read = 0;
     stats_.connections.bytes_written = 0;
+    stats_.connections.auth_cmds = 0;
+    stats_.connections.auth_errors = 0;
+    stats_.connections.ssl_handshake_errors = 0;
+    stats_.connections.ssl_proto_errors = 0;
+    stats_.connections.buffer_stalls = 0;
     out.append("RESET\r\n");
     return;
   }
@@ -95,6 +100,15 @@ void engine::core::run_stats(std::string_view argument, std::string& out) {
     stat("curr_connections", connections.current.load());
     stat("total_connections", connections.total.load());
     stat("rejected_connections", connections.rejected.load());
+    stat("auth_cmds", connections.auth_cmds.load());
+    stat("auth_errors", connections.auth_errors.load());
+    if (stats_.tls_enabled) {
+      stat("ssl_handshake_errors", connections.ssl_handshake_errors.load());
+      stat("ssl_proto_errors", connections.ssl_proto_errors.load());
+      stat("time_since_server_cert_refresh", now_ - stats_.tls_loaded_at);
+    }
+    stat("read_buf_bytes", connections.buffer_bytes.load());
+    stat("read_buf_oom", connections.buffer_stalls.load());
     stat("cmd_get", counters_.cmd_get);
     stat("cmd_set", counters_.cmd_set);
     stat("cmd_flush", counters_.cmd_flush);

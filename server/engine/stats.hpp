@@ -15,6 +15,14 @@ struct connection_counters {
   std::atomic<std::uint64_t> rejected{0};  ///< refused over -c
   std::atomic<std::uint64_t> bytes_read{0};
   std::atomic<std::uint64_t> bytes_written{0};
+  std::atomic<std::uint64_t> auth_cmds{0};    ///< -Y: authentication attempts
+  std::atomic<std::uint64_t> auth_errors{0};  ///< -Y: failed ones
+  std::atomic<std::uint64_t> ssl_handshake_errors{0};
+  std::atomic<std::uint64_t> ssl_proto_errors{0};
+  /// What the connections' buffers hold now, and how often a connection was
+  /// stalled because they held read_buf_mem_limit (net/memory_budget.hpp).
+  std::atomic<std::uint64_t> buffer_bytes{0};
+  std::atomic<std::uint64_t> buffer_stalls{0};
 };
 
 struct command_counters {
@@ -49,7 +57,9 @@ struct command_counters {
 
 struct server_stats {
   connection_counters connections;
-  std::int64_t started_at = 0;  ///< Unix seconds
+  std::int64_t started_at = 0;     ///< Unix seconds
+  bool tls_enabled = false;        ///< the ssl_* counters are shown, as memcached shows them
+  std::int64_t tls_loaded_at = 0;  ///< Unix seconds the certificates were loaded
 };
 
 }  // namespace gpuhash::server::engine

@@ -110,7 +110,9 @@ bool item_store::set_memory_limit(std::size_t bytes) {
   return true;
 }
 
-void item_store::on_dead_check(dead_check check) { dead_check_ = std::move(check); }
+void item_store::on_dead_check(dead_check check) {
+  dead_check_ = std::move(check);
+}
 
 location item_store::allocate(std::string_view key, std::size_t value_bytes,
                               allocation_error& error, location keep) {
@@ -201,6 +203,21 @@ void item_store::for_each_linked(const std::function<void(location, const item&)
       where = next;
     }
   }
+}
+
+location item_store::visit_linked_from(
+    location from, const std::function<bool(location, const item&)>& visit) const {
+  const location chunk_mask = (location{1} << chunk_bits_) - 1;
+  for (std::size_t page_index = from >> chunk_bits_; page_index < pages_.size(); ++page_index) {
+    const std::size_t chunks = size_classes_[pages_[page_index].class_index].chunks_per_page;
+    const std::size_t first = page_index == (from >> chunk_bits_) ? (from & chunk_mask) : 0;
+    for (std::size_t chunk_index = first; chunk_index < chunks; ++chunk_index) {
+      const auto where = static_cast<location>(page_index << chunk_bits_ | chunk_index);
+      const item& it = at(where);
+      if (it.linked && !visit(where, it)) return where;
+    }
+  }
+  return no_location;
 }
 
 std::size_t item_store::linked_items() const noexcept {

@@ -114,6 +114,13 @@ class item_store {
   /// Calls fn(location, const item&) for every linked item: class by class,
   /// each from the most to the least recently used.
   void for_each_linked(const std::function<void(location, const item&)>& fn) const;
+  /// Calls visit(location, const item&) for the linked items in location
+  /// order from `from` on, until visit returns false; returns the location
+  /// to go on from (the one visit refused), or no_location once every item
+  /// was visited. Between two calls items may come and go: an item linked
+  /// all along is visited once.
+  location visit_linked_from(location from,
+                             const std::function<bool(location, const item&)>& visit) const;
 
   std::size_t linked_items() const noexcept;
   std::size_t bytes_used() const noexcept;  ///< key + value + header of linked items
