@@ -3,6 +3,7 @@
 // --batch-max and --batch-wait-us (gpuhash-server -h).
 
 #include <grp.h>
+#include <malloc.h>
 #include <pwd.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -11,8 +12,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <exception>
+#include <optional>
 #include <string>
 
 #include "config/options.hpp"
@@ -57,6 +60,8 @@ std::vector<std::pair<std::string, std::string>> settings_of(
   const char* index = options.index == config::index_kind::gpu   ? "gpu"
                       : options.index == config::index_kind::cpu ? "cpu"
                                                                  : "auto";
+  const config::tls_options& tls = options.tls;
+  const auto or_null = [](const std::string& text) { return text.empty() ? "NULL" : text; };
   return {
       {"maxbytes", std::to_string(options.memory_limit_mb << 20)},
       {"maxconns", std::to_string(options.max_connections)},
@@ -69,11 +74,31 @@ std::vector<std::pair<std::string, std::string>> settings_of(
       {"chunk_size", std::to_string(options.chunk_size_min)},
       {"num_threads", std::to_string(options.threads)},
       {"cas_enabled", yes_no(options.cas_enabled)},
+      {"auth_enabled_sasl", "no"},
+      {"auth_enabled_ascii", options.auth_file.empty() ? "no" : options.auth_file},
       {"item_size_max", std::to_string(options.item_size_max)},
-      {"domain_socket", options.unix_socket.empty() ? "NULL" : options.unix_socket},
+      {"domain_socket", or_null(options.unix_socket)},
+      {"umask",
+       [&] {
+         char octal[16];
+         std::snprintf(octal, sizeof octal, "%o", options.unix_socket_mode);
+         return std::string(octal);
+       }()},
       {"flush_enabled", yes_no(options.flush_enabled)},
       {"dump_enabled", yes_no(options.dumping_enabled)},
       {"shutdown_command", yes_no(options.shutdown_command)},
+      {"read_buf_mem_limit", std::to_string(options.connection_memory_limit)},
+      {"ssl_enabled", yes_no(tls.enabled)},
+      {"ssl_chain_cert", or_null(tls.chain_cert)},
+      {"ssl_key", or_null(tls.key)},
+      {"ssl_verify_mode", std::to_string(net::tls_verify_flags(tls.verify_mode))},
+      {"ssl_keyformat", std::to_string(tls.keyformat)},
+      {"ssl_ciphers", or_null(tls.ciphers)},
+      {"ssl_ca_cert", or_null(tls.ca_cert)},
+      {"ssl_wbuf_size", std::to_string(tls.write_size)},
+      {"ssl_session_cache", yes_no(tls.session_cache)},
+      {"ssl_kernel_tls", yes_no(tls.kernel_tls)},
+      {"ssl_min_version", net::tls_version_name(tls.min_version)},
       {"index", index},
       {"batch_max", std::to_string(options.batch_max)},
       {"batch_wait_us", std::to_string(options.batch_wait_us)},
@@ -119,23 +144,56 @@ int run(const config::server_options& options) {
   signal(SIGPIPE, SIG_IGN);
 
   if (!raise_file_limit(options.max_connections)) return 71;
+  // Large buffers (a connection's input, replies, output) get mappings of
+  // their own, which go back to the system when freed: glibc's sliding
+  // threshold would keep them in the heap after their connections are gone.
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+
+  // memcached's order: the TLS certificates and key are read before the
+  // server gives up root (they may be readable by root alone); the auth
+  // file and the sockets come after, as the -u user, who then owns the
+  // unix socket.
+  std::optional<net::tls_context> tls;
+  if (options.tls.enabled) {
+    try {
+      tls.emplace(options.tls);
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "%s\n", error.what());
+      return EX_USAGE;  // as memcached
+    }
+  }
+  if (const int status = drop_privileges(options); status != 0) return status;
+  std::optional<net::auth_file> users;
+  if (!options.auth_file.empty()) {
+    try {
+      users.emplace(net::auth_file::load(options.auth_file));
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "%s\n", error.what());
+      return EXIT_FAILURE;  // as memcached
+    }
+  }
 
   engine::server_stats stats;
   stats.started_at = static_cast<std::int64_t>(std::time(nullptr));
+  stats.tls_enabled = tls.has_value();
+  if (tls) stats.tls_loaded_at = tls->loaded_at();
 
   net::network_config network_config;
-  network_config.listen_addresses = options.listen_address;
-  network_config.tcp_port = options.tcp_port;
-  network_config.unix_socket = options.unix_socket;
-  network_config.unix_socket_mode = options.unix_socket_mode;
+  network_config.listen.addresses = options.listen_address;
+  network_config.listen.tcp_port = options.tcp_port;
+  network_config.listen.unix_socket = options.unix_socket;
+  network_config.listen.unix_socket_mode = options.unix_socket_mode;
+  network_config.listen.tls = tls.has_value();
   network_config.max_connections = options.max_connections;
   network_config.threads = options.threads;
   network_config.verbosity = options.verbosity;
   network_config.spin_us = options.spin_us;
   network_config.limits.item_size_max = options.item_size_max;
+  network_config.memory_limit = options.connection_memory_limit;
+  network_config.tls = tls ? &*tls : nullptr;
+  network_config.users = users ? &*users : nullptr;
   net::network network(network_config, stats);
   network.listen();
-  if (const int status = drop_privileges(options); status != 0) return status;
 
   engine::engine_config engine_config;
   engine_config.memory_limit = options.memory_limit_mb << 20;

@@ -60,12 +60,11 @@ struct flag_spec {
   const char* why_ignored;  ///< nullptr: honoured; else accepted without effect, and why
 };
 
-constexpr const char* unauthenticated = "authentication is not supported; clients are not checked";
-
 // memcached 1.6.18's shortopts and longopts (memcached.c), then gpuhash's own.
 constexpr auto flags = std::to_array<flag_spec>({
     {'p', "port", argument::required, "<num>", "TCP port to listen on (0: none)", nullptr},
-    {'U', "udp-port", argument::required, "<num>", "UDP port; not served, only 0 applies", nullptr},
+    {'U', "udp-port", argument::required, "<num>", "UDP port; not served: only 0 [refused]",
+     nullptr},
     {'s', "unix-socket", argument::required, "<file>", "UNIX socket to listen on", nullptr},
     {'a', "unix-mask", argument::required, "<mask>", "UNIX socket access mask, octal", nullptr},
     {'A', "enable-shutdown", argument::none, "", "enable the ascii \"shutdown\" command", nullptr},
@@ -101,17 +100,16 @@ constexpr auto flags = std::to_array<flag_spec>({
      "only the text protocol (classic and meta commands) is served"},
     {'I', "max-item-size", argument::required, "<num>", "max item size, k/m/g (1k..1g, <= -m/2)",
      nullptr},
-    {'S', "enable-sasl", argument::none, "", "turn on SASL authentication", unauthenticated},
+    {'S', "enable-sasl", argument::none, "", "turn on SASL authentication [refused]", nullptr},
     {'F', "disable-flush-all", argument::none, "", "disable the flush_all command", nullptr},
     {'X', "disable-dumping", argument::none, "", "disable lru_crawler metadump", nullptr},
     {'W', "disable-watch", argument::none, "", "disable watch commands",
      "watch is not served, so there is nothing to disable"},
-    {'Y', "auth-file", argument::required, "<file>", "ascii authentication tokens",
-     unauthenticated},
+    {'Y', "auth-file", argument::required, "<file>",
+     "text protocol authentication, \"user:password\" lines", nullptr},
     {'e', "memory-file", argument::required, "<file>", "mmap a file for item memory",
      "items live in ordinary memory and do not survive a restart"},
-    {'Z', "enable-ssl", argument::none, "", "enable TLS/SSL",
-     "TLS is not supported; connections are not encrypted"},
+    {'Z', "enable-ssl", argument::none, "", "enable TLS (-o ssl_chain_cert=...)", nullptr},
     {'o', "extended", argument::required, "<opts>", "comma separated options (below)", nullptr},
     {'N', "napi-ids", argument::required, "<num>", "number of napi ids",
      "NAPI ID thread selection is not supported"},
@@ -129,13 +127,14 @@ constexpr auto flags = std::to_array<flag_spec>({
 
 enum class sub_value : std::uint8_t { none, optional_integer, integer, real, text, hash_name };
 
-// Why each group of -o options has no effect here.
+// Why each group of -o options has no effect here. Only tuning is ignored: every option that
+// changes who can connect or what they see is honoured (reason `honoured`) or refused.
+constexpr const char* honoured = nullptr;
 constexpr const char* hash_reason = "gpuhash-server's index sizes and hashes itself";
 constexpr const char* slab_reason = "tunes memcached's slab mover and LRU threads, not kept here";
 constexpr const char* conn_reason = "memcached's connection tuning is not implemented";
 constexpr const char* log_reason = "live logging (watch) is not served";
-constexpr const char* privilege_reason = "memcached's seccomp sandbox is not implemented";
-constexpr const char* tls_reason = "TLS is not supported; connections are not encrypted";
+constexpr const char* privilege_reason = "there is no seccomp sandbox to leave off";
 constexpr const char* ext_reason = "external storage (extstore) is not supported";
 
 struct suboption_group {
@@ -143,7 +142,7 @@ struct suboption_group {
   sub_value takes;
   double low;  ///< integers: inclusive; reals: exclusive (memcached checks "<= 0")
   double high;
-  const char* reason;
+  const char* reason;  ///< honoured (nullptr): applied by apply_suboption
 };
 
 constexpr double unbounded = std::numeric_limits<double>::infinity();
@@ -155,7 +154,8 @@ constexpr auto suboptions = std::to_array<suboption_group>({
     {"maxconns_fast no_maxconns_fast resp_obj_mem_limit inline_ascii_resp no_inline_ascii_resp",
      sub_value::none, 0, 0, conn_reason},
     {"idle_timeout", sub_value::integer, 0, int_max, conn_reason},
-    {"read_buf_mem_limit sock_cookie_id", sub_value::integer, 0, u32, conn_reason},
+    {"read_buf_mem_limit", sub_value::integer, 0, 1u << 22, honoured},  // megabytes
+    {"sock_cookie_id", sub_value::integer, 0, u32, conn_reason},
     {"hashpower", sub_value::integer, 12, 32, hash_reason},
     {"no_hashexpand", sub_value::none, 0, 0, hash_reason},
     {"hash_algorithm", sub_value::hash_name, 0, 0, hash_reason},
@@ -174,12 +174,13 @@ constexpr auto suboptions = std::to_array<suboption_group>({
     {"hot_max_factor warm_max_factor", sub_value::real, 0, unbounded, slab_reason},
     {"temporary_ttl", sub_value::integer, int_min, int_max, slab_reason},
     {"watcher_logbuf_size worker_logbuf_size", sub_value::integer, 0, u32, log_reason},
-    {"drop_privileges no_drop_privileges", sub_value::none, 0, 0, privilege_reason},
-    {"ssl_chain_cert ssl_key ssl_ciphers ssl_ca_cert", sub_value::text, 0, 0, tls_reason},
-    {"ssl_verify_mode ssl_min_version", sub_value::integer, 0, 3, tls_reason},
-    {"ssl_keyformat", sub_value::integer, int_min, int_max, tls_reason},
-    {"ssl_wbuf_size", sub_value::integer, 0, u32, tls_reason},
-    {"ssl_session_cache ssl_kernel_tls", sub_value::none, 0, 0, tls_reason},
+    {"drop_privileges", sub_value::none, 0, 0, honoured},  // refused in apply_suboption
+    {"no_drop_privileges", sub_value::none, 0, 0, privilege_reason},
+    {"ssl_chain_cert ssl_key ssl_ciphers ssl_ca_cert", sub_value::text, 0, 0, honoured},
+    {"ssl_verify_mode ssl_min_version", sub_value::integer, 0, 3, honoured},
+    {"ssl_keyformat", sub_value::integer, 1, 2, honoured},         // PEM or DER (ASN1)
+    {"ssl_wbuf_size", sub_value::integer, 1, 1u << 22, honoured},  // kilobytes
+    {"ssl_session_cache ssl_kernel_tls", sub_value::none, 0, 0, honoured},
     {"ext_path", sub_value::text, 0, 0, ext_reason},
     {"ext_page_size ext_wbuf_size ext_threads ext_io_depth ext_item_size ext_item_age ext_low_ttl "
      "ext_recache_rate ext_compact_under ext_drop_under ext_max_sleep",
@@ -335,10 +336,21 @@ class command_line_parser {
       throw usage_error("-o/--extended: temporary_ttl requires lru_maintainer");
     }
     if (options_.udp_port != 0) {
-      // memcached listens on -U's port for TCP as well when -p is not given.
-      if (!tcp_port_given_) options_.tcp_port = options_.udp_port;
-      ignore("-U " + std::to_string(options_.udp_port) +
-             ": UDP is not served; only TCP and the UNIX socket are");
+      throw usage_error("-U/--udp-port " + std::to_string(options_.udp_port) +
+                        ": UDP is not served; leave -U at 0 (memcached 1.6's default)");
+    }
+    check_tls();
+    // A connection holding a largest request (its buffer up to twice -I)
+    // must still find room for a largest reply: four times -I at least.
+    const std::size_t least = 4 * options_.item_size_max;
+    if (!connection_memory_limit_given_) {
+      options_.connection_memory_limit =
+          std::max<std::size_t>({options_.memory_limit_mb * megabyte / 4, 8 * megabyte, least});
+    } else if (options_.connection_memory_limit != 0 && options_.connection_memory_limit < least) {
+      throw usage_error("-o/--extended read_buf_mem_limit: " +
+                        std::to_string(options_.connection_memory_limit / megabyte) +
+                        " megabytes cannot hold a largest request and its reply (four times -I, " +
+                        std::to_string(least) + " bytes); raise it or lower -I");
     }
   }
 
@@ -424,10 +436,7 @@ class command_line_parser {
           parse_integer(value, low, high, name));
     };
     switch (flag.code) {
-      case 'p':
-        number(options_.tcp_port, 0, 65535);
-        tcp_port_given_ = true;
-        break;
+      case 'p': number(options_.tcp_port, 0, 65535); break;
       case 'U': number(options_.udp_port, 0, 65535); break;
       case 's': options_.unix_socket = required_text(value, name); break;
       case 'a':
@@ -454,6 +463,13 @@ class command_line_parser {
       case 'I':
         options_.item_size_max = static_cast<std::size_t>(parse_item_size(value, name));
         break;
+      case 'S':
+        throw usage_error(name +
+                          ": SASL authentication belongs to memcached's binary protocol, which "
+                          "gpuhash-server does not speak; use -Y <authfile> (text protocol "
+                          "authentication) or TLS client certificates (-Z -o ssl_verify_mode=2)");
+      case 'Y': options_.auth_file = required_text(value, name); break;
+      case 'Z': options_.tls.enabled = true; break;
       case 'F': options_.flush_enabled = false; break;
       case 'X': options_.dumping_enabled = false; break;
       case 'o':
@@ -520,20 +536,93 @@ class command_line_parser {
     if (name == "temporary_ttl") temporary_ttl_given_ = true;
     if (name == "lru_maintainer") lru_maintainer_ = true;
     if (name == "no_lru_maintainer" || name == "no_modern") lru_maintainer_ = false;
-    ignore("-o " + std::string(entry) + ": " + group->reason);
+    if (group->reason == honoured) {
+      honour_suboption(name, value.value_or(""), number, flag);
+    } else {
+      ignore("-o " + std::string(entry) + ": " + group->reason);
+    }
+  }
+
+  /// The -o options that gpuhash-server applies (suboption_group::reason is `honoured`).
+  void honour_suboption(std::string_view name, std::string_view value, std::int64_t number,
+                        const std::string& flag) {
+    tls_options& tls = options_.tls;
+    if (name == "read_buf_mem_limit") {
+      options_.connection_memory_limit = static_cast<std::size_t>(number) * megabyte;
+      connection_memory_limit_given_ = true;
+    } else if (name == "drop_privileges") {
+      throw usage_error(flag +
+                        ": memcached's seccomp sandbox is not implemented; gpuhash-server "
+                        "cannot drop those privileges (run it under a sandbox of your own)");
+    } else if (name == "ssl_chain_cert") {
+      tls.chain_cert = value;
+    } else if (name == "ssl_key") {
+      tls.key = value;
+    } else if (name == "ssl_ca_cert") {
+      tls.ca_cert = value;
+    } else if (name == "ssl_ciphers") {
+      tls.ciphers = value;
+    } else if (name == "ssl_verify_mode") {
+      tls.verify_mode = static_cast<int>(number);
+    } else if (name == "ssl_min_version") {
+      tls.min_version = static_cast<int>(number);
+    } else if (name == "ssl_keyformat") {
+      tls.keyformat = static_cast<int>(number);
+    } else if (name == "ssl_wbuf_size") {
+      tls.write_size = static_cast<std::uint32_t>(number) * kilobyte;
+    } else if (name == "ssl_session_cache") {
+      tls.session_cache = true;
+    } else if (name == "ssl_kernel_tls") {
+      tls.kernel_tls = true;
+    }
+    if (name.starts_with("ssl_")) tls_option_given_ = std::string(name);
+  }
+
+  /// TLS settings that cannot work together stop the server, as in memcached, rather than
+  /// leave a connection unencrypted that was meant to be encrypted.
+  void check_tls() {
+    const tls_options& tls = options_.tls;
+    bool plaintext_listener = false;
+    for (const std::string_view address : split(options_.listen_address, ',')) {
+      plaintext_listener = plaintext_listener || address.starts_with("notls:");
+    }
+    if (!tls.enabled) {
+      if (!tls_option_given_.empty()) {
+        throw usage_error("-o/--extended " + tls_option_given_ +
+                          ": TLS options need -Z (--enable-ssl); without it nothing is encrypted");
+      }
+      if (plaintext_listener) {
+        throw usage_error("-l/--listen: the 'notls' prefix is valid only when TLS is enabled (-Z)");
+      }
+      return;
+    }
+    if (tls.chain_cert.empty()) {
+      throw usage_error(
+          "-Z/--enable-ssl: no certificate: give -o ssl_chain_cert=<file> (and "
+          "ssl_key=<file> unless the key is in that file)");
+    }
+    if (options_.tcp_port == 0) {
+      throw usage_error("-Z/--enable-ssl: TLS needs a TCP port (-p is 0)");
+    }
+    if (!options_.unix_socket.empty()) {
+      throw usage_error(
+          "-Z/--enable-ssl with -s/--unix-socket: TLS is served on TCP only, and "
+          "the UNIX socket would be plaintext; drop one of them");
+    }
   }
 
   server_options& options_;
   int argc_;
   const char* const* argv_;
   int next_word_ = 1;
-  bool tcp_port_given_ = false;
   bool listen_given_ = false;
   std::size_t napi_ids_ = 0;
   std::int64_t hot_lru_pct_ = 20;  // memcached's defaults
   std::int64_t warm_lru_pct_ = 40;
   bool lru_maintainer_ = true;
   bool temporary_ttl_given_ = false;
+  bool connection_memory_limit_given_ = false;
+  std::string tls_option_given_;  ///< the last ssl_* option given, for check_tls's message
 };
 
 std::string default_text(int code, const server_options& defaults) {
@@ -601,16 +690,34 @@ std::string help_text() {
   const server_options defaults;
   std::string text =
       "Usage: gpuhash-server [options]\n"
-      "A memcached-compatible cache whose index lives on the GPU. It accepts every flag of\n"
-      "memcached 1.6; those marked [ignored] have no effect here and are listed at startup\n"
-      "with -v. Long names may be shortened to any unique prefix.\n\n"
+      "A memcached-compatible cache whose index lives on the GPU. It knows every flag of\n"
+      "memcached 1.6: those marked [ignored] tune memcached's own machinery, have no effect\n"
+      "here and are listed at startup with -v; those marked [refused] stop it with a message.\n"
+      "Long names may be shortened to any unique prefix.\n\n"
       "memcached's options:\n";
   for (const flag_spec& flag : flags) {
     if (flag.help != nullptr && flag.code < 256) append_flag_help(text, flag, defaults);
   }
-  text += "\n-o options, all accepted and [ignored]:\n";
+  text +=
+      "\n-o options that apply:\n"
+      "  read_buf_mem_limit=<mb>     memory of all connections' buffers together, 0: no limit\n"
+      "                              (default: -m / 4, at least 8 and four times -I)\n"
+      "  ssl_chain_cert=<file>       certificate chain, PEM (needs -Z)\n"
+      "  ssl_key=<file>              private key, unless in ssl_chain_cert\n"
+      "  ssl_keyformat=<1|2>         private key format: 1 PEM (default), 2 DER\n"
+      "  ssl_verify_mode=<0-3>       client certificates: 0 not asked (default), 1 asked,\n"
+      "                              2 required, 3 required once\n"
+      "  ssl_ca_cert=<file>          CAs whose client certificates are accepted, PEM\n"
+      "  ssl_ciphers=<list>          OpenSSL cipher list (TLS 1.2 and below)\n"
+      "  ssl_min_version=<0-3>       oldest TLS accepted: 0 1.0, 1 1.1, 2 1.2 (default), 3 1.3\n"
+      "  ssl_wbuf_size=<kb>          bytes encrypted per write (default: 16)\n"
+      "  ssl_session_cache           server-side TLS session cache, for resumption\n"
+      "  ssl_kernel_tls              kernel TLS offload where the kernel and OpenSSL have it\n"
+      "  drop_privileges             [refused]: no seccomp sandbox is implemented\n"
+      "\n-o options accepted and [ignored] (tuning of memcached's own machinery):\n";
   std::string line = " ";
   for (const suboption_group& group : suboptions) {
+    if (group.reason == honoured) continue;
     for (const std::string_view name : split(group.names, ' ')) {
       if (line.size() + name.size() + 2 > 100) {
         text += line + "\n";

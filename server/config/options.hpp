@@ -12,6 +12,23 @@ namespace gpuhash::server::config {
 enum class index_kind : std::uint8_t { automatic, gpu, cpu };
 enum class batch_runner_kind : std::uint8_t { automatic, thread, workers };
 
+/// -Z and memcached's `-o ssl_*` options. The numbers are memcached's option
+/// values (ssl_verify_mode 0-3, ssl_min_version 0-3: TLS 1.0 to 1.3,
+/// ssl_keyformat 1: PEM, 2: DER); net/tls.cpp turns them into OpenSSL's.
+struct tls_options {
+  bool enabled = false;        ///< -Z
+  std::string chain_cert;      ///< ssl_chain_cert: the certificate chain, PEM
+  std::string key;             ///< ssl_key: the private key (empty: in chain_cert)
+  std::string ca_cert;         ///< ssl_ca_cert: CAs whose client certificates are accepted
+  std::string ciphers;         ///< ssl_ciphers: an OpenSSL cipher list (empty: OpenSSL's)
+  int verify_mode = 0;         ///< ssl_verify_mode: 0 none, 1 request, 2 require, 3 require once
+  int keyformat = 1;           ///< ssl_keyformat: 1 PEM, 2 DER
+  int min_version = 2;         ///< ssl_min_version: 0 TLS 1.0 ... 3 TLS 1.3
+  bool session_cache = false;  ///< ssl_session_cache
+  bool kernel_tls = false;     ///< ssl_kernel_tls
+  std::uint32_t write_size = 16u << 10;  ///< ssl_wbuf_size (kilobytes on the command line)
+};
+
 struct server_options {
   // memcached's flags that gpuhash-server honours
   std::uint16_t tcp_port = 11211;            ///< -p
@@ -32,6 +49,14 @@ struct server_options {
   double growth_factor = 1.25;               ///< -f
   std::size_t chunk_size_min = 48;           ///< -n
   std::string run_as_user;                   ///< -u
+  std::string auth_file;                     ///< -Y: "user:password" lines (empty: off)
+  tls_options tls;                           ///< -Z and -o ssl_*
+  /// -o read_buf_mem_limit, in bytes: what all connections' buffers (input,
+  /// replies being assembled, output not yet sent) may hold together beyond
+  /// each connection's own small allowance (net/memory_budget.hpp). 0: no
+  /// limit, as in memcached. Default: a quarter of -m, at least 8 MB and
+  /// four times -I (a largest request's buffer and a largest reply).
+  std::size_t connection_memory_limit = 16u << 20;
   // gpuhash-server's own
   index_kind index = index_kind::automatic;  ///< --index=auto|gpu|cpu
   std::size_t batch_max = 32768;             ///< --batch-max: requests per index batch

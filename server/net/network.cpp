@@ -4,16 +4,14 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -23,17 +21,26 @@
 #include <thread>
 #include <unordered_map>
 
+#include "net/connection.hpp"
+#include "net/connection_memory.hpp"
+
 namespace gpuhash::server::net {
 
 namespace {
 
 /// Output waiting for a slow client beyond which a connection stops parsing.
 constexpr std::size_t output_backlog_limit = 16u << 20;
-/// Requests one group carries at most (more wait for the next group).
+/// Requests one group carries at most (more wait for the next group), and
+/// while the memory budget is pressed.
 constexpr std::size_t group_limit = 4096;
+constexpr std::size_t pressed_group_limit = 64;
 /// Replies at most this long may be sent by the thread that completed their
 /// group (worker::send_replies_now); longer ones wait for the worker.
 constexpr std::size_t reply_at_completion_limit = 64u << 10;
+/// How often a worker looks again at connections waiting for memory when
+/// none has been given back meanwhile.
+constexpr int starved_poll_ms = 5;
+constexpr auto starved_retry_anyway = std::chrono::milliseconds(100);
 constexpr std::string_view too_many_connections = "ERROR Too many open connections\r\n";
 constexpr std::string_view too_large = "SERVER_ERROR object too large for cache\r\n";
 
@@ -58,36 +65,12 @@ std::string address_of(const sockaddr_storage& address) {
   return std::string("tcp:") + host + ":" + std::to_string(port);
 }
 
-struct connection {
-  int fd = -1;
+/// A connection accepted by one worker, handed to another.
+struct accepted_connection {
+  int fd;
   std::string address;
-  std::string input;           // bytes read and not yet consumed
-  std::string side_input;      // bytes read while a group's requests point into input
-  std::size_t parsed_end = 0;  // input consumed by the group that is out
-  std::size_t swallow = 0;     // bytes of a refused value still to drop
-  std::string output;
-  std::size_t output_sent = 0;
-  std::atomic<bool> waiting{false};  // a group is with the engine (`stats conns` reads it)
-  bool resuming = false;             // the group came back unfinished: submit it again
-  bool closing = false;              // close once the output is written
-  bool read_closed = false;          // the client sent all it will (EOF): answer, then close
-  bool peer_gone = false;            // the socket failed: close now
-  bool reading_paused = false;       // input_limit reached before the socket was drained
-  // Set by the worker as a group goes to the engine: nothing of the
-  // connection's waits to be sent, so the thread that completes the group
-  // may send its replies at once (worker::send_replies_now); and how many
-  // bytes that thread sent, which the worker reads once the group is back
-  // (the engine's queue and the worker's done_mutex_ order the two).
-  bool reply_at_completion = false;
-  std::size_t replies_sent = 0;
-  engine::request_group group;
-  void* home = nullptr;  // the worker that owns it
+  bool tls;
 };
-
-/// The connection a group belongs to.
-connection& connection_of(engine::request_group* group) {
-  return *static_cast<connection*>(group->owner);
-}
 
 }  // namespace
 
@@ -99,12 +82,12 @@ class network::worker {
     wake_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (wake_ < 0) fail("eventfd");
     add(wake_, EPOLLIN | EPOLLET);
-    for (const int listener : owner_.listeners_) add(listener, EPOLLIN | EPOLLEXCLUSIVE);
+    for (const listener& each : owner_.listeners_) add(each.fd, EPOLLIN | EPOLLEXCLUSIVE);
     spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   }
   ~worker() {
     for (auto& [fd, conn] : connections_) ::close(fd);
-    for (auto& [fd, address] : adopted_) ::close(fd);
+    for (const accepted_connection& each : adopted_) ::close(each.fd);
     ::close(wake_);
     ::close(epoll_);
     if (spare_fd_ >= 0) ::close(spare_fd_);
@@ -139,12 +122,12 @@ class network::worker {
     wake_if_asleep(first);
   }
   /// From another worker: a connection it accepted, to be served here.
-  void adopt(int fd, std::string address) {
+  void adopt(accepted_connection accepted) {
     bool first = false;
     {
       std::lock_guard lock(done_mutex_);
       first = adopted_.empty() && done_.empty();
-      adopted_.emplace_back(fd, std::move(address));
+      adopted_.push_back(std::move(accepted));
       handed_over_.store(true);
     }
     wake_if_asleep(first);
@@ -177,10 +160,13 @@ class network::worker {
   /// reply then goes out without waiting for the worker to take the group
   /// back. The worker sends what is left. (A busy batch thread hands its
   /// groups straight back instead: its sends would delay its next batch.)
+  /// Never on a TLS connection, whose session the worker may be reading
+  /// with at this moment.
   static void send_replies_now(engine::request_group* group) {
     connection& conn = connection_of(group);
     const std::string& replies = group->replies;
-    if (!conn.reply_at_completion || replies.empty() || replies.size() > reply_at_completion_limit)
+    if (!conn.reply_at_completion || conn.tls || replies.empty() ||
+        replies.size() > reply_at_completion_limit)
       return;
     const ssize_t sent =
         ::send(conn.fd, replies.data(), replies.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -196,10 +182,10 @@ class network::worker {
     event.data.fd = fd;
     if (epoll_ctl(epoll_, EPOLL_CTL_ADD, fd, &event) != 0) fail("epoll_ctl");
   }
-  bool is_listener(int fd) const {
-    for (const int listener : owner_.listeners_)
-      if (listener == fd) return true;
-    return false;
+  const listener* listener_of(int fd) const {
+    for (const listener& each : owner_.listeners_)
+      if (each.fd == fd) return &each;
+    return nullptr;
   }
 
   void loop() {
@@ -215,7 +201,9 @@ class network::worker {
         asleep_.store(true);
         polling = handed_over_.load();  // handed over before asleep_ was seen: do not sleep
       }
-      const int ready = epoll_wait(epoll_, events, 256, polling ? 0 : -1);
+      // connections waiting for memory are looked at again every few milliseconds
+      const int timeout = polling ? 0 : starved_.empty() ? -1 : starved_poll_ms;
+      const int ready = epoll_wait(epoll_, events, 256, timeout);
       asleep_.store(false, std::memory_order_relaxed);
       if (ready < 0 && errno != EINTR) fail("epoll_wait");
       if (ready > 0) last_event = std::chrono::steady_clock::now();
@@ -230,21 +218,31 @@ class network::worker {
           [[maybe_unused]] const auto read_bytes = ::read(wake_, &count, sizeof count);
           take_adopted();
           finish_groups();
-        } else if (is_listener(fd)) {
-          accept_all(fd);
+        } else if (const listener* accepting = listener_of(fd)) {
+          accept_all(*accepting);
         } else {
           const auto found = connections_.find(fd);
           if (found == connections_.end()) continue;
-          connection& conn = *found->second;
-          if (events[i].events & EPOLLOUT) write_output(conn);
-          const std::uint32_t flags = events[i].events;
-          if (flags & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
-            read_input(conn, (flags & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0);
-          settle(conn);
+          serve_event(*found->second, events[i].events);
         }
       }
+      retry_starved();
       drain_local();
     }
+  }
+
+  void serve_event(connection& conn, std::uint32_t flags) {
+    const bool hangup = (flags & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0;
+    // Reset, or closed both ways: nothing more can be sent. (A client that
+    // only half-closes, EPOLLRDHUP, is still answered.) A connection that
+    // is stalled, reading nothing, learns of it here.
+    if ((flags & (EPOLLHUP | EPOLLERR)) != 0) conn.peer_gone = true;
+    // A TLS session may need to read to write or write to read (a
+    // handshake, a key update): it tries both on any event.
+    const bool tls = conn.tls != nullptr;
+    if ((flags & EPOLLOUT) || (tls && conn.backlog() != 0)) write_output(conn);
+    if ((flags & EPOLLIN) || hangup || (tls && (flags & EPOLLOUT))) read_input(conn, hangup);
+    settle(conn);
   }
 
   /// Hands the engine the groups this round of events parsed, all at once
@@ -265,11 +263,11 @@ class network::worker {
     }
   }
 
-  void accept_all(int listener) {
+  void accept_all(const listener& from) {
     for (;;) {
       sockaddr_storage address{};
       socklen_t length = sizeof address;
-      const int fd = accept4(listener, reinterpret_cast<sockaddr*>(&address), &length,
+      const int fd = accept4(from.fd, reinterpret_cast<sockaddr*>(&address), &length,
                              SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) {
         // Out of file descriptors: the listener would stay ready and wake
@@ -277,10 +275,13 @@ class network::worker {
         // client, tell it, and close it.
         if ((errno == EMFILE || errno == ENFILE) && spare_fd_ >= 0) {
           ::close(spare_fd_);
-          const int refused = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+          const int refused = accept4(from.fd, nullptr, nullptr, SOCK_CLOEXEC);
           if (refused >= 0) {
-            [[maybe_unused]] const auto sent = ::send(refused, too_many_connections.data(),
-                                                      too_many_connections.size(), MSG_NOSIGNAL);
+            // (a TLS client cannot read the plaintext line; it sees the close)
+            if (!from.tls) {
+              [[maybe_unused]] const auto sent = ::send(refused, too_many_connections.data(),
+                                                        too_many_connections.size(), MSG_NOSIGNAL);
+            }
             ::close(refused);
             ++owner_.stats_.connections.rejected;
           }
@@ -293,8 +294,10 @@ class network::worker {
       if (counters.current.fetch_add(1) >= owner_.config_.max_connections) {
         counters.current.fetch_sub(1);
         ++counters.rejected;
-        [[maybe_unused]] const auto sent =
-            ::send(fd, too_many_connections.data(), too_many_connections.size(), MSG_NOSIGNAL);
+        if (!from.tls) {
+          [[maybe_unused]] const auto sent =
+              ::send(fd, too_many_connections.data(), too_many_connections.size(), MSG_NOSIGNAL);
+        }
         ::close(fd);
         if (owner_.config_.verbosity > 0)
           std::fprintf(stderr, "gpuhash-server: too many open connections\n");
@@ -306,20 +309,36 @@ class network::worker {
       // Connections go round-robin over the workers, as in memcached: the
       // worker that wakes for a burst of connects would otherwise keep them all.
       worker& target = owner_.next_worker();
+      accepted_connection accepted{fd, address_of(address), from.tls};
       if (&target == this) {
-        serve(fd, address_of(address));
+        serve(std::move(accepted));
       } else {
-        target.adopt(fd, address_of(address));
+        target.adopt(std::move(accepted));
       }
     }
   }
 
-  void serve(int fd, std::string address) {
+  void serve(accepted_connection accepted) {
     auto conn = std::make_unique<connection>();
-    conn->fd = fd;
-    conn->address = std::move(address);
+    conn->fd = accepted.fd;
+    conn->address = std::move(accepted.address);
+    conn->authenticated = owner_.config_.users == nullptr;
+    conn->reply_room = initial_reply_room;
     conn->group.owner = conn.get();
     conn->home = this;
+    if (accepted.tls) {
+      try {
+        conn->tls = std::make_unique<tls_session>(*owner_.config_.tls, accepted.fd);
+      } catch (const std::exception& error) {
+        if (owner_.config_.verbosity > 0)
+          std::fprintf(stderr, "gpuhash-server: %s\n", error.what());
+        ::close(accepted.fd);
+        owner_.stats_.connections.current.fetch_sub(1);
+        return;
+      }
+    }
+    recharge(*conn);
+    const int fd = conn->fd;
     {
       std::lock_guard lock(connections_mutex_);
       connections_.emplace(fd, std::move(conn));
@@ -328,61 +347,116 @@ class network::worker {
   }
 
   void take_adopted() {
-    std::vector<std::pair<int, std::string>> adopted;
+    std::vector<accepted_connection> adopted;
     {
       std::lock_guard lock(done_mutex_);
       adopted.swap(adopted_);
       handed_over_.store(!done_.empty(), std::memory_order_relaxed);
     }
-    for (auto& [fd, address] : adopted) serve(fd, std::move(address));
+    for (accepted_connection& each : adopted) serve(std::move(each));
   }
 
-  /// Reads what the socket holds. A read shorter than the buffer took all
-  /// there was, so reading stops there (data that comes later raises a new
-  /// edge), as memcached does, saving a read that would say EAGAIN on every
-  /// request; with `to_the_end` (the peer closed or failed) it reads on to
-  /// see the end.
-  void read_input(connection& conn, bool to_the_end = true) {
+  // ---- memory (connection_memory.hpp) ---------------------------------------
+
+  void recharge(connection& conn) { net::recharge(conn, owner_.budget_); }
+
+  bool grant_room(connection& conn) {
+    if (net::grant_room(conn, owner_.budget_)) return true;
+    starve(conn);
+    return false;
+  }
+
+  /// The connection waits for memory; retry_starved looks at it again. A
+  /// stall is counted once, however often it is looked at again.
+  void starve(connection& conn) {
+    if (conn.starved) return;
+    conn.starved = true;
+    starved_.push_back(conn.fd);
+    if (!retrying_) owner_.budget_.count_stall();
+  }
+  /// Looks again at the connections waiting for memory once some was given
+  /// back (or a while has passed: memory given back between the look and
+  /// the wait is seen then).
+  void retry_starved() {
+    if (starved_.empty()) return;
+    const auto now = std::chrono::steady_clock::now();
+    const std::uint64_t given_back = owner_.budget_.given_back();
+    if (given_back == given_back_seen_ && now - last_retry_ < starved_retry_anyway) return;
+    given_back_seen_ = given_back;
+    last_retry_ = now;
+    std::vector<int> waiting;
+    waiting.swap(starved_);
+    retrying_ = true;
+    for (const int fd : waiting) {
+      const auto found = connections_.find(fd);
+      if (found == connections_.end() || !found->second->starved) continue;
+      connection& conn = *found->second;
+      conn.starved = false;
+      settle(conn);
+    }
+    retrying_ = false;
+  }
+
+  // ---- reading and writing -------------------------------------------------
+
+  /// Reads what the socket holds; returns the bytes read. A read shorter
+  /// than the buffer took all there was, so reading stops there (data that
+  /// comes later raises a new edge), as memcached does, saving a read that
+  /// would say EAGAIN on every request; with `to_the_end` (the peer closed
+  /// or failed) it reads on to see the end. A TLS session always reads to
+  /// the end: what it has taken from the socket raises no edge.
+  std::size_t read_input(connection& conn, bool to_the_end = true) {
     char buffer[64 * 1024];
+    to_the_end = to_the_end || conn.tls != nullptr;
+    std::size_t total = 0;
     for (;;) {
       std::string& target = conn.waiting || conn.resuming ? conn.side_input : conn.input;
       // A client that sends faster than it is answered is read no further
       // until its input is parsed (settle reads again), rather than filling
-      // memory.
+      // memory; nor is one the memory budget cannot give more.
       if (target.size() > input_limit()) {
         conn.reading_paused = true;
-        return;
+        return total;
       }
-      const ssize_t got = ::recv(conn.fd, buffer, sizeof buffer, 0);
-      if (got > 0) {
-        target.append(buffer, static_cast<std::size_t>(got));
-        owner_.stats_.connections.bytes_read += static_cast<std::uint64_t>(got);
-        if (static_cast<std::size_t>(got) < sizeof buffer && !to_the_end) return;
-        continue;
+      const std::size_t room = owner_.budget_.room(conn.charged, sizeof buffer);
+      if (room == 0) {
+        conn.reading_paused = true;
+        starve(conn);
+        return total;
       }
-      if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-      if (got < 0 && errno == EINTR) continue;
-      // EOF: the client may have half-closed after its last requests (`nc
-      // -q0`), which are still answered; an error ends the connection
-      if (got == 0) {
-        conn.read_closed = true;
-      } else {
-        conn.peer_gone = true;
+      const transfer got = conn.receive(buffer, room);
+      switch (got.what) {
+        case transfer::state::moved:
+          target.append(buffer, got.bytes);
+          total += got.bytes;
+          owner_.stats_.connections.bytes_read += got.bytes;
+          recharge(conn);
+          if (got.bytes < room && !to_the_end) return total;
+          continue;
+        case transfer::state::again: return total;
+        case transfer::state::closed:
+          // EOF: the client may have half-closed after its last requests
+          // (`nc -q0`), which are still answered
+          conn.read_closed = true;
+          return total;
+        case transfer::state::failed:
+          count_fault(got);
+          conn.peer_gone = true;
+          return total;
       }
-      return;
     }
   }
 
   void write_output(connection& conn) {
     while (conn.output_sent < conn.output.size()) {
-      const ssize_t sent = ::send(conn.fd, conn.output.data() + conn.output_sent,
-                                  conn.output.size() - conn.output_sent, MSG_NOSIGNAL);
-      if (sent > 0) {
-        conn.output_sent += static_cast<std::size_t>(sent);
-        owner_.stats_.connections.bytes_written += static_cast<std::uint64_t>(sent);
+      const transfer sent = conn.transmit(conn.output.data() + conn.output_sent,
+                                          conn.output.size() - conn.output_sent);
+      if (sent.what == transfer::state::moved) {
+        conn.output_sent += sent.bytes;
+        owner_.stats_.connections.bytes_written += sent.bytes;
         continue;
       }
-      if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (sent.what == transfer::state::again) {
         // keep only what is still to send, so a client that reads slowly
         // but steadily does not make the buffer grow without end
         if (conn.output_sent > (1u << 20)) {
@@ -391,47 +465,55 @@ class network::worker {
         }
         return;
       }
-      if (sent < 0 && errno == EINTR) continue;
+      count_fault(sent);
       conn.peer_gone = true;
       return;
     }
     conn.output.clear();
     conn.output_sent = 0;
-    if (conn.output.capacity() > output_backlog_limit) conn.output.shrink_to_fit();
+  }
+
+  void count_fault(const transfer& failed) {
+    auto& counters = owner_.stats_.connections;
+    if (failed.cause == transfer::fault::handshake) ++counters.ssl_handshake_errors;
+    if (failed.cause == transfer::fault::protocol) ++counters.ssl_proto_errors;
   }
 
   /// Input held per connection at most: the largest request (a value of
   /// item_size_max and its command line) fits with room to spare.
   std::size_t input_limit() const { return (8u << 20) + owner_.config_.limits.item_size_max; }
 
+  // ---- requests ------------------------------------------------------------
+
   /// Parses what can be parsed and hands it to the engine, or closes.
   void settle(connection& conn) {
     for (;;) {
       if (conn.waiting) return;
-      const bool drained = conn.output_sent == conn.output.size();
-      if (conn.peer_gone || (conn.closing && drained)) {
+      if (conn.peer_gone || (conn.closing && conn.backlog() == 0)) {
         close(conn);
         return;
       }
-      const std::size_t backlog = conn.output.size() - conn.output_sent;
       if (conn.resuming) {
         // the rest of an unfinished group goes once the client has read most
-        // of what it got (EPOLLOUT brings the connection back here)
-        if (backlog > engine::request_group::reply_budget) return;
+        // of what it got (EPOLLOUT brings the connection back here), and
+        // once the budget has room for its replies
+        if (conn.backlog() > engine::request_group::reply_budget || !grant_room(conn)) return;
         conn.resuming = false;
         conn.group.replies.clear();
         submit(conn);
         return;
       }
-      if (conn.closing || backlog > output_backlog_limit) return;
-      parse_and_submit(conn);
-      if (conn.waiting) return;
+      if (conn.closing || conn.backlog() > output_backlog_limit) return;
+      if (!conn.authenticated) authenticate(conn);
+      if (conn.authenticated) parse_and_submit(conn);
+      if (conn.waiting || conn.resuming || conn.peer_gone || conn.closing) continue;
       if (conn.read_closed) {
         // all that came is answered (what is left is an incomplete request)
         conn.closing = true;
         continue;
       }
-      if (!conn.reading_paused) return;
+      release_if_idle(conn, owner_.budget_);
+      if (!conn.reading_paused || conn.starved) return;
       // Reading stopped at the limit before the socket was drained, and
       // edge-triggered epoll will not say so again: read on here.
       if (conn.input.size() > input_limit()) {
@@ -439,16 +521,40 @@ class network::worker {
         continue;
       }
       conn.reading_paused = false;
-      read_input(conn);
+      if (read_input(conn) == 0 && !conn.read_closed && !conn.peer_gone) return;
     }
+  }
+
+  /// Before -Y's authentication: memcached's reading of the input
+  /// (ascii_auth.hpp), answered here without the engine.
+  void authenticate(connection& conn) {
+    auto& counters = owner_.stats_.connections;
+    while (!conn.authenticated) {
+      const auth_step step = net::authenticate(conn.input, *owner_.config_.users);
+      if (step.what == auth_step::action::need_more) break;
+      if (step.what == auth_step::action::close) {
+        conn.closing = true;
+        conn.input.clear();
+        break;
+      }
+      conn.output.append(step.reply);
+      conn.input.erase(0, step.consumed);
+      if (step.counted) ++counters.auth_cmds;
+      if (step.failed) ++counters.auth_errors;
+      conn.authenticated = step.authenticated;
+    }
+    write_output(conn);
+    recharge(conn);
   }
 
   void parse_and_submit(connection& conn) {
     engine::request_group& group = conn.group;
     group.reset();
+    shrink_input(conn, owner_.budget_);
     std::size_t position = 0;
     const std::string_view input = conn.input;
-    while (group.used < group_limit) {
+    const std::size_t limit = owner_.budget_.pressed() ? pressed_group_limit : group_limit;
+    while (group.used < limit) {
       if (conn.swallow != 0) {
         const std::size_t dropped = std::min(conn.swallow, input.size() - position);
         position += dropped;
@@ -495,13 +601,17 @@ class network::worker {
       return;
     }
     conn.parsed_end = position;
+    if (!grant_room(conn)) {
+      conn.resuming = true;  // parsed; it goes when the budget has room (settle)
+      return;
+    }
     submit(conn);
   }
 
   /// Queues the connection's group, to be submitted with the others at the
   /// end of this round of events.
   void submit(connection& conn) {
-    conn.reply_at_completion = conn.output_sent == conn.output.size();
+    conn.reply_at_completion = conn.backlog() == 0;
     conn.waiting = true;
     to_submit_.push_back(&conn.group);
   }
@@ -528,11 +638,10 @@ class network::worker {
       }
       if (conn.output.empty()) {
         conn.output.swap(group->replies);  // the replies become the output, uncopied
+        conn.output_sent = 0;
       } else {
         conn.output.append(group->replies);
       }
-      if (group->replies.capacity() > engine::request_group::reply_budget * 2)
-        group->replies = std::string();  // give back a large multi-get's buffer
       if (!group->finished()) {
         conn.resuming = true;  // its requests still point into the input
       } else {
@@ -541,6 +650,7 @@ class network::worker {
         conn.side_input.clear();
         if (group->close_after) conn.closing = true;
       }
+      settle_room(conn, owner_.budget_);
       if (engine_->shutdown_requested()) owner_.shutdown_requested_ = true;
       // (input that came meanwhile was read aside on its EPOLLIN; settle
       // reads on if reading had paused at the limit)
@@ -551,6 +661,8 @@ class network::worker {
 
   void close(connection& conn) {
     const int fd = conn.fd;
+    if (conn.tls) conn.tls->shutdown();
+    owner_.budget_.recharge(conn.charged, 0);
     epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr);
     ::close(fd);
     owner_.stats_.connections.current.fetch_sub(1);
@@ -570,8 +682,8 @@ class network::worker {
   std::thread thread_;
   std::atomic<bool> stopping_{false};
   std::mutex done_mutex_;
-  std::vector<engine::request_group*> done_;          // under done_mutex_
-  std::vector<std::pair<int, std::string>> adopted_;  // under done_mutex_
+  std::vector<engine::request_group*> done_;  // under done_mutex_
+  std::vector<accepted_connection> adopted_;  // under done_mutex_
   // done_ or adopted_ holds something (written under done_mutex_, read
   // without it), and this worker is in epoll_wait or about to be: see
   // wake_if_asleep.
@@ -579,84 +691,35 @@ class network::worker {
   std::atomic<bool> asleep_{false};
   // This thread's alone: the groups parsed in this round of events, the
   // groups answered by batches run on this thread, and drain_local's spare
-  // vectors (kept for their capacity).
+  // vectors (kept for their capacity); the connections waiting for memory
+  // (by descriptor: one closed meanwhile is skipped).
   std::vector<engine::request_group*> to_submit_;
   std::vector<engine::request_group*> done_here_;
   std::vector<engine::request_group*> submitting_;
   std::vector<engine::request_group*> finishing_;
+  std::vector<int> starved_;
+  bool retrying_ = false;
+  std::uint64_t given_back_seen_ = 0;
+  std::chrono::steady_clock::time_point last_retry_;
   mutable std::mutex connections_mutex_;
   std::unordered_map<int, std::unique_ptr<connection>> connections_;
 };
 
 network::network(network_config config, engine::server_stats& stats)
-    : config_(std::move(config)), stats_(stats) {}
+    : config_(std::move(config)),
+      stats_(stats),
+      budget_(config_.memory_limit, connection_allowance, stats.connections.buffer_bytes,
+              stats.connections.buffer_stalls) {}
 
 network::~network() {
   stop();
-  for (const int fd : listeners_) ::close(fd);
+  for (const listener& each : listeners_) ::close(each.fd);
 }
 
 void network::listen() {
-  if (!config_.unix_socket.empty()) {
-    const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) fail("socket");
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    if (config_.unix_socket.size() >= sizeof address.sun_path)
-      throw std::runtime_error("unix socket path too long: " + config_.unix_socket);
-    std::memcpy(address.sun_path, config_.unix_socket.c_str(), config_.unix_socket.size() + 1);
-    ::unlink(config_.unix_socket.c_str());
-    if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
-      fail("bind " + config_.unix_socket);
-    chmod(config_.unix_socket.c_str(), static_cast<mode_t>(config_.unix_socket_mode));
-    if (::listen(fd, config_.backlog) != 0) fail("listen " + config_.unix_socket);
-    listeners_.push_back(fd);
-    return;
-  }
-  std::string rest = config_.listen_addresses;
-  while (!rest.empty()) {
-    const std::size_t comma = rest.find(',');
-    std::string host = rest.substr(0, comma);
-    rest = comma == std::string::npos ? std::string{} : rest.substr(comma + 1);
-    std::string port = std::to_string(bound_port_ != 0 ? bound_port_ : config_.tcp_port);
-    const std::size_t colon = host.rfind(':');
-    if (colon != std::string::npos && host.find(':') == colon) {  // "host:port"
-      port = host.substr(colon + 1);
-      host = host.substr(0, colon);
-    }
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE;
-    addrinfo* found = nullptr;
-    const int error = getaddrinfo(host.empty() || host == "*" ? nullptr : host.c_str(),
-                                  port.c_str(), &hints, &found);
-    if (error != 0) throw std::runtime_error("cannot resolve " + host + ": " + gai_strerror(error));
-    for (addrinfo* info = found; info != nullptr; info = info->ai_next) {
-      const int fd = socket(info->ai_family, info->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                            info->ai_protocol);
-      if (fd < 0) continue;
-      const int on = 1;
-      setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-      if (info->ai_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof on);
-      if (bind(fd, info->ai_addr, info->ai_addrlen) != 0 || ::listen(fd, config_.backlog) != 0) {
-        const int saved = errno;
-        ::close(fd);
-        freeaddrinfo(found);
-        errno = saved;
-        fail("failed to listen on TCP " + host + ":" + port);
-      }
-      sockaddr_storage bound{};
-      socklen_t length = sizeof bound;
-      getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length);
-      bound_port_ = bound.ss_family == AF_INET
-                        ? ntohs(reinterpret_cast<sockaddr_in&>(bound).sin_port)
-                        : ntohs(reinterpret_cast<sockaddr_in6&>(bound).sin6_port);
-      listeners_.push_back(fd);
-    }
-    freeaddrinfo(found);
-  }
-  if (listeners_.empty()) throw std::runtime_error("no address to listen on");
+  opened_listeners opened = open_listeners(config_.listen);
+  listeners_ = std::move(opened.sockets);
+  bound_port_ = opened.bound_port;
 }
 
 void network::start(engine::engine& engine) {

@@ -1,15 +1,17 @@
 #pragma once
-// The server's sockets: listeners (TCP addresses or a unix socket) and worker
-// threads, each running an epoll loop over its connections. epoll rather than
-// libevent or io_uring: the loop is small, it needs no dependency, and it
-// runs unchanged on the GPU machines (which have no liburing); the engine's
-// batch thread, not the system calls, bounds a request's latency.
+// The server's sockets: listeners (listeners.hpp) and worker threads, each
+// running an epoll loop over its connections. epoll rather than libevent or
+// io_uring: the loop is small, it needs no dependency, and it runs unchanged
+// on the GPU machines (which have no liburing); the engine's batch thread,
+// not the system calls, bounds a request's latency.
 //
 // A connection reads bytes, parses every complete request, hands them to the
 // engine as one group, and while the group is out keeps reading into a side
 // buffer (the group's requests point into its input). When the group comes
 // back (through the worker's eventfd) its replies are written, and parsing
-// goes on.
+// goes on. A connection on a TLS listener moves its bytes through its TLS
+// session (tls.hpp); with -Y it first authenticates (ascii_auth.hpp); what
+// its buffers hold is charged to the memory budget (memory_budget.hpp).
 
 #include <atomic>
 #include <cstddef>
@@ -20,21 +22,28 @@
 
 #include "engine/engine.hpp"
 #include "engine/stats.hpp"
+#include "net/ascii_auth.hpp"
+#include "net/listeners.hpp"
+#include "net/memory_budget.hpp"
+#include "net/tls.hpp"
 #include "protocol/request.hpp"
 
 namespace gpuhash::server::net {
 
 struct network_config {
-  std::string listen_addresses = "127.0.0.1";  ///< comma separated; ignored with a unix socket
-  std::uint16_t tcp_port = 11211;
-  std::string unix_socket;
-  std::uint32_t unix_socket_mode = 0700;
+  listen_settings listen;
   std::size_t max_connections = 1024;
   std::size_t threads = 4;
-  int backlog = 1024;
   int verbosity = 0;
   std::uint32_t spin_us = 0;  ///< polling before a worker sleeps in epoll_wait
   protocol::parser_limits limits;
+  /// What all connections' buffers may hold together beyond each one's
+  /// allowance (memory_budget.hpp); 0: no limit.
+  std::size_t memory_limit = 0;
+  /// The TLS context of the listeners marked tls (the caller keeps it alive).
+  const tls_context* tls = nullptr;
+  /// -Y's users: connections authenticate before anything else (null: off).
+  const auth_file* users = nullptr;
 };
 
 class network {
@@ -67,7 +76,8 @@ class network {
 
   network_config config_;
   engine::server_stats& stats_;
-  std::vector<int> listeners_;
+  memory_budget budget_;
+  std::vector<listener> listeners_;
   std::uint16_t bound_port_ = 0;
   std::vector<std::unique_ptr<worker>> workers_;
   std::atomic<bool> shutdown_requested_{false};

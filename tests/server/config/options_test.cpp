@@ -249,17 +249,82 @@ TEST(ServerOptions, ListenAddressesAddUp) {
   EXPECT_EQ(parse_ok({"-l", "127.0.0.1,::1"}).listen_address, "127.0.0.1,::1");
 }
 
-TEST(ServerOptions, UdpIsRecordedAsIgnoredAndLendsItsPortToTcp) {
+TEST(ServerOptions, UdpPortsAreRefused) {
+  // UDP is not served: -U 0 (memcached 1.6's default) is the one value taken.
   EXPECT_TRUE(parse_ok({"-U", "0"}).ignored.empty());
-  // memcached listens for TCP on -U's port when -p is not given.
-  const server_options udp_only = parse_ok({"-U", "11311"});
-  EXPECT_EQ(udp_only.udp_port, 11311);
-  EXPECT_EQ(udp_only.tcp_port, 11311);
-  EXPECT_EQ(ignored_line(udp_only, "-U"),
-            "-U 11311: UDP is not served; only TCP and the UNIX socket are");
-  const server_options both = parse_ok({"-p", "1234", "-U", "11311"});
-  EXPECT_EQ(both.tcp_port, 1234);
-  EXPECT_EQ(both.udp_port, 11311);
+  EXPECT_EQ(parse_error({"-U", "11311"}),
+            "-U/--udp-port 11311: UDP is not served; leave -U at 0 (memcached 1.6's default)");
+  EXPECT_NE(parse_error({"-p", "1234", "--udp-port=11311"}).find("UDP is not served"),
+            std::string::npos);
+}
+
+TEST(ServerOptions, SecurityFlagsAreHonouredOrRefused) {
+  // -S: SASL belongs to memcached's binary protocol, not served here.
+  for (const std::string_view form : {"-S", "--enable-sasl"}) {
+    const std::string message = parse_error({std::string(form)});
+    EXPECT_NE(message.find("SASL"), std::string::npos) << message;
+    EXPECT_NE(message.find("-Y"), std::string::npos) << "the message names the alternatives";
+  }
+  // -Y: the authentication file.
+  EXPECT_EQ(parse_ok({"-Y", "/etc/memcached.auth"}).auth_file, "/etc/memcached.auth");
+  EXPECT_EQ(parse_ok({"--auth-file=/etc/memcached.auth"}).auth_file, "/etc/memcached.auth");
+  EXPECT_TRUE(parse_ok({"-Y", "/etc/memcached.auth"}).ignored.empty());
+  // -o drop_privileges asks for a sandbox that is not there; its opposite asks for nothing.
+  EXPECT_NE(parse_error({"-o", "drop_privileges"}).find("seccomp"), std::string::npos);
+  EXPECT_EQ(parse_ok({"-o", "no_drop_privileges"}).ignored.size(), 1u);
+}
+
+TEST(ServerOptions, TlsOptions) {
+  const server_options options = parse_ok(
+      {"-Z", "-o",
+       "ssl_chain_cert=/etc/chain.pem,ssl_key=/etc/key.pem,ssl_verify_mode=2,ssl_keyformat=2,"
+       "ssl_ciphers=HIGH,ssl_ca_cert=/etc/ca.pem,ssl_wbuf_size=32,ssl_session_cache,"
+       "ssl_kernel_tls,ssl_min_version=3"});
+  EXPECT_TRUE(options.ignored.empty());
+  const auto& tls = options.tls;
+  EXPECT_TRUE(tls.enabled);
+  EXPECT_EQ(tls.chain_cert, "/etc/chain.pem");
+  EXPECT_EQ(tls.key, "/etc/key.pem");
+  EXPECT_EQ(tls.verify_mode, 2);
+  EXPECT_EQ(tls.keyformat, 2);
+  EXPECT_EQ(tls.ciphers, "HIGH");
+  EXPECT_EQ(tls.ca_cert, "/etc/ca.pem");
+  EXPECT_EQ(tls.write_size, 32u << 10);
+  EXPECT_TRUE(tls.session_cache);
+  EXPECT_TRUE(tls.kernel_tls);
+  EXPECT_EQ(tls.min_version, 3);
+  EXPECT_FALSE(parse_ok({}).tls.enabled);
+  // TLS is refused where it could not cover what it was asked to.
+  EXPECT_NE(parse_error({"-Z"}).find("ssl_chain_cert"), std::string::npos);
+  EXPECT_NE(parse_error({"-o", "ssl_chain_cert=/etc/chain.pem"}).find("need -Z"),
+            std::string::npos);
+  const std::vector<std::string> with_cert = {"-Z", "-o", "ssl_chain_cert=/etc/chain.pem"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), with_cert.begin(), with_cert.end());
+    return more;
+  };
+  EXPECT_NE(parse_error(with({"-p", "0"})).find("TCP port"), std::string::npos);
+  EXPECT_NE(parse_error(with({"-s", "/tmp/mc.sock"})).find("plaintext"), std::string::npos);
+  EXPECT_EQ(parse_ok(with({"-l", "127.0.0.1,notls:127.0.0.1:11212"})).listen_address,
+            "127.0.0.1,notls:127.0.0.1:11212");
+  EXPECT_NE(parse_error({"-l", "notls:127.0.0.1"}).find("only when TLS is enabled"),
+            std::string::npos);
+  EXPECT_NE(parse_error(with({"-o", "ssl_keyformat=3"})).find("out of range"), std::string::npos);
+}
+
+TEST(ServerOptions, ConnectionMemoryLimit) {
+  constexpr std::size_t megabyte = 1u << 20;
+  // default: a quarter of -m, at least 8 MB and four times -I
+  EXPECT_EQ(parse_ok({}).connection_memory_limit, 16 * megabyte);
+  EXPECT_EQ(parse_ok({"-m", "1024"}).connection_memory_limit, 256 * megabyte);
+  EXPECT_EQ(parse_ok({"-m", "8"}).connection_memory_limit, 8 * megabyte);
+  EXPECT_EQ(parse_ok({"-m", "64", "-I", "16m"}).connection_memory_limit, 64 * megabyte);
+  const server_options given = parse_ok({"-o", "read_buf_mem_limit=100"});
+  EXPECT_EQ(given.connection_memory_limit, 100 * megabyte);
+  EXPECT_TRUE(given.ignored.empty());
+  EXPECT_EQ(parse_ok({"-o", "read_buf_mem_limit=0"}).connection_memory_limit, 0u);  // no limit
+  EXPECT_NE(parse_error({"-o", "read_buf_mem_limit=3"}).find("four times -I"), std::string::npos);
+  EXPECT_EQ(parse_ok({"-o", "read_buf_mem_limit=4"}).connection_memory_limit, 4 * megabyte);
 }
 
 TEST(ServerOptions, IgnoredFlagsAreRecordedOneLineEach) {
@@ -283,16 +348,10 @@ TEST(ServerOptions, IgnoredFlagsAreRecordedOneLineEach) {
       {{"-B", "binary"}, "-B binary:"},
       {{"--protocol=ascii"}, "-B ascii:"},
       {{"-Bauto"}, "-B auto:"},
-      {{"-S"}, "-S:"},
-      {{"--enable-sasl"}, "-S:"},
       {{"-W"}, "-W:"},
       {{"--disable-watch"}, "-W:"},
-      {{"-Y", "/etc/memcached.auth"}, "-Y /etc/memcached.auth:"},
-      {{"--auth-file=/etc/memcached.auth"}, "-Y /etc/memcached.auth:"},
       {{"-e", "/dev/shm/memory"}, "-e /dev/shm/memory:"},
       {{"--memory-file", "/dev/shm/memory"}, "-e /dev/shm/memory:"},
-      {{"-Z"}, "-Z:"},
-      {{"--enable-ssl"}, "-Z:"},
       {{"-N", "4"}, "-N 4:"},
       {{"--napi-ids=4"}, "-N 4:"},
   };
@@ -339,7 +398,10 @@ TEST(ServerOptions, ExtendedOptionLists) {
             "-o ext_path=/mnt/extstore:64G: external storage (extstore) is not supported");
 }
 
-TEST(ServerOptions, EveryExtendedOptionOfMemcachedIsAccepted) {
+// The tuning options of memcached's -o: accepted, with a line each saying why
+// they have no effect. (read_buf_mem_limit and ssl_* apply: see above;
+// drop_privileges is refused.)
+TEST(ServerOptions, EveryExtendedTuningOptionOfMemcachedIsAccepted) {
   const std::vector<std::string> entries = {
       "maxconns_fast",
       "no_maxconns_fast",
@@ -374,25 +436,13 @@ TEST(ServerOptions, EveryExtendedOptionOfMemcachedIsAccepted) {
       "modern",
       "no_modern",
       "idle_timeout=600",
-      "read_buf_mem_limit=0",
       "resp_obj_mem_limit",
       "inline_ascii_resp",
       "no_inline_ascii_resp",
       "sock_cookie_id=7",
       "watcher_logbuf_size=256",
       "worker_logbuf_size=64",
-      "drop_privileges",
       "no_drop_privileges",
-      "ssl_chain_cert=/etc/chain.pem",
-      "ssl_key=/etc/key.pem",
-      "ssl_verify_mode=3",
-      "ssl_keyformat=1",
-      "ssl_ciphers=HIGH",
-      "ssl_ca_cert=/etc/ca.pem",
-      "ssl_wbuf_size=16",
-      "ssl_session_cache",
-      "ssl_kernel_tls",
-      "ssl_min_version=2",
       "ext_path=/mnt/ext:1G",
       "ext_page_size=64",
       "ext_wbuf_size=4",
@@ -596,12 +646,16 @@ TEST(ServerOptions, HelpListsEveryFlagWithItsDefault) {
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
     EXPECT_LE(line.size(), 100u) << line;
-    const bool no_effect = line.starts_with("-d,") || line.starts_with("-S,") ||
-                           line.starts_with("-D ") || line.starts_with("-N,");
+    const bool no_effect =
+        line.starts_with("-d,") || line.starts_with("-D ") || line.starts_with("-N,");
     if (no_effect) {
       EXPECT_TRUE(line.ends_with("[ignored]")) << line;
     }
-    if (line.starts_with("-p,") || line.starts_with("-F,")) {
+    if (line.starts_with("-S,")) {
+      EXPECT_NE(line.find("[refused]"), std::string::npos) << line;
+    }
+    if (line.starts_with("-p,") || line.starts_with("-F,") || line.starts_with("-Y,") ||
+        line.starts_with("-Z,")) {
       EXPECT_FALSE(line.ends_with("[ignored]")) << line;
     }
   }

@@ -6,7 +6,7 @@
 
 --memcached says the binary is memcached itself (to check the tests): the
 tests of behaviours where gpuhash-server intentionally differs then skip.
-With no module named, all four run. Needs Debian's python3-pymemcache and
+With no module named, all of them run. Needs Debian's python3-pymemcache and
 libmemcached-tools (memccapable); a missing one fails the run with a message
 saying which package to install. Exit status 0 only when every test passed.
 """
@@ -20,15 +20,18 @@ import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MODULES = ["test_protocol", "test_pymemcache", "test_load", "test_memccapable"]
+MODULES = ["test_protocol", "test_pymemcache", "test_load", "test_memccapable", "test_security"]
 
 
 def missing_prerequisites(modules):
     missing = []
-    if "test_pymemcache" in modules and importlib.util.find_spec("pymemcache") is None:
+    if ({"test_pymemcache", "test_security"} & set(modules)
+            and importlib.util.find_spec("pymemcache") is None):
         missing.append(f"{sys.executable} cannot import pymemcache: install Debian's "
                        "python3-pymemcache (apt-get install python3-pymemcache) and run the "
                        "tests with /usr/bin/python3")
+    if "test_security" in modules and not shutil.which("openssl"):
+        missing.append("openssl is not on PATH: install Debian's openssl (apt-get install openssl)")
     if "test_memccapable" in modules and not (shutil.which("memccapable") or shutil.which("memcapable")):
         missing.append("memccapable is not on PATH: install Debian's libmemcached-tools "
                        "(apt-get install libmemcached-tools)")

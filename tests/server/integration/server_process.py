@@ -71,12 +71,6 @@ def free_port():
         return s.getsockname()[1]
 
 
-def free_udp_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
 class ServerProcess:
     """The server under test, as a context manager (see the module's doc).
 

@@ -1,0 +1,89 @@
+#pragma once
+// One client connection as its worker thread holds it (network.cpp): the
+// bytes read and not yet parsed, the group out with the engine, the output
+// not yet sent, and how its bytes move (plain socket calls, or a TLS
+// session).
+
+#include <sys/socket.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "engine/engine.hpp"
+#include "net/tls.hpp"
+
+namespace gpuhash::server::net {
+
+struct connection {
+  int fd = -1;
+  std::string address;
+  std::unique_ptr<tls_session> tls;  // null: plaintext
+  bool authenticated = true;         // false until -Y's authentication succeeds
+  std::string input;                 // bytes read and not yet consumed
+  std::string side_input;            // bytes read while a group's requests point into input
+  std::size_t parsed_end = 0;        // input consumed by the group that is out
+  std::size_t swallow = 0;           // bytes of a refused value still to drop
+  std::string output;
+  std::size_t output_sent = 0;
+  std::atomic<bool> waiting{false};  // a group is with the engine (`stats conns` reads it)
+  bool resuming = false;             // the group came back unfinished: submit it again
+  bool closing = false;              // close once the output is written
+  bool read_closed = false;          // the client sent all it will (EOF): answer, then close
+  bool peer_gone = false;            // the socket failed: close now
+  bool reading_paused = false;       // input_limit or the memory budget stopped reading
+  bool starved = false;              // on its worker's list of connections waiting for memory
+  // Memory (memory_budget.hpp): what this connection's buffers are charged
+  // at; its group's part of that, measured when the group was last home
+  // (plus the reply room it was given while it is out); and the reply room
+  // it asks for a group (doubled when a group ran out of room, halved when
+  // one used little of it).
+  std::size_t charged = 0;
+  std::size_t group_bytes = 0;
+  std::size_t reply_room = 0;
+  // Set by the worker as a group goes to the engine: nothing of the
+  // connection's waits to be sent, so the thread that completes the group
+  // may send its replies at once (worker::send_replies_now); and how many
+  // bytes that thread sent, which the worker reads once the group is back
+  // (the engine's queue and the worker's done_mutex_ order the two).
+  bool reply_at_completion = false;
+  std::size_t replies_sent = 0;
+  engine::request_group group;
+  void* home = nullptr;  // the worker that owns it
+
+  std::size_t backlog() const noexcept { return output.size() - output_sent; }
+
+  /// Reads at most `size` bytes.
+  transfer receive(char* into, std::size_t size) {
+    if (tls) return tls->read(into, size);
+    for (;;) {
+      const ssize_t got = ::recv(fd, into, size, 0);
+      if (got > 0) return {transfer::state::moved, static_cast<std::size_t>(got)};
+      if (got == 0) return {transfer::state::closed, 0};
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return {transfer::state::again, 0};
+      return {transfer::state::failed, 0};
+    }
+  }
+
+  /// Writes at most `size` bytes.
+  transfer transmit(const char* from, std::size_t size) {
+    if (tls) return tls->write(from, size);
+    for (;;) {
+      const ssize_t sent = ::send(fd, from, size, MSG_NOSIGNAL);
+      if (sent > 0) return {transfer::state::moved, static_cast<std::size_t>(sent)};
+      if (sent < 0 && errno == EINTR) continue;
+      if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return {transfer::state::again, 0};
+      return {transfer::state::failed, 0};
+    }
+  }
+};
+
+/// The connection a group belongs to.
+inline connection& connection_of(engine::request_group* group) {
+  return *static_cast<connection*>(group->owner);
+}
+
+}  // namespace gpuhash::server::net
