@@ -126,9 +126,11 @@ class SlowClientTest(unittest.TestCase):
         with ServerProcess(["-t", "1", "-I", "16m", "-m", "128"]) as server:
             sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            sock.settimeout(10.0)
+            sock.settimeout(60.0)
             sock.connect(server.address)
-            slow = Connection(sock)
+            # (its replies crawl through a 4 KB window: a loaded machine takes
+            # seconds a value, which says nothing about the server)
+            slow = Connection(sock, timeout=60.0)
             slow.request(b"set big 0 0 %d\r\n%s\r\n" % (size, value), b"STORED\r\n")
             slow.send(b"get " + b" ".join([b"big"] * repeats) + b"\r\n")
             # the slow client reads nothing now; another one is served
