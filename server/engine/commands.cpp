@@ -333,16 +333,10 @@ bool engine::core::run_metadump(work_item& work, std::size_t first_search, reque
     }
   } else {
     std::size_t search = first_search;
-    std::string_view rest = request.argument;
-    while (!rest.empty()) {
-      const std::size_t space = rest.find(' ');
-      const std::string_view key = rest.substr(0, space);
-      if (!key.empty()) {
-        const location where = lookup(search++);
-        if (where != store::no_location) append_item_line(where, out);
-        group.mark();  // one segment a key, as a multi-get's
-      }
-      rest = space == std::string_view::npos ? std::string_view{} : rest.substr(space + 1);
+    for (std::size_t k = 0; k < request.keys.size(); ++k) {
+      const location where = lookup(search++);
+      if (where != store::no_location) append_item_line(where, out);
+      group.mark();  // one segment a key, as a multi-get's
     }
   }
   out.append("END\r\n");

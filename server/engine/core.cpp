@@ -11,8 +11,6 @@
 #include <exception>
 #include <random>
 
-#include "engine/base64.hpp"
-
 namespace gpuhash::server::engine {
 
 namespace {
@@ -34,28 +32,6 @@ store::store_config store_config_of(const engine_config& config) {
 
 std::uint64_t entry_of(index::signature_type signature, store::location where) {
   return std::uint64_t{signature} << 32 | where;
-}
-
-bool names_one_key(protocol::command kind) {
-  using protocol::command;
-  switch (kind) {
-    case command::set:
-    case command::add:
-    case command::replace:
-    case command::append:
-    case command::prepend:
-    case command::cas:
-    case command::delete_:
-    case command::incr:
-    case command::decr:
-    case command::touch:
-    case command::meta_get:
-    case command::meta_set:
-    case command::meta_delete:
-    case command::meta_arithmetic:
-    case command::meta_debug: return true;
-    default: return false;
-  }
 }
 
 }  // namespace
@@ -140,7 +116,6 @@ void engine::core::run_batch(std::span<request_group* const> groups, batch_side_
   batch_.clear();
   search_keys_.clear();
   first_search_.clear();
-  decoded_keys_.clear();
   for (request_group* group : groups)
     for (std::size_t i = group->done; i < group->used; ++i) collect(group->items[i]);
   searches_ = batch_.size();
@@ -167,9 +142,7 @@ void engine::core::run_batch(std::span<request_group* const> groups, batch_side_
       if (work.is_error()) {
         // a set (or ms) refused as too large drops the key's old value, as
         // memcached does; collect searched the key if it could decode it
-        std::string_view key;
-        std::string_view error;
-        if (work.drops_key && request_key(work.request, key, error)) {
+        if (work.drops_key && !work.request.item_key().empty()) {
           const location old = lookup(first_search_[item]);
           if (old != store::no_location) unlink_item(old);
         }
@@ -201,55 +174,10 @@ void engine::core::collect(const work_item& item) {
     batch_.add(operation::search, index_->signature(key), 0);
   };
   if (item.is_error()) {
-    std::string_view key;
-    std::string_view error;
-    if (item.drops_key && request_key(request, key, error)) search(key);
+    if (item.drops_key) protocol::for_each_item_key(request, 0, search);
     return;
   }
-  using protocol::command;
-  switch (request.kind) {
-    case command::get:
-    case command::gets:
-    case command::gat:
-    case command::gats:
-      for (std::size_t k = item.keys_done; k < request.keys.size(); ++k) search(request.keys[k]);
-      return;
-    case command::lru_crawler_metadump:
-      if (request.argument != "all") {
-        std::string_view rest = request.argument;
-        while (!rest.empty()) {
-          const std::size_t space = rest.find(' ');
-          const std::string_view key = rest.substr(0, space);
-          if (!key.empty()) search(key);
-          rest = space == std::string_view::npos ? std::string_view{} : rest.substr(space + 1);
-        }
-      }
-      return;
-    default: break;
-  }
-  if (!names_one_key(request.kind)) return;
-  std::string_view key;
-  std::string_view error;
-  if (request_key(request, key, error)) search(key);
-}
-
-bool engine::core::request_key(const protocol::request& request, std::string_view& key,
-                               std::string_view& error) {
-  key = request.key;
-  const bool base64 = [&] {
-    for (const protocol::meta_flag& flag : request.meta_flags)
-      if (flag.letter == 'b') return true;
-    return false;
-  }();
-  if (!base64) return true;
-  std::string decoded;
-  if (!base64_decode(request.key, decoded) || decoded.empty() || decoded.size() > 250) {
-    error = "CLIENT_ERROR error decoding key\r\n";
-    return false;
-  }
-  decoded_keys_.push_back(std::move(decoded));
-  key = decoded_keys_.back();
-  return true;
+  protocol::for_each_item_key(request, item.keys_done, search);
 }
 
 void engine::core::run_index(index::wait_work* while_waiting) {

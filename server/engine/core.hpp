@@ -162,9 +162,6 @@ class engine::core {
   static std::size_t reply_bound(const store::item& item) noexcept {
     return 2 * std::size_t{item.key_bytes} + item.value_bytes + 320;
   }
-  /// The key a request's search uses (meta keys decoded from base64).
-  bool request_key(const protocol::request& request, std::string_view& key,
-                   std::string_view& error);
 
   const engine_config& config_;
   server_stats& stats_;
@@ -179,7 +176,6 @@ class engine::core {
   std::vector<std::string_view> search_keys_;  // key of each search
   std::size_t searches_ = 0;                   // searches in batch_ (they come first)
   std::vector<std::size_t> first_search_;      // per work item, in collect order
-  std::deque<std::string> decoded_keys_;       // base64 meta keys, decoded
   std::int64_t now_ = 0;
 
   // The host maps below take their nodes from a pool of this shard's own

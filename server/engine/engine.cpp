@@ -20,7 +20,6 @@
 #include <map>
 #include <random>
 
-#include "engine/base64.hpp"
 #include "engine/core.hpp"
 #include "engine/shard.hpp"
 #include "gpuhash/hash.hpp"
@@ -147,45 +146,6 @@ void merge_stats(std::span<const std::string_view> replies, std::string& out) {
   out.append("END\r\n");
 }
 
-/// Which shards a request needs.
-enum class reach : std::uint8_t {
-  keys,      ///< its keys' (a multi-get)
-  key,       ///< its key's
-  every,     ///< every shard's (flush_all, stats, cache_memlimit, metadump)
-  anywhere,  ///< none in particular (version, verbosity, quit, shutdown, mn)
-};
-
-reach reach_of(protocol::command kind) {
-  using protocol::command;
-  switch (kind) {
-    case command::get:
-    case command::gets:
-    case command::gat:
-    case command::gats: return reach::keys;
-    case command::flush_all:
-    case command::stats:
-    case command::lru_crawler_metadump:
-    case command::cache_memlimit: return reach::every;
-    case command::version:
-    case command::verbosity:
-    case command::quit:
-    case command::shutdown:
-    case command::meta_noop: return reach::anywhere;
-    default: return reach::key;
-  }
-}
-
-/// The keys of `lru_crawler metadump k1 k2 ...`, as core.cpp reads them.
-std::size_t metadump_keys(std::string_view rest) {
-  std::size_t keys = 0;
-  while (!rest.empty()) {
-    const std::size_t space = rest.find(' ');
-    if (space != 0) ++keys;
-    rest = space == std::string_view::npos ? std::string_view{} : rest.substr(space + 1);
-  }
-  return keys;
-}
-
 }  // namespace
 
 // ---- request groups ------------------------------------------------------------
@@ -261,11 +221,14 @@ void request_group::reset() {
 }
 
 std::size_t request_group::memory_bytes() const noexcept {
+  const std::size_t inline_key = std::string().capacity();  // a decoded key this short is inline
   std::size_t bytes = replies.capacity() + segment_ends.capacity() * sizeof(std::size_t) +
                       items.capacity() * sizeof(work_item);
   for (const work_item& item : items) {
     bytes += item.request.keys.capacity() * sizeof(std::string_view) +
-             item.request.meta_flags.capacity() * sizeof(protocol::meta_flag);
+             item.request.meta_flags.capacity() * sizeof(protocol::meta_flag) +
+             (item.request.decoded_key.capacity() > inline_key ? item.request.decoded_key.capacity()
+                                                               : 0);
   }
   if (split) bytes += split->memory_bytes();
   return bytes;
@@ -282,6 +245,7 @@ void request_group::release_memory() {
   for (work_item& item : items) {
     std::vector<std::string_view>().swap(item.request.keys);
     std::vector<protocol::meta_flag>().swap(item.request.meta_flags);
+    std::string().swap(item.request.decoded_key);
   }
   if (split && !split->active) split.reset();
 }
@@ -326,19 +290,6 @@ std::vector<std::uint8_t>& routed_keys() {
 /// shards, so together they gather no more than the group may.
 std::size_t part_budget(std::size_t group_budget, std::size_t shards) {
   return std::max<std::size_t>(group_budget / shards, 1);
-}
-
-/// The key a single-key request is about, as core.cpp reads it (meta keys
-/// decoded from base64); false when there is none to route by.
-bool routing_key(const protocol::request& request, std::string& decoded, std::string_view& key) {
-  key = request.key;
-  for (const protocol::meta_flag& flag : request.meta_flags) {
-    if (flag.letter != 'b') continue;
-    if (!base64_decode(request.key, decoded) || decoded.empty() || decoded.size() > 250)
-      return false;
-    key = decoded;
-  }
-  return true;
 }
 
 }  // namespace
@@ -451,7 +402,6 @@ bool engine::route(request_group& group, std::size_t& to) {
   constexpr std::size_t none = static_cast<std::size_t>(-1);
   std::size_t only = none;
   bool several = false;
-  std::string decoded;
   std::vector<std::uint8_t>& routed = routed_keys();
   routed.clear();
   const auto see = [&](std::size_t s) {
@@ -459,24 +409,16 @@ bool engine::route(request_group& group, std::size_t& to) {
     if (only == none) only = s;
     several = several || s != only;
   };
+  const auto hash = [&](std::string_view key) { see(shard_of(key)); };
   for (std::size_t i = group.done; i < group.used; ++i) {
     const work_item& item = group.items[i];
     const protocol::request& request = item.request;
-    std::string_view key;
     if (item.is_error()) {
-      if (item.drops_key && routing_key(request, decoded, key)) see(shard_of(key));
-      continue;
-    }
-    switch (reach_of(request.kind)) {
-      case reach::keys:
-        for (std::size_t k = i == group.done ? item.keys_done : 0; k < request.keys.size(); ++k)
-          see(shard_of(request.keys[k]));
-        break;
-      case reach::key:
-        if (routing_key(request, decoded, key)) see(shard_of(key));
-        break;
-      case reach::every: several = true; break;
-      case reach::anywhere: break;
+      if (item.drops_key) protocol::for_each_item_key(request, 0, hash);
+    } else if (protocol::scope_of(request.kind) == protocol::key_scope::every) {
+      several = true;
+    } else {
+      protocol::for_each_item_key(request, i == group.done ? item.keys_done : 0, hash);
     }
   }
   if (!several) {
@@ -502,7 +444,7 @@ void engine::make_parts(request_group& group, std::span<const std::uint8_t> rout
     if (request.kind == command::lru_crawler_metadump && config_.dumping_enabled) {
       r.kind = argument == "all" ? route_kind::every_dump : route_kind::every_keys;
       if (r.kind == route_kind::every_keys)
-        r.keys = static_cast<std::uint32_t>(metadump_keys(argument));
+        r.keys = static_cast<std::uint32_t>(request.keys.size());
     }
     return r;
   };
@@ -521,7 +463,6 @@ void engine::make_parts(request_group& group, std::span<const std::uint8_t> rout
 
   // First the routes, so that the requests for no key can go with the first
   // shard that has others.
-  std::string decoded;
   std::size_t next_routed = 0;  // route() hashed the keys in this order
   const auto routed_shard = [&] { return routed[next_routed++]; };
   constexpr std::uint32_t anywhere = static_cast<std::uint32_t>(-1);
@@ -531,12 +472,12 @@ void engine::make_parts(request_group& group, std::span<const std::uint8_t> rout
     const protocol::request& request = item.request;
     request_route r;
     r.shard = anywhere;
-    std::string_view key;
+    const auto one_key = [&](std::string_view) { r.shard = routed_shard(); };
     if (item.is_error()) {
-      if (item.drops_key && routing_key(request, decoded, key)) r.shard = routed_shard();
+      if (item.drops_key) protocol::for_each_item_key(request, 0, one_key);
     } else {
-      switch (reach_of(request.kind)) {
-        case reach::keys: {
+      switch (protocol::scope_of(request.kind)) {
+        case protocol::key_scope::many: {
           const std::size_t first_key = i == group.done ? item.keys_done : 0;
           if (first_key == request.keys.size()) break;  // no key: answered "END" anywhere
           r.kind = route_kind::keys;
@@ -548,11 +489,9 @@ void engine::make_parts(request_group& group, std::span<const std::uint8_t> rout
           }
           break;
         }
-        case reach::key:
-          if (routing_key(request, decoded, key)) r.shard = routed_shard();
-          break;
-        case reach::every: r = every_route(request); break;
-        case reach::anywhere: break;
+        case protocol::key_scope::one: protocol::for_each_item_key(request, 0, one_key); break;
+        case protocol::key_scope::every: r = every_route(request); break;
+        case protocol::key_scope::none: break;
       }
     }
     if (r.kind != route_kind::one) r.shards = r.kind == route_kind::keys ? r.shards : all;

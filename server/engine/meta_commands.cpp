@@ -8,7 +8,6 @@
 #include <charconv>
 #include <optional>
 
-#include "engine/base64.hpp"
 #include "engine/core.hpp"
 #include "engine/reply.hpp"
 
@@ -46,10 +45,8 @@ bool engine::core::run_meta(const protocol::request& request, std::size_t search
                             request_group& group) {
   using protocol::command;
   std::string& out = group.replies;
-  std::string_view key;
-  std::string_view error;
-  if (request.kind == command::meta_get && has_flag(request, 'v') &&
-      request_key(request, key, error)) {
+  const bool key_decodes = !request.item_key().empty();
+  if (request.kind == command::meta_get && has_flag(request, 'v') && key_decodes) {
     // a value that does not fit in the budget stops the request before it runs
     const location where = lookup(search);
     if (where != store::no_location && !group.reply_fits(reply_bound(store_.at(where))))
@@ -60,7 +57,7 @@ bool engine::core::run_meta(const protocol::request& request, std::size_t search
     out.append("MN\r\n");
     return true;
   }
-  if (!request_key(request, key, error)) {
+  if (!key_decodes) {
     out.append(bad_key);
     return true;
   }
