@@ -149,17 +149,8 @@ inline void index_batch::truncate(std::size_t n) {
   locations.resize(n);
 }
 
-/// For tests of the engine's failover: forwards to `index` and throws, as a
-/// failed GPU call does, from its `fail_at`-th batch on (counted from 1).
-std::unique_ptr<index_service> make_failing_index(std::unique_ptr<index_service> index,
-                                                  std::size_t fail_at);
-
-/// The index on the CPU (runs on the calling thread). With
-/// `defer_mutations`, it gives the statuses of inserts and erases one batch
-/// late, as the GPU's does, so that tests on any machine cover the engine's
-/// side of it.
-std::unique_ptr<index_service> make_cpu_index(std::size_t capacity, std::uint64_t seed,
-                                              bool defer_mutations = false);
+/// The index on the CPU (runs on the calling thread).
+std::unique_ptr<index_service> make_cpu_index(std::size_t capacity, std::uint64_t seed);
 /// Whether this build has the CUDA backend and a GPU is present.
 bool gpu_available() noexcept;
 /// Call at the start of main, before any CUDA call: has CUDA load every

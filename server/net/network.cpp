@@ -106,17 +106,17 @@ class network::worker {
   /// is this worker's own (the engine runs batches on the submitting thread
   /// when its index is on the CPU), the group is finished after the batch,
   /// in drain_local, with no wake-up.
-  void complete(engine::request_group* group) {
+  void complete(engine::request_group& group, engine::completer by) {
     if (running_worker == this) {
-      done_here_.push_back(group);
+      done_here_.push_back(&group);
       return;
     }
-    if (group->completer_idle) send_replies_now(group);
+    if (by == engine::completer::idle) send_replies_now(group);
     bool first = false;
     {
       std::lock_guard lock(done_mutex_);
       first = done_.empty() && adopted_.empty();
-      done_.push_back(group);
+      done_.push_back(&group);
       handed_over_.store(true);
     }
     wake_if_asleep(first);
@@ -154,17 +154,17 @@ class network::worker {
   void wake_if_asleep(bool first) {
     if (first && asleep_.load()) signal();
   }
-  /// On an idle batch thread that completed a group (request_group::
-  /// completer_idle): sends the replies at once when the connection has
+  /// On an idle batch thread that completed a group (engine::completer::
+  /// idle): sends the replies at once when the connection has
   /// nothing else to send (so they stay in order) and they are short. The
   /// reply then goes out without waiting for the worker to take the group
   /// back. The worker sends what is left. (A busy batch thread hands its
   /// groups straight back instead: its sends would delay its next batch.)
   /// Never on a TLS connection, whose session the worker may be reading
   /// with at this moment.
-  static void send_replies_now(engine::request_group* group) {
+  static void send_replies_now(engine::request_group& group) {
     connection& conn = connection_of(group);
-    const std::string& replies = group->replies;
+    const std::string& replies = group.replies;
     if (!conn.reply_at_completion || conn.tls || replies.empty() ||
         replies.size() > reply_at_completion_limit)
       return;
@@ -324,7 +324,7 @@ class network::worker {
     conn->address = std::move(accepted.address);
     conn->authenticated = owner_.config_.users == nullptr;
     conn->reply_room = initial_reply_room;
-    conn->group.owner = conn.get();
+    conn->group.conn = conn.get();
     conn->home = this;
     if (accepted.tls) {
       try {
@@ -629,7 +629,7 @@ class network::worker {
 
   void finish(const std::vector<engine::request_group*>& done) {
     for (engine::request_group* group : done) {
-      connection& conn = connection_of(group);
+      connection& conn = connection_of(*group);
       conn.waiting = false;
       if (conn.replies_sent != 0) {  // sent by the thread that completed the group
         owner_.stats_.connections.bytes_written += conn.replies_sent;
@@ -728,8 +728,8 @@ void network::start(engine::engine& engine) {
   for (auto& each : workers_) each->start(engine);
 }
 
-void network::complete(engine::request_group* group) {
-  static_cast<worker*>(connection_of(group).home)->complete(group);
+void network::complete(engine::request_group& group, engine::completer by) {
+  static_cast<worker*>(connection_of(group).home)->complete(group, by);
 }
 
 std::string network::describe_connections() const {

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "engine/engine.hpp"
-#include "engine/stats.hpp"
+#include "engine/stats/server_stats.hpp"
 #include "net/ascii_auth.hpp"
 #include "net/listeners.hpp"
 #include "net/memory_budget.hpp"
@@ -60,7 +60,7 @@ class network {
   /// Starts the workers; groups go to `engine`.
   void start(engine::engine& engine);
   /// The engine's completion handler (called on the batch thread).
-  void complete(engine::request_group* group);
+  void complete(engine::request_group& group, engine::completer by);
   /// `stats conns` lines.
   std::string describe_connections() const;
   /// A client's accepted `shutdown` came back to its connection.
