@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
     case config::parse_outcome::action::run: break;
   }
   try {
-    return run_server(parsed.options, index::server_index(placement_of(parsed.options)));
+    return run_server(parsed.options, index::server_index(parsed.options.index));
   } catch (const std::exception& error) {
     std::fprintf(stderr, "gpuhash-server: %s\n", error.what());
     return EX_OSERR;  // as memcached when it cannot listen

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 
+#include "app/settings_lines.hpp"
 #include "engine/engine.hpp"
 #include "net/network.hpp"
 
@@ -45,69 +46,6 @@ int drop_privileges(const config::server_options& options) {
   return 0;
 }
 
-/// --shards, or by default one a thread as far as -m gives each 8 MB.
-std::size_t shards_of(const config::server_options& options) {
-  if (options.shards != 0) return options.shards;
-  return std::clamp<std::size_t>(options.memory_limit_mb / 8, 1,
-                                 std::max<std::size_t>(1, options.threads));
-}
-
-std::vector<std::pair<std::string, std::string>> settings_of(
-    const config::server_options& options) {
-  const auto yes_no = [](bool value) { return std::string(value ? "yes" : "no"); };
-  const char* index = options.index == config::index_kind::gpu   ? "gpu"
-                      : options.index == config::index_kind::cpu ? "cpu"
-                                                                 : "auto";
-  const config::tls_options& tls = options.tls;
-  const auto or_null = [](const std::string& text) { return text.empty() ? "NULL" : text; };
-  return {
-      {"maxbytes", std::to_string(options.memory_limit_mb << 20)},
-      {"maxconns", std::to_string(options.max_connections)},
-      {"tcpport", std::to_string(options.tcp_port)},
-      {"udpport", std::to_string(options.udp_port)},
-      {"inter", options.listen_address},
-      {"verbosity", std::to_string(options.verbosity)},
-      {"evictions", options.evict ? "on" : "off"},
-      {"growth_factor", std::to_string(options.growth_factor)},
-      {"chunk_size", std::to_string(options.chunk_size_min)},
-      {"num_threads", std::to_string(options.threads)},
-      {"cas_enabled", yes_no(options.cas_enabled)},
-      {"auth_enabled_sasl", "no"},
-      {"auth_enabled_ascii", options.auth_file.empty() ? "no" : options.auth_file},
-      {"item_size_max", std::to_string(options.item_size_max)},
-      {"domain_socket", or_null(options.unix_socket)},
-      {"umask",
-       [&] {
-         char octal[16];
-         std::snprintf(octal, sizeof octal, "%o", options.unix_socket_mode);
-         return std::string(octal);
-       }()},
-      {"flush_enabled", yes_no(options.flush_enabled)},
-      {"dump_enabled", yes_no(options.dumping_enabled)},
-      {"shutdown_command", yes_no(options.shutdown_command)},
-      {"read_buf_mem_limit", std::to_string(options.connection_memory_limit)},
-      {"ssl_enabled", yes_no(tls.enabled)},
-      {"ssl_chain_cert", or_null(tls.chain_cert)},
-      {"ssl_key", or_null(tls.key)},
-      {"ssl_verify_mode", std::to_string(net::tls_verify_flags(tls.verify_mode))},
-      {"ssl_keyformat", std::to_string(tls.keyformat)},
-      {"ssl_ciphers", or_null(tls.ciphers)},
-      {"ssl_ca_cert", or_null(tls.ca_cert)},
-      {"ssl_wbuf_size", std::to_string(tls.write_size)},
-      {"ssl_session_cache", yes_no(tls.session_cache)},
-      {"ssl_kernel_tls", yes_no(tls.kernel_tls)},
-      {"ssl_min_version", net::tls_version_name(tls.min_version)},
-      {"index", index},
-      {"batch_max", std::to_string(options.batch_max)},
-      {"batch_wait_us", std::to_string(options.batch_wait_us)},
-      {"spin_us", std::to_string(options.spin_us)},
-      {"shards", std::to_string(shards_of(options))},
-      {"batch_runner", options.batch_runner == config::batch_runner_kind::thread    ? "thread"
-                       : options.batch_runner == config::batch_runner_kind::workers ? "workers"
-                                                                                    : "auto"},
-  };
-}
-
 /// Like memcached: room for -c connections in the open-file limit (raised
 /// up to the hard limit), or a clear refusal to start.
 bool raise_file_limit(std::size_t connections) {
@@ -128,125 +66,102 @@ bool raise_file_limit(std::size_t connections) {
   return true;
 }
 
-}  // namespace
-
-int run_server(const config::server_options& options, const index::index_factory& make_index) {
-  for (const std::string& line : options.ignored)
-    if (options.verbosity > 0) std::fprintf(stderr, "%s\n", line.c_str());
-
-  // Signals are taken by this thread alone (sigtimedwait below); every other
-  // thread inherits the mask.
+/// Signals are taken by the calling thread alone (sigtimedwait in
+/// serve_until_stopped); every thread started after inherits the mask.
+sigset_t take_signals() {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  return signals;
+}
 
-  if (!raise_file_limit(options.max_connections)) return EX_OSERR;
-  // Large buffers (a connection's input, replies, output) get mappings of
-  // their own, which go back to the system when freed: glibc's sliding
-  // threshold would keep them in the heap after their connections are gone.
-  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-
-  // memcached's order: the TLS certificates and key are read before the
-  // server gives up root (they may be readable by root alone); the auth
-  // file and the sockets come after, as the -u user, who then owns the
-  // unix socket.
+/// What the network needs made before it starts, in memcached's order: the
+/// TLS certificates and key are read before the server gives up root (they
+/// may be readable by root alone); the auth file and the sockets come
+/// after, as the -u user, who then owns the unix socket.
+struct made_resources {
   std::optional<net::tls_context> tls;
-  if (options.tls.enabled) {
-    try {
-      tls.emplace(options.tls);
-    } catch (const std::exception& error) {
-      std::fprintf(stderr, "%s\n", error.what());
-      return EX_USAGE;  // as memcached
-    }
-  }
-  if (const int status = drop_privileges(options); status != 0) return status;
   std::optional<net::auth_file> users;
-  if (!options.auth_file.empty()) {
+  int status = 0;  ///< nonzero: the exit status to stop with
+};
+
+void make_resources(const config::server_options& options, made_resources& made) {
+  const net::network_settings& network = options.network;
+  if (network.tls.enabled) {
     try {
-      users.emplace(net::auth_file::load(options.auth_file));
+      made.tls.emplace(network.tls);
     } catch (const std::exception& error) {
       std::fprintf(stderr, "%s\n", error.what());
-      return EXIT_FAILURE;  // as memcached
+      made.status = EX_USAGE;  // as memcached
+      return;
     }
   }
+  made.status = drop_privileges(options);
+  if (made.status != 0 || network.auth_file.empty()) return;
+  try {
+    made.users.emplace(net::auth_file::load(network.auth_file));
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "%s\n", error.what());
+    made.status = EXIT_FAILURE;  // as memcached
+  }
+}
 
-  engine::server_stats stats;
-  stats.started_at = static_cast<std::int64_t>(std::time(nullptr));
-  stats.tls_enabled = tls.has_value();
-  if (tls) stats.tls_loaded_at = tls->loaded_at();
-  stats.threads = options.threads;
-  stats.max_connections = options.max_connections;
-  stats.settings = settings_of(options);
-
-  net::network_config network_config;
-  network_config.listen.addresses = options.listen_address;
-  network_config.listen.tcp_port = options.tcp_port;
-  network_config.listen.unix_socket = options.unix_socket;
-  network_config.listen.unix_socket_mode = options.unix_socket_mode;
-  network_config.listen.tls = tls.has_value();
-  network_config.max_connections = options.max_connections;
-  network_config.threads = options.threads;
-  network_config.verbosity = options.verbosity;
-  network_config.spin_us = options.spin_us;
-  network_config.limits.item_size_max = options.item_size_max;
-  network_config.memory_limit = options.connection_memory_limit;
-  network_config.tls = tls ? &*tls : nullptr;
-  network_config.users = users ? &*users : nullptr;
-  net::network network(network_config, stats);
-  network.listen();
-
-  stats.describe_connections = [&network] { return network.describe_connections(); };
-
-  engine::engine_settings engine_settings;
-  engine_settings.store.memory_limit = options.memory_limit_mb << 20;
-  engine_settings.store.item_size_max = options.item_size_max;
-  engine_settings.store.growth_factor = options.growth_factor;
-  engine_settings.store.chunk_size_min = options.chunk_size_min;
-  engine_settings.store.evict = options.evict;
-  engine_settings.cas_enabled = options.cas_enabled;
-  engine_settings.flush_enabled = options.flush_enabled;
-  engine_settings.dumping_enabled = options.dumping_enabled;
-  engine_settings.shutdown_enabled = options.shutdown_command;
-  engine_settings.batch_max = options.batch_max;
-  engine_settings.batch_wait_us = options.batch_wait_us;
-  engine_settings.spin_us = options.spin_us;
-  engine_settings.shards = shards_of(options);
-  engine_settings.runner = options.batch_runner == config::batch_runner_kind::thread
-                               ? engine::batch_runner::batch_thread
-                           : options.batch_runner == config::batch_runner_kind::workers
-                               ? engine::batch_runner::submitting_thread
-                               : engine::batch_runner::automatic;
-
-  engine::engine engine(engine_settings, stats, make_index,
-                        [&network](engine::request_group& group, engine::completer by) {
-                          network.complete(group, by);
-                        });
-  if (options.verbosity > 0)  // before any batch can move the index
-    std::fprintf(stderr, "gpuhash-server: listening on port %u, index: %s\n",
-                 unsigned{network.bound_port()}, engine.index_description().c_str());
-  network.start(engine);
-
+/// Serves until a signal or an accepted `shutdown`.
+void serve_until_stopped(const sigset_t& signals, const net::network& network, int verbosity) {
   const timespec tick{0, 50'000'000};
   while (!network.shutdown_requested()) {
     const int caught = sigtimedwait(&signals, nullptr, &tick);
     if (caught == SIGINT || caught == SIGTERM) {
-      if (options.verbosity > 0)
-        std::fprintf(stderr, "gpuhash-server: signal %d, exiting\n", caught);
-      break;
+      if (verbosity > 0) std::fprintf(stderr, "gpuhash-server: signal %d, exiting\n", caught);
+      return;
     }
   }
+}
+
+}  // namespace
+
+int run_server(const config::server_options& options, const index::index_factory& make_index) {
+  const int verbosity = options.network.verbosity;
+  for (const std::string& line : options.ignored)
+    if (verbosity > 0) std::fprintf(stderr, "%s\n", line.c_str());
+  const sigset_t signals = take_signals();
+  if (!raise_file_limit(options.network.max_connections)) return EX_OSERR;
+  // Large buffers (a connection's input, replies, output) get mappings of
+  // their own, which go back to the system when freed: glibc's sliding
+  // threshold would keep them in the heap after their connections are gone.
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+  made_resources made;
+  make_resources(options, made);
+  if (made.status != 0) return made.status;
+
+  engine::server_stats stats;
+  stats.started_at = static_cast<std::int64_t>(std::time(nullptr));
+  stats.tls_enabled = made.tls.has_value();
+  if (made.tls) stats.tls_loaded_at = made.tls->loaded_at();
+  stats.threads = options.network.threads;
+  stats.max_connections = options.network.max_connections;
+  stats.settings = settings_lines(options);
+
+  const net::network_resources resources{made.tls ? &*made.tls : nullptr,
+                                         made.users ? &*made.users : nullptr};
+  net::network network(options.network, resources, stats);
+  network.listen();
+  stats.describe_connections = [&network] { return network.describe_connections(); };
+  engine::engine engine(options.engine, stats, make_index,
+                        [&network](engine::request_group& group, engine::completer by) {
+                          network.complete(group, by);
+                        });
+  if (verbosity > 0)  // before any batch can move the index
+    std::fprintf(stderr, "gpuhash-server: listening on port %u, index: %s\n",
+                 unsigned{network.bound_port()}, engine.index_description().c_str());
+  network.start(engine);
+  serve_until_stopped(signals, network, verbosity);
   engine.stop();
   network.stop();
   return 0;
-}
-
-index::placement placement_of(const config::server_options& options) {
-  return options.index == config::index_kind::gpu   ? index::placement::gpu
-         : options.index == config::index_kind::cpu ? index::placement::cpu
-                                                    : index::placement::automatic;
 }
 
 }  // namespace gpuhash::server

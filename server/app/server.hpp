@@ -14,7 +14,4 @@ namespace gpuhash::server {
 /// std::runtime_error when a socket cannot be opened.
 int run_server(const config::server_options& options, const index::index_factory& make_index);
 
-/// Where --index puts the index.
-index::placement placement_of(const config::server_options& options);
-
 }  // namespace gpuhash::server

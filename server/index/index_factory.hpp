@@ -10,15 +10,9 @@
 #include <memory>
 
 #include "index/index_port.hpp"
+#include "index/placement.hpp"
 
 namespace gpuhash::server::index {
-
-/// Where the server's index lives (--index).
-enum class placement : std::uint8_t {
-  automatic,  ///< on the GPU when there is one, else on the CPU
-  gpu,        ///< on the GPU; the server refuses to start without one
-  cpu
-};
 
 /// Makes the index port of shard `shard`.
 using index_factory = std::function<std::unique_ptr<index_port>(std::size_t shard)>;

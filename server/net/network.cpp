@@ -191,7 +191,7 @@ class network::worker {
   void loop() {
     running_worker = this;
     epoll_event events[256];
-    const auto spin = std::chrono::microseconds(owner_.config_.spin_us);
+    const auto spin = std::chrono::microseconds(owner_.settings_.spin_us);
     auto last_event = std::chrono::steady_clock::now();
     while (!stopping_) {
       // With cores to spare, poll for spin_us after the last event before
@@ -291,7 +291,7 @@ class network::worker {
         return;  // EAGAIN: another worker took it, or none left
       }
       auto& counters = owner_.stats_.connections;
-      if (counters.current.fetch_add(1) >= owner_.config_.max_connections) {
+      if (counters.current.fetch_add(1) >= owner_.settings_.max_connections) {
         counters.current.fetch_sub(1);
         ++counters.rejected;
         if (!from.tls) {
@@ -299,7 +299,7 @@ class network::worker {
               ::send(fd, too_many_connections.data(), too_many_connections.size(), MSG_NOSIGNAL);
         }
         ::close(fd);
-        if (owner_.config_.verbosity > 0)
+        if (owner_.settings_.verbosity > 0)
           std::fprintf(stderr, "gpuhash-server: too many open connections\n");
         continue;
       }
@@ -322,15 +322,15 @@ class network::worker {
     auto conn = std::make_unique<connection>();
     conn->fd = accepted.fd;
     conn->address = std::move(accepted.address);
-    conn->authenticated = owner_.config_.users == nullptr;
+    conn->authenticated = owner_.resources_.users == nullptr;
     conn->reply_room = initial_reply_room;
     conn->group.conn = conn.get();
     conn->home = this;
     if (accepted.tls) {
       try {
-        conn->tls = std::make_unique<tls_session>(*owner_.config_.tls, accepted.fd);
+        conn->tls = std::make_unique<tls_session>(*owner_.resources_.tls, accepted.fd);
       } catch (const std::exception& error) {
-        if (owner_.config_.verbosity > 0)
+        if (owner_.settings_.verbosity > 0)
           std::fprintf(stderr, "gpuhash-server: %s\n", error.what());
         ::close(accepted.fd);
         owner_.stats_.connections.current.fetch_sub(1);
@@ -481,7 +481,7 @@ class network::worker {
 
   /// Input held per connection at most: the largest request (a value of
   /// item_size_max and its command line) fits with room to spare.
-  std::size_t input_limit() const { return (8u << 20) + owner_.config_.limits.item_size_max; }
+  std::size_t input_limit() const { return (8u << 20) + owner_.settings_.limits.item_size_max; }
 
   // ---- requests ------------------------------------------------------------
 
@@ -530,7 +530,7 @@ class network::worker {
   void authenticate(connection& conn) {
     auto& counters = owner_.stats_.connections;
     while (!conn.authenticated) {
-      const auth_step step = net::authenticate(conn.input, *owner_.config_.users);
+      const auth_step step = net::authenticate(conn.input, *owner_.resources_.users);
       if (step.what == auth_step::action::need_more) break;
       if (step.what == auth_step::action::close) {
         conn.closing = true;
@@ -564,7 +564,7 @@ class network::worker {
       if (position == input.size()) break;
       engine::work_item& item = group.next_item();
       const protocol::parse_result result =
-          protocol::parse_request(input.substr(position), owner_.config_.limits, item.request);
+          protocol::parse_request(input.substr(position), owner_.settings_.limits, item.request);
       if (result.outcome == protocol::parse_outcome::need_more) {
         --group.used;
         break;
@@ -576,7 +576,7 @@ class network::worker {
         item.drops_key = (item.request.kind == protocol::command::set ||
                           item.request.kind == protocol::command::meta_set) &&
                          result.error_reply == too_large &&
-                         protocol::valid_key(item.request.key, owner_.config_.limits);
+                         protocol::valid_key(item.request.key, owner_.settings_.limits);
         const std::size_t available = input.size() - position;
         if (result.consumed > available) {
           conn.swallow = result.consumed - available;
@@ -705,10 +705,12 @@ class network::worker {
   std::unordered_map<int, std::unique_ptr<connection>> connections_;
 };
 
-network::network(network_config config, engine::server_stats& stats)
-    : config_(std::move(config)),
+network::network(const network_settings& settings, network_resources resources,
+                 engine::server_stats& stats)
+    : settings_(settings),
+      resources_(resources),
       stats_(stats),
-      budget_(config_.memory_limit, connection_allowance, stats.connections.buffer_bytes,
+      budget_(settings_.memory_limit, connection_allowance, stats.connections.buffer_bytes,
               stats.connections.buffer_stalls) {}
 
 network::~network() {
@@ -717,13 +719,15 @@ network::~network() {
 }
 
 void network::listen() {
-  opened_listeners opened = open_listeners(config_.listen);
+  listen_settings listen = settings_.listen;
+  listen.tls = resources_.tls != nullptr;
+  opened_listeners opened = open_listeners(listen);
   listeners_ = std::move(opened.sockets);
   bound_port_ = opened.bound_port;
 }
 
 void network::start(engine::engine& engine) {
-  for (std::size_t i = 0; i < config_.threads; ++i)
+  for (std::size_t i = 0; i < settings_.threads; ++i)
     workers_.push_back(std::make_unique<worker>(*this, i));
   for (auto& each : workers_) each->start(engine);
 }

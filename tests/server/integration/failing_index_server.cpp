@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", parsed.message.c_str());
     return EX_USAGE;
   }
-  const index::placement where = placement_of(parsed.options);
+  const index::placement where = parsed.options.index;
   const index::index_factory failing_first = [where, fail_at](std::size_t shard) {
     const std::uint64_t seed = index::random_seed();
     std::unique_ptr<index::index_service> made = index::make_server_index(where, seed);
