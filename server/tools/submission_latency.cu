@@ -1,6 +1,6 @@
 // gpuhash-submission-latency: how long a tiny GPU batch takes from the
-// host's call to its answer, by the way it is submitted. It measured the
-// choice of the resident kernel (server/index/gpu_resident.cuh); the
+// host's call to its answer, by the way it is submitted: the measurement
+// behind the resident kernel (server/index/gpu_resident.cuh). The
 // batch here is a stand-in (one random 8-byte read per search from a 128 MB
 // table, results in page-locked memory), so only the submission differs:
 //

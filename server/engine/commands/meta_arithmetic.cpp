@@ -28,46 +28,35 @@ bool mode_of(std::string_view token, bool& incr) {
   return true;
 }
 
-/// ma's flags; false (and the error written) for a bad one.
-bool read_flags(const protocol::request& request, arithmetic_flags& flags, std::string& out) {
-  for (const protocol::meta_flag& flag : request.meta_flags) {
-    bool ok = true;
-    switch (flag.letter) {
-      case 'q': flags.quiet = true; break;
-      case 'v': flags.value = true; break;
-      case 'D': ok = meta::token_number(flag.token, flags.delta); break;
-      case 'J': ok = meta::token_number(flag.token, flags.initial); break;
-      case 'C':
-        ok = meta::token_number(flag.token, flags.compare_cas);
-        flags.compares = true;
-        break;
-      case 'N':
-      case 'T': {
-        std::int64_t ttl = 0;
-        ok = meta::token_number(flag.token, ttl);
-        (flag.letter == 'N' ? flags.vivify_ttl : flags.new_ttl) = ttl;
-        break;
-      }
-      case 'M':
-        if (!mode_of(flag.token, flags.incr)) {
-          out.append("CLIENT_ERROR invalid mode for ma M token\r\n");
-          return false;
-        }
-        break;
-      case 'b':
-      case 'c':
-      case 'E':
-      case 'k':
-      case 'O':
-      case 't': break;
-      default: out.append(meta::invalid_flag); return false;
+/// One of ma's flags.
+meta::flag_outcome read_flag(const protocol::meta_flag& flag, arithmetic_flags& flags) {
+  switch (flag.letter) {
+    case 'q': flags.quiet = true; break;
+    case 'v': flags.value = true; break;
+    case 'D': return meta::read_if(meta::token_number(flag.token, flags.delta));
+    case 'J': return meta::read_if(meta::token_number(flag.token, flags.initial));
+    case 'C':
+      flags.compares = true;
+      return meta::read_if(meta::token_number(flag.token, flags.compare_cas));
+    case 'N':
+    case 'T': {
+      std::int64_t ttl = 0;
+      const bool ok = meta::token_number(flag.token, ttl);
+      (flag.letter == 'N' ? flags.vivify_ttl : flags.new_ttl) = ttl;
+      return meta::read_if(ok);
     }
-    if (!ok) {
-      out.append(meta::bad_format);
-      return false;
-    }
+    case 'M':
+      if (!mode_of(flag.token, flags.incr)) return meta::flag_outcome::bad_mode;
+      break;
+    case 'b':
+    case 'c':
+    case 'E':
+    case 'k':
+    case 'O':
+    case 't': break;
+    default: return meta::flag_outcome::unknown;
   }
-  return true;
+  return meta::flag_outcome::read;
 }
 
 /// The item after the arithmetic: its number (without the in-place
@@ -94,7 +83,8 @@ void run_meta_arithmetic(shard_state& state, const protocol::request& request, k
                          std::string& out) {
   cache& items = state.items;
   arithmetic_flags flags;
-  if (!read_flags(request, flags, out)) return;
+  const auto read = [&](const protocol::meta_flag& flag) { return read_flag(flag, flags); };
+  if (!meta::read_flags(request, "CLIENT_ERROR invalid mode for ma M token\r\n", out, read)) return;
   location where = items.find_item(key.key, key.search);
   if (where == store::no_location) {
     ++(flags.incr ? state.counts.incr_misses : state.counts.decr_misses);

@@ -35,6 +35,36 @@ inline constexpr std::string_view bad_format = "CLIENT_ERROR bad command line fo
 inline constexpr std::string_view bad_key = "CLIENT_ERROR error decoding key\r\n";
 inline constexpr std::string_view no_memory = "SERVER_ERROR out of memory storing object\r\n";
 
+/// What reading one of a meta command's flags gave.
+enum class flag_outcome : std::uint8_t {
+  read,       ///< taken
+  bad_token,  ///< its token is not the number it must be: bad_format
+  unknown,    ///< not one of the command's flags: invalid_flag
+  bad_mode,   ///< its M token names none of the command's modes
+};
+
+/// Reads a meta command's flags in order with `read(flag)`; at the first one
+/// not read, writes its error (`bad_mode`: the command's own) and returns
+/// false.
+template <class Read>
+bool read_flags(const protocol::request& request, std::string_view bad_mode, std::string& out,
+                Read&& read) {
+  for (const protocol::meta_flag& flag : request.meta_flags) {
+    switch (read(flag)) {
+      case flag_outcome::read: continue;
+      case flag_outcome::bad_token: out.append(bad_format); return false;
+      case flag_outcome::unknown: out.append(invalid_flag); return false;
+      case flag_outcome::bad_mode: out.append(bad_mode); return false;
+    }
+  }
+  return true;
+}
+
+/// `read` if the token was read, else `bad_token`.
+inline flag_outcome read_if(bool ok) {
+  return ok ? flag_outcome::read : flag_outcome::bad_token;
+}
+
 /// What a meta reply's return flags describe.
 struct reply_context {
   const store::item* item = nullptr;  // null: no item (a miss)

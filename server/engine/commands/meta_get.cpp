@@ -14,39 +14,34 @@ struct get_flags {
   std::optional<std::int64_t> new_ttl, vivify_ttl, recache_below;
 };
 
-/// mg's flags; false (and the error written) for a bad one.
-bool read_flags(const protocol::request& request, get_flags& flags, std::string& out) {
-  for (const protocol::meta_flag& flag : request.meta_flags) {
-    switch (flag.letter) {
-      case 'q': flags.quiet = true; break;
-      case 'u': flags.no_bump = true; break;
-      case 'v': flags.value = true; break;
-      case 'T':
-      case 'N':
-      case 'R': {
-        std::int64_t ttl = 0;
-        if (!meta::token_number(flag.token, ttl)) {
-          out.append(meta::bad_format);
-          return false;
-        }
-        (flag.letter == 'T'   ? flags.new_ttl
-         : flag.letter == 'N' ? flags.vivify_ttl
-                              : flags.recache_below) = ttl;
-        break;
-      }
-      case 'b':
-      case 'c':
-      case 'f':
-      case 'h':
-      case 'k':
-      case 'l':
-      case 'O':
-      case 's':
-      case 't': break;
-      default: out.append(meta::invalid_flag); return false;
+/// One of mg's flags.
+meta::flag_outcome read_flag(const protocol::meta_flag& flag, get_flags& flags) {
+  switch (flag.letter) {
+    case 'q': flags.quiet = true; break;
+    case 'u': flags.no_bump = true; break;
+    case 'v': flags.value = true; break;
+    case 'T':
+    case 'N':
+    case 'R': {
+      std::int64_t ttl = 0;
+      if (!meta::token_number(flag.token, ttl)) return meta::flag_outcome::bad_token;
+      (flag.letter == 'T'   ? flags.new_ttl
+       : flag.letter == 'N' ? flags.vivify_ttl
+                            : flags.recache_below) = ttl;
+      break;
     }
+    case 'b':
+    case 'c':
+    case 'f':
+    case 'h':
+    case 'k':
+    case 'l':
+    case 'O':
+    case 's':
+    case 't': break;
+    default: return meta::flag_outcome::unknown;
   }
-  return true;
+  return meta::flag_outcome::read;
 }
 
 /// The hit's reply: its code and flags, the win tokens, and its value.
@@ -77,7 +72,8 @@ void run_meta_get(shard_state& state, const protocol::request& request, key_ref 
                   std::string& out) {
   cache& items = state.items;
   get_flags flags;
-  if (!read_flags(request, flags, out)) return;
+  const auto read = [&](const protocol::meta_flag& flag) { return read_flag(flag, flags); };
+  if (!meta::read_flags(request, {}, out, read)) return;
   ++state.counts.cmd_get;
   location where = items.find_item(key.key, key.search);
   bool won = false;

@@ -37,41 +37,62 @@ bool mode_of(std::string_view token, store_mode& mode) {
   }
 }
 
-/// ms's flags; false (and the error written) for a bad one. I (invalidate)
-/// would mark stale items, which ms does not do here: a plain store.
-bool read_flags(const protocol::request& request, set_flags& flags, std::string& out) {
-  for (const protocol::meta_flag& flag : request.meta_flags) {
-    bool ok = true;
-    switch (flag.letter) {
-      case 'q': flags.quiet = true; break;
-      case 'F': ok = meta::token_number(flag.token, flags.client_flags); break;
-      case 'T': ok = meta::token_number(flag.token, flags.ttl); break;
-      case 'C':
-        ok = meta::token_number(flag.token, flags.compare_cas);
-        flags.compares = true;
-        break;
-      case 'M':
-        if (!mode_of(flag.token, flags.mode)) {
-          out.append(bad_ms_mode);
-          return false;
-        }
-        break;
-      case 'b':
-      case 'c':
-      case 'E':
-      case 'I':
-      case 'k':
-      case 'O':
-      case 's':
-      case 'S': break;
-      default: out.append(meta::invalid_flag); return false;
-    }
-    if (!ok) {
-      out.append(meta::bad_format);
-      return false;
-    }
+/// One of ms's flags. I (invalidate) would mark stale items, which ms does
+/// not do here: a plain store.
+meta::flag_outcome read_flag(const protocol::meta_flag& flag, set_flags& flags) {
+  switch (flag.letter) {
+    case 'q': flags.quiet = true; break;
+    case 'F': return meta::read_if(meta::token_number(flag.token, flags.client_flags));
+    case 'T': return meta::read_if(meta::token_number(flag.token, flags.ttl));
+    case 'C':
+      flags.compares = true;
+      return meta::read_if(meta::token_number(flag.token, flags.compare_cas));
+    case 'M':
+      if (!mode_of(flag.token, flags.mode)) return meta::flag_outcome::bad_mode;
+      break;
+    case 'b':
+    case 'c':
+    case 'E':
+    case 'I':
+    case 'k':
+    case 'O':
+    case 's':
+    case 'S': break;
+    default: return meta::flag_outcome::unknown;
   }
-  return true;
+  return meta::flag_outcome::read;
+}
+
+struct delete_flags {
+  bool quiet = false, invalidate = false, compares = false;
+  std::uint64_t compare_cas = 0;
+  std::optional<std::int64_t> new_ttl;
+};
+
+/// One of md's flags.
+meta::flag_outcome read_flag(const protocol::meta_flag& flag, delete_flags& flags) {
+  switch (flag.letter) {
+    case 'q': flags.quiet = true; break;
+    case 'I': flags.invalidate = true; break;
+    case 'C':
+    case 'T': {
+      std::int64_t number = 0;
+      if (!meta::token_number(flag.token, number)) return meta::flag_outcome::bad_token;
+      if (flag.letter == 'C') {
+        flags.compare_cas = static_cast<std::uint64_t>(number);
+        flags.compares = true;
+      } else {
+        flags.new_ttl = number;
+      }
+      break;
+    }
+    case 'b':
+    case 'E':
+    case 'k':
+    case 'O': break;
+    default: return meta::flag_outcome::unknown;
+  }
+  return meta::flag_outcome::read;
 }
 
 }  // namespace
@@ -80,7 +101,8 @@ void run_meta_set(shard_state& state, const protocol::request& request, key_ref 
                   std::string& out) {
   cache& items = state.items;
   set_flags flags;
-  if (!read_flags(request, flags, out)) return;
+  const auto read = [&](const protocol::meta_flag& flag) { return read_flag(flag, flags); };
+  if (!meta::read_flags(request, bad_ms_mode, out, read)) return;
   ++state.counts.cmd_set;
   const location existing = items.find_item(key.key, key.search);
   if (flags.compares && flags.mode == store_mode::set) flags.mode = store_mode::cas;
@@ -107,55 +129,29 @@ void run_meta_set(shard_state& state, const protocol::request& request, key_ref 
 void run_meta_delete(shard_state& state, const protocol::request& request, key_ref key,
                      std::string& out) {
   cache& items = state.items;
-  bool quiet = false, invalidate = false, compares = false;
-  std::uint64_t compare_cas = 0;
-  std::optional<std::int64_t> new_ttl;
-  for (const protocol::meta_flag& flag : request.meta_flags) {
-    switch (flag.letter) {
-      case 'q': quiet = true; break;
-      case 'I': invalidate = true; break;
-      case 'C':
-      case 'T': {
-        std::int64_t number = 0;
-        if (!meta::token_number(flag.token, number)) {
-          out.append(meta::bad_format);
-          return;
-        }
-        if (flag.letter == 'C') {
-          compare_cas = static_cast<std::uint64_t>(number);
-          compares = true;
-        } else {
-          new_ttl = number;
-        }
-        break;
-      }
-      case 'b':
-      case 'E':
-      case 'k':
-      case 'O': break;
-      default: out.append(meta::invalid_flag); return;
-    }
-  }
+  delete_flags flags;
+  const auto read = [&](const protocol::meta_flag& flag) { return read_flag(flag, flags); };
+  if (!meta::read_flags(request, {}, out, read)) return;
   const location where = items.find_item(key.key, key.search);
   std::string_view code = "HD";
   if (where == store::no_location) {
     ++state.counts.delete_misses;
     code = "NF";
-  } else if (compares && items.at(where).cas != compare_cas) {
+  } else if (flags.compares && items.at(where).cas != flags.compare_cas) {
     code = "EX";
   } else {
     ++state.counts.delete_hits;
-    if (invalidate) {
+    if (flags.invalidate) {
       // I: keep the item, marked stale, so one client gets to recache it
       store::item& item = items.at(where);
       item.stale = true;
       item.win_sent = false;
       item.cas = items.next_cas();
-      if (new_ttl) item.expires_at = items.expiry_of(*new_ttl);
+      if (flags.new_ttl) item.expires_at = items.expiry_of(*flags.new_ttl);
     } else {
       items.unlink(where);
     }
-    if (quiet) return;
+    if (flags.quiet) return;
   }
   meta::append_bare_reply(code, request, items.now(), out);
 }

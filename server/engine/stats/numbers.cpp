@@ -12,7 +12,7 @@ namespace gpuhash::server::engine {
 namespace {
 
 /// Adds counts of a struct that holds 64-bit counters only (command_counts,
-/// item_counts, batch_counts, index_numbers), counter by counter.
+/// item_counts, batch_counts, index_numbers, store_numbers), counter by counter.
 template <class Counts>
 void add_counts(Counts& to, const Counts& from) {
   static_assert(std::is_trivially_copyable_v<Counts> && sizeof(Counts) % 8 == 0,
@@ -54,12 +54,7 @@ void shard_numbers::merge(const shard_numbers& other) {
   add_counts(batches, other.batches);
   add(index, other.index);
   index_overflow += other.index_overflow;
-  limit_maxbytes += other.limit_maxbytes;
-  bytes += other.bytes;
-  curr_items += other.curr_items;
-  evictions += other.evictions;
-  reclaimed += other.reclaimed;
-  total_malloced += other.total_malloced;
+  add_counts(store, other.store);
   if (classes.size() < other.classes.size()) classes.resize(other.classes.size());
   for (std::size_t c = 0; c < other.classes.size(); ++c) add(classes[c], other.classes[c]);
 }
@@ -75,12 +70,9 @@ shard_numbers numbers_of(const cache& items, const command_counts& commands,
   numbers.index = items.index().numbers();
   numbers.index_description = items.index().description();
   numbers.index_overflow = items.overflowed();
-  numbers.limit_maxbytes = store.memory_limit();
-  numbers.bytes = store.bytes_used();
-  numbers.curr_items = store.linked_items();
-  numbers.evictions = store.evictions();
-  numbers.reclaimed = store.reclaimed();
-  numbers.total_malloced = store.pages_allocated() * store.page_size();
+  numbers.store = {store.memory_limit(), store.bytes_used(),
+                   store.linked_items(), store.evictions(),
+                   store.reclaimed(),    store.pages_allocated() * store.page_size()};
   for (const store::class_stats& each : store.classes()) {
     const std::int64_t age = each.oldest_access == 0 ? 0 : numbers.now - each.oldest_access;
     numbers.classes.push_back({each, age});

@@ -49,12 +49,12 @@ struct shard_numbers {
   index::index_numbers index;
   std::string index_description;
   std::size_t index_overflow = 0;  ///< linked items the index refused (a signature had 16)
-  std::size_t limit_maxbytes = 0;
-  std::size_t bytes = 0;
-  std::size_t curr_items = 0;
-  std::uint64_t evictions = 0;
-  std::uint64_t reclaimed = 0;
-  std::size_t total_malloced = 0;
+  /// The store's (item_store's numbers of the same names).
+  struct store_numbers {
+    std::size_t limit_maxbytes = 0, bytes = 0, curr_items = 0;
+    std::uint64_t evictions = 0, reclaimed = 0;
+    std::size_t total_malloced = 0;
+  } store;
   std::vector<class_numbers> classes;  ///< numbered from 1
 
   /// Adds another shard's: counts add up, ages and the largest batch are

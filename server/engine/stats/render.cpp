@@ -91,15 +91,15 @@ void render_commands(const shard_numbers& numbers, stat_writer& stat) {
 void render_items(const shard_numbers& numbers, const server_stats& server, stat_writer& stat) {
   stat("bytes_read", server.connections.bytes_read.load());
   stat("bytes_written", server.connections.bytes_written.load());
-  stat("limit_maxbytes", numbers.limit_maxbytes);
+  stat("limit_maxbytes", numbers.store.limit_maxbytes);
   stat("threads", server.threads);
-  stat("bytes", numbers.bytes);
-  stat("curr_items", numbers.curr_items);
+  stat("bytes", numbers.store.bytes);
+  stat("curr_items", numbers.store.curr_items);
   stat("total_items", numbers.items.total_items);
   stat("expired_unfetched", numbers.items.expired_unfetched);
   stat("evicted_unfetched", numbers.items.evicted_unfetched);
-  stat("evictions", numbers.evictions);
-  stat("reclaimed", numbers.reclaimed);
+  stat("evictions", numbers.store.evictions);
+  stat("reclaimed", numbers.store.reclaimed);
 }
 
 void render_index(const shard_numbers& numbers, stat_writer& stat) {
@@ -150,7 +150,7 @@ void render_classes_slabs(const shard_numbers& numbers, stat_writer& stat) {
     stat(prefix + "free_chunks", each.free_chunks);
   }
   stat("active_slabs", active);
-  stat("total_malloced", numbers.total_malloced);
+  stat("total_malloced", numbers.store.total_malloced);
 }
 
 }  // namespace

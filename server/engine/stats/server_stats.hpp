@@ -46,15 +46,12 @@ struct server_stats {
 };
 
 inline void connection_counters::reset() noexcept {
-  total = 0;
-  rejected = 0;
-  bytes_read = 0;
-  bytes_written = 0;
-  auth_cmds = 0;
-  auth_errors = 0;
-  ssl_handshake_errors = 0;
-  ssl_proto_errors = 0;
-  buffer_stalls = 0;
+  using counters = connection_counters;
+  for (auto count :
+       {&counters::total, &counters::rejected, &counters::bytes_read, &counters::bytes_written,
+        &counters::auth_cmds, &counters::auth_errors, &counters::ssl_handshake_errors,
+        &counters::ssl_proto_errors, &counters::buffer_stalls})
+    (this->*count) = 0;
 }
 
 }  // namespace gpuhash::server::engine
