@@ -1,8 +1,10 @@
 #pragma once
-// The server's index: gpuhash::signature_index on the GPU or on the CPU,
-// behind one narrow interface (memcached's assoc.c is the model: the caller
-// hashes once and passes the signature). Each shard of the engine has its
-// own, called only by the thread running that shard's batch.
+// An index service: gpuhash::signature_index on the GPU or on the CPU, as
+// the index port (index_port.hpp) drives it. The engine sees the port only;
+// what is here about how a batch reaches a device (its memory, statuses
+// given late, the wait, the kernel's renewal) stays behind the port. Each
+// shard of the engine has its own, called only by the thread running that
+// shard's batch.
 
 #include <chrono>
 #include <cstddef>
