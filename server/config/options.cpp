@@ -92,7 +92,7 @@ std::int64_t parse_item_size(std::string_view text, const std::string& flag) {
   return count * unit;
 }
 
-/// The position of `value` in `choices` (for --index, the order of index_kind's enumerators).
+/// The position of `value` in `choices` (for --index, the order of index::placement's enumerators).
 std::size_t one_of(std::string_view value, std::initializer_list<std::string_view> choices,
                    const std::string& flag) {
   if (const auto at = std::ranges::find(choices, value); at != choices.end()) {
