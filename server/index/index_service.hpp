@@ -1,8 +1,10 @@
 #pragma once
-// The server's index: gpuhash::signature_index on the GPU or on the CPU,
-// behind one narrow interface (memcached's assoc.c is the model: the caller
-// hashes once and passes the signature). Each shard of the engine has its
-// own, called only by the thread running that shard's batch.
+// An index service: gpuhash::signature_index on the GPU or on the CPU, as
+// the index port (index_port.hpp) drives it. The engine sees the port only;
+// what is here about how a batch reaches a device (its memory, statuses
+// given late, the wait, the kernel's renewal) stays behind the port. Each
+// shard of the engine has its own, called only by the thread running that
+// shard's batch.
 
 #include <chrono>
 #include <cstddef>
@@ -149,17 +151,8 @@ inline void index_batch::truncate(std::size_t n) {
   locations.resize(n);
 }
 
-/// For tests of the engine's failover: forwards to `index` and throws, as a
-/// failed GPU call does, from its `fail_at`-th batch on (counted from 1).
-std::unique_ptr<index_service> make_failing_index(std::unique_ptr<index_service> index,
-                                                  std::size_t fail_at);
-
-/// The index on the CPU (runs on the calling thread). With
-/// `defer_mutations`, it gives the statuses of inserts and erases one batch
-/// late, as the GPU's does, so that tests on any machine cover the engine's
-/// side of it.
-std::unique_ptr<index_service> make_cpu_index(std::size_t capacity, std::uint64_t seed,
-                                              bool defer_mutations = false);
+/// The index on the CPU (runs on the calling thread).
+std::unique_ptr<index_service> make_cpu_index(std::size_t capacity, std::uint64_t seed);
 /// Whether this build has the CUDA backend and a GPU is present.
 bool gpu_available() noexcept;
 /// Call at the start of main, before any CUDA call: has CUDA load every

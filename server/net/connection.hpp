@@ -17,6 +17,14 @@
 
 namespace gpuhash::server::net {
 
+struct connection;
+
+/// A connection's request group: the engine hands back the group alone,
+/// and the worker finds its connection from it.
+struct connection_group : engine::request_group {
+  connection* conn = nullptr;
+};
+
 struct connection {
   int fd = -1;
   std::string address;
@@ -50,7 +58,7 @@ struct connection {
   // (the engine's queue and the worker's done_mutex_ order the two).
   bool reply_at_completion = false;
   std::size_t replies_sent = 0;
-  engine::request_group group;
+  connection_group group;
   void* home = nullptr;  // the worker that owns it
 
   std::size_t backlog() const noexcept { return output.size() - output_sent; }
@@ -81,9 +89,10 @@ struct connection {
   }
 };
 
-/// The connection a group belongs to.
-inline connection& connection_of(engine::request_group* group) {
-  return *static_cast<connection*>(group->owner);
+/// The connection a group the engine handed back belongs to (the engine
+/// hands back only the groups submitted to it: connection_groups).
+inline connection& connection_of(engine::request_group& group) {
+  return *static_cast<connection_group&>(group).conn;
 }
 
 }  // namespace gpuhash::server::net

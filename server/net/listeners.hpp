@@ -22,7 +22,7 @@ struct listen_settings {
   std::uint16_t tcp_port = 11211;  ///< 0: the kernel picks one (bound_port says which)
   std::string unix_socket;         ///< non-empty: listen here only
   std::uint32_t unix_socket_mode = 0700;
-  bool tls = false;  ///< TCP listeners speak TLS (unless "notls:")
+  bool tls = false;  ///< TCP listeners speak TLS (unless "notls:"): set by the network with -Z
   int backlog = 1024;
 };
 

@@ -21,26 +21,21 @@
 #include <vector>
 
 #include "engine/engine.hpp"
-#include "engine/stats.hpp"
+#include "engine/stats/server_stats.hpp"
 #include "net/ascii_auth.hpp"
 #include "net/listeners.hpp"
 #include "net/memory_budget.hpp"
+#include "net/network_settings.hpp"
 #include "net/tls.hpp"
 #include "protocol/request.hpp"
 
 namespace gpuhash::server::net {
 
-struct network_config {
-  listen_settings listen;
-  std::size_t max_connections = 1024;
-  std::size_t threads = 4;
-  int verbosity = 0;
-  std::uint32_t spin_us = 0;  ///< polling before a worker sleeps in epoll_wait
-  protocol::parser_limits limits;
-  /// What all connections' buffers may hold together beyond each one's
-  /// allowance (memory_budget.hpp); 0: no limit.
-  std::size_t memory_limit = 0;
-  /// The TLS context of the listeners marked tls (the caller keeps it alive).
+/// What the network is given besides its settings, made by the server's
+/// top in memcached's order (the TLS context before the server gives up
+/// root, the users after); they outlive the network.
+struct network_resources {
+  /// The TLS context of the listeners marked tls (null: -Z is off).
   const tls_context* tls = nullptr;
   /// -Y's users: connections authenticate before anything else (null: off).
   const auth_file* users = nullptr;
@@ -48,7 +43,8 @@ struct network_config {
 
 class network {
  public:
-  network(network_config config, engine::server_stats& stats);
+  network(const network_settings& settings, network_resources resources,
+          engine::server_stats& stats);
   ~network();
   network(const network&) = delete;
   network& operator=(const network&) = delete;
@@ -60,7 +56,7 @@ class network {
   /// Starts the workers; groups go to `engine`.
   void start(engine::engine& engine);
   /// The engine's completion handler (called on the batch thread).
-  void complete(engine::request_group* group);
+  void complete(engine::request_group& group, engine::completer by);
   /// `stats conns` lines.
   std::string describe_connections() const;
   /// A client's accepted `shutdown` came back to its connection.
@@ -74,7 +70,8 @@ class network {
     return *workers_[next_worker_.fetch_add(1, std::memory_order_relaxed) % workers_.size()];
   }
 
-  network_config config_;
+  network_settings settings_;
+  network_resources resources_;
   engine::server_stats& stats_;
   memory_budget budget_;
   std::vector<listener> listeners_;

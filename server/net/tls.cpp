@@ -59,7 +59,7 @@ int tls_verify_flags(int verify_mode) noexcept {
   }
 }
 
-tls_context::tls_context(const config::tls_options& options)
+tls_context::tls_context(const tls_settings& options)
     : options_(options), loaded_at_(static_cast<std::int64_t>(std::time(nullptr))) {
   OPENSSL_init_ssl(0, nullptr);
   context_ = SSL_CTX_new(TLS_server_method());

@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "config/options.hpp"
+#include "net/network_settings.hpp"
 
 struct ssl_ctx_st;
 struct ssl_st;
@@ -47,18 +47,18 @@ class tls_context {
   /// options. Throws std::runtime_error with memcached's message ("Error
   /// loading the certificate chain: <file> : <OpenSSL's reason>") when one
   /// cannot be used; the server then stops at start-up.
-  explicit tls_context(const config::tls_options& options);
+  explicit tls_context(const tls_settings& options);
   ~tls_context();
   tls_context(const tls_context&) = delete;
   tls_context& operator=(const tls_context&) = delete;
 
   ssl_ctx_st* native() const noexcept { return context_; }
-  const config::tls_options& options() const noexcept { return options_; }
+  const tls_settings& options() const noexcept { return options_; }
   /// Unix seconds when the certificates were loaded (time_since_server_cert_refresh).
   std::int64_t loaded_at() const noexcept { return loaded_at_; }
 
  private:
-  config::tls_options options_;
+  tls_settings options_;
   ssl_ctx_st* context_ = nullptr;
   std::int64_t loaded_at_ = 0;
 };

@@ -11,6 +11,7 @@
 #include <limits>
 #include <string_view>
 
+#include "protocol/base64.hpp"
 #include "protocol/detail/command_line.hpp"
 
 namespace gpuhash::server::protocol::detail {
@@ -61,11 +62,21 @@ bool base64_key_decodes(std::string_view key) noexcept {
   return true;
 }
 
+/// Decodes the key of a command with the b flag, once memcached's checks
+/// have accepted it, into out.decoded_key (left empty when it does not
+/// decode after all: the command then answers "error decoding key").
+void decode_key(const parser_limits& limits, request& out) {
+  out.key_in_base64 = true;
+  if (!base64_decode(out.key, out.decoded_key) || out.decoded_key.size() > limits.key_max)
+    out.decoded_key.clear();
+}
+
 /// memcached's _meta_flag_preparse: fills out.meta_flags and returns the
 /// error reply, or "" when every flag is good. A duplicate or unknown letter
 /// stops at once; a bad token is remembered and the scan goes on, the last
 /// such message winning (F's, alone, keeps the message before it).
-std::string_view check_flags(const command_line& line, std::size_t first, request& out) {
+std::string_view check_flags(const command_line& line, std::size_t first,
+                             const parser_limits& limits, request& out) {
   std::array<bool, 128> seen{};
   std::string_view message;
   bool bad = false;
@@ -83,7 +94,13 @@ std::string_view check_flags(const command_line& line, std::size_t first, reques
     std::uint64_t unsigned_value = 0;
     std::int64_t signed_value = 0;
     switch (letter) {
-      case 'b': fails(!base64_key_decodes(out.key), error_decoding_key); break;
+      case 'b':
+        if (base64_key_decodes(out.key)) {
+          decode_key(limits, out);
+        } else {
+          fails(true, error_decoding_key);
+        }
+        break;
       case 'N':
       case 'T':
       case 'R': fails(!parse_signed_number(token, signed_value), bad_token); break;
@@ -143,6 +160,7 @@ parse_result parse_meta_debug(const command_line& line, const parser_limits& lim
   if (line.count >= 3 && line.words[2] == "b") {
     if (!base64_key_decodes(out.key)) return fail(reply::bad_format, line.size);
     out.meta_flags.push_back({'b', ""});
+    decode_key(limits, out);
   }
   return accepted(line.size);
 }
@@ -158,7 +176,7 @@ parse_result parse_meta_set(std::string_view input, const command_line& line,
   // From here on memcached knows the block's length and swallows it after an error.
   const auto value_size = static_cast<std::size_t>(length);
   const std::size_t with_block = line.size + value_size + 2;
-  if (const std::string_view problem = check_flags(line, 3, out); !problem.empty())
+  if (const std::string_view problem = check_flags(line, 3, limits, out); !problem.empty())
     return fail(problem, with_block);
   // memcached checks the mode after the opaque, and its message wins.
   if (!mode_is_one_of(out, "EAPRS")) return fail(bad_ms_mode, with_block);
@@ -178,7 +196,7 @@ parse_result parse_meta_keyed(command kind, std::string_view input, const comman
   if (kind == command::meta_set) return parse_meta_set(input, line, limits, out);
   if (line.count + 1 > max_meta_tokens)
     return fail(kind == command::meta_get ? mg_too_many_flags : too_many_flags, line.size);
-  const std::string_view problem = check_flags(line, 2, out);
+  const std::string_view problem = check_flags(line, 2, limits, out);
   if (!problem.empty())
     return fail(kind == command::meta_get ? problem : invalid_or_duplicate_flag, line.size);
   if (kind == command::meta_arithmetic && !mode_is_one_of(out, "I+D-"))

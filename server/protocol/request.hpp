@@ -2,13 +2,17 @@
 // The requests of memcached's text protocol (doc/protocol.txt of memcached
 // 1.6), parsed from a connection's input bytes. The parser allocates nothing
 // per request beyond reusing the vectors of the `request` it fills: keys, data
-// and meta flags are views into the input, valid while the input is.
+// and meta flags are views into the input, valid while the input is. Each key
+// is worked out here once: a meta command's base64 key is decoded by the
+// parser (request::item_key), and which keys a command names is one table
+// (scope_of), read by the engine's routing and its batches alike.
 //
 // This header and request_parser.cpp are compiled by clang 14 for the fuzz
 // target too: no <format>, no <ranges>.
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -39,7 +43,7 @@ enum class command : std::uint8_t {
   stats,      // argument: "" or the sub-statistic: "settings", "items", "reset", ...
   quit,
   shutdown,              // argument: the rest of the line ("" and "graceful" are valid)
-  lru_crawler_metadump,  // argument: "all", or the keys to dump separated by spaces
+  lru_crawler_metadump,  // argument: "all", or the keys to dump (also in keys)
   cache_memlimit,        // delta: megabytes, noreply
   // meta commands: key (as sent; base64 when the b flag is present), meta_flags
   meta_get,         // mg
@@ -63,8 +67,8 @@ struct meta_flag {
 
 struct request {
   command kind = command::get;
-  std::string_view key;                ///< single-key and meta commands
-  std::vector<std::string_view> keys;  ///< get, gets, gat, gats (at least one)
+  std::string_view key;                ///< single-key and meta commands, as sent
+  std::vector<std::string_view> keys;  ///< get, gets, gat, gats; metadump's keys
   std::uint32_t client_flags = 0;      ///< storage commands
   std::int64_t exptime = 0;            ///< storage, touch, gat, gats: as sent
   std::uint64_t cas_unique = 0;        ///< cas
@@ -75,10 +79,77 @@ struct request {
   std::string_view data;               ///< storage and ms: the value, without its "\r\n"
   bool noreply = false;                ///< classic commands' trailing "noreply"
   std::vector<meta_flag> meta_flags;   ///< meta commands, in the order sent
+  /// The meta command has the b flag: its key is sent in base64, and
+  /// decoded_key holds it decoded (empty when memcached's checks pass but
+  /// the decoding fails: the command then answers "error decoding key").
+  bool key_in_base64 = false;
+  std::string decoded_key;
+
+  /// The key of the item a single-key command is about: key, or key decoded
+  /// from base64 (empty: it does not decode).
+  std::string_view item_key() const noexcept {
+    return key_in_base64 ? std::string_view(decoded_key) : key;
+  }
 
   /// Empties the request for reuse, keeping the vectors' capacity.
   void clear();
 };
+
+/// Which keys a command names, and so which shards of a sharded engine it
+/// needs.
+enum class key_scope : std::uint8_t {
+  none,   ///< no key: any shard answers it (version, verbosity, quit, shutdown, mn)
+  one,    ///< item_key() (storage, delete, incr, decr, touch, mg, ms, md, ma, me)
+  many,   ///< keys (get, gets, gat, gats)
+  every,  ///< every shard's items (flush_all, stats, cache_memlimit, metadump: its keys, if any)
+};
+
+/// The one table of which keys each command names.
+constexpr key_scope scope_of(command kind) noexcept {
+  switch (kind) {
+    case command::get:
+    case command::gets:
+    case command::gat:
+    case command::gats: return key_scope::many;
+    case command::flush_all:
+    case command::stats:
+    case command::lru_crawler_metadump:
+    case command::cache_memlimit: return key_scope::every;
+    case command::version:
+    case command::verbosity:
+    case command::quit:
+    case command::shutdown:
+    case command::meta_noop: return key_scope::none;
+    case command::set:
+    case command::add:
+    case command::replace:
+    case command::append:
+    case command::prepend:
+    case command::cas:
+    case command::delete_:
+    case command::incr:
+    case command::decr:
+    case command::touch:
+    case command::meta_get:
+    case command::meta_set:
+    case command::meta_delete:
+    case command::meta_arithmetic:
+    case command::meta_debug: return key_scope::one;
+  }
+  return key_scope::none;
+}
+
+/// Calls visit(key) with each key whose item the request is about, in
+/// order, from its `first`-th on (a multi-get that goes on where an earlier
+/// batch stopped): item_key() if it decodes, or keys.
+template <class Visit>
+void for_each_item_key(const request& r, std::size_t first, Visit&& visit) {
+  if (scope_of(r.kind) == key_scope::one) {
+    if (!r.item_key().empty()) visit(r.item_key());
+    return;
+  }
+  for (std::size_t k = first; k < r.keys.size(); ++k) visit(r.keys[k]);
+}
 
 struct parser_limits {
   /// Largest value a storage command may carry (memcached's -I).

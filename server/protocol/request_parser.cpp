@@ -283,8 +283,11 @@ parse_result parse_lru_crawler(const command_line& line, const parser_limits& li
   if (subcommand == "metadump" && line.count >= 3) {
     out.kind = command::lru_crawler_metadump;
     out.argument = rest_of_line(line, 2);
-    const bool keys_valid =
-        for_each_word(out.argument, [&](std::string_view word) { return valid_key(word, limits); });
+    const bool dumps_all = out.argument == "all";
+    const bool keys_valid = for_each_word(out.argument, [&](std::string_view word) {
+      if (!dumps_all) out.keys.push_back(word);
+      return valid_key(word, limits);
+    });
     if (!keys_valid) return fail(reply::bad_format, line.size);
     return accepted(line.size);
   }
@@ -353,6 +356,7 @@ void request::clear() {
   data = {};
   noreply = false;
   meta_flags.clear();
+  key_in_base64 = false;
 }
 
 bool valid_key(std::string_view key, const parser_limits& limits) noexcept {

@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "engine/engine.hpp"
-#include "index/index_service.hpp"
+#include "index/index_factory.hpp"
 #include "protocol/request.hpp"
 
 namespace {
@@ -45,7 +45,7 @@ using clock_type = std::chrono::steady_clock;
 constexpr int no_gpu_exit = 77;
 
 struct arguments {
-  engine::engine_config::index_placement index = engine::engine_config::index_placement::gpu;
+  index::placement index = index::placement::gpu;
   std::size_t shards = 4;
   std::size_t items = 100'000;
   std::size_t requests = 2'000;
@@ -62,9 +62,9 @@ bool parse_arguments(int argc, char** argv, arguments& args) {
       return true;
     };
     if (arg == "--index=gpu") {
-      args.index = engine::engine_config::index_placement::gpu;
+      args.index = index::placement::gpu;
     } else if (arg == "--index=cpu") {
-      args.index = engine::engine_config::index_placement::cpu;
+      args.index = index::placement::cpu;
     } else if (!number("--shards=", args.shards) && !number("--items=", args.items) &&
                !number("--requests=", args.requests) && !number("--gap-us=", args.gap_us) &&
                !number("--resident-lifetime-us=", args.resident_lifetime_us)) {
@@ -72,10 +72,10 @@ bool parse_arguments(int argc, char** argv, arguments& args) {
       return false;
     }
   }
-  if (args.shards == 0 || args.shards > engine::engine_config::max_shards || args.items < 100 ||
+  if (args.shards == 0 || args.shards > engine::max_shards || args.items < 100 ||
       args.requests == 0) {
     std::fprintf(stderr, "gpuhash-engine-latency: need 1-%zu shards, 100 items, 1 request\n",
-                 engine::engine_config::max_shards);
+                 engine::max_shards);
     return false;
   }
   return true;
@@ -98,8 +98,12 @@ std::string value_of(std::size_t i) {
 /// One request group parsed from text that it keeps (the requests point
 /// into it), and whether the engine has handed it back.
 struct lone_group {
+  /// The group, which knows its lone_group (the engine hands back the group alone).
+  struct owned_group : engine::request_group {
+    lone_group* owner = nullptr;
+  };
   std::string text;
-  engine::request_group group;
+  owned_group group;
   std::atomic<bool> done{false};
 
   void parse(std::string request_text) {
@@ -143,9 +147,13 @@ summary summarize(std::vector<double>& us) {
 class driver {
  public:
   explicit driver(const arguments& args)
-      : args_(args), engine_(config_of(args), stats_, [](engine::request_group* group) {
-          static_cast<lone_group*>(group->owner)->done.store(true, std::memory_order_release);
-        }) {
+      : args_(args),
+        engine_(settings_of(args), stats_,
+                index::server_index(args.index, args.resident_lifetime_us),
+                [](engine::request_group& group, engine::completer) {
+                  static_cast<lone_group::owned_group&>(group).owner->done.store(
+                      true, std::memory_order_release);
+                }) {
     group_.group.owner = &group_;
   }
   ~driver() { engine_.stop(); }
@@ -165,14 +173,11 @@ class driver {
   const std::string& replies() const { return group_.group.replies; }
 
  private:
-  static engine::engine_config config_of(const arguments& args) {
-    engine::engine_config config;
-    config.index = args.index;
-    config.shards = args.shards;
-    config.threads = args.shards;
-    config.memory_limit = std::size_t{1} << 30;
-    config.resident_lifetime_us = args.resident_lifetime_us;
-    return config;
+  static engine::engine_settings settings_of(const arguments& args) {
+    engine::engine_settings settings;
+    settings.shards = args.shards;
+    settings.store.memory_limit = std::size_t{1} << 30;
+    return settings;
   }
 
   arguments args_;
@@ -195,7 +200,7 @@ std::string set_text(const std::string& key, const std::string& value) {
 int main(int argc, char** argv) {
   arguments args;
   if (!parse_arguments(argc, argv, args)) return 2;
-  if (args.index == engine::engine_config::index_placement::gpu && !index::gpu_available()) {
+  if (args.index == index::placement::gpu && !index::gpu_available()) {
     std::fprintf(stderr, "gpuhash-engine-latency: no GPU\n");
     return no_gpu_exit;
   }

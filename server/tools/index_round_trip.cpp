@@ -1,8 +1,8 @@
 // gpuhash-index-round-trip: how long one batch of the server's index takes
 // from the batch thread's point of view (index_service::apply: on the GPU
 // the kernels, reading the batch and writing the results in page-locked
-// memory, or copies in and out for large batches), on the GPU and on the CPU. The
-// issue's target: 32,768 lookups in <= 60 us median on the H200.
+// memory, or copies in and out for large batches), on the GPU and on the CPU
+// (its target and results: docs/results/server.md).
 //
 //   gpuhash-index-round-trip [--entries=N] [--searches=S] [--inserts=I] [--runs=R]
 //                            [--gap-us=G] [--threads=T]

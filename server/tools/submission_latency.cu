@@ -1,6 +1,6 @@
 // gpuhash-submission-latency: how long a tiny GPU batch takes from the
-// host's call to its answer, by the way it is submitted. It measured the
-// choice of the resident kernel (server/index/gpu_resident.cuh); the
+// host's call to its answer, by the way it is submitted: the measurement
+// behind the resident kernel (server/index/gpu_resident.cuh). The
 // batch here is a stand-in (one random 8-byte read per search from a 128 MB
 // table, results in page-locked memory), so only the submission differs:
 //
@@ -121,107 +121,138 @@ double percentile(std::vector<double> values, double p) {
   return values[std::min(values.size() - 1, at)];
 }
 
+/// What one host thread's batches use: a stream, an event, the batch's
+/// page-locked and device arrays, and, by style, a graph or a resident
+/// kernel started before the first batch.
+struct batch_buffers {
+  int n = 0;
+  unsigned blocks = 0;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t done = nullptr;
+  std::uint32_t *signatures = nullptr, *results = nullptr, *found = nullptr, *extra = nullptr,
+                *flag = nullptr;
+  unsigned* blocks_done = nullptr;
+  mailbox* box = nullptr;
+  cudaGraphExec_t graph_exec = nullptr;
+};
+
+batch_buffers make_buffers(int n) {
+  batch_buffers b;
+  b.n = n;
+  b.blocks = static_cast<unsigned>((n + block_size - 1) / block_size);
+  CHECK(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking));
+  CHECK(cudaEventCreateWithFlags(&b.done, cudaEventDisableTiming));
+  CHECK(cudaMallocHost(&b.signatures, sizeof(std::uint32_t) * n));
+  CHECK(cudaMallocHost(&b.results, sizeof(std::uint32_t) * n));
+  CHECK(cudaMallocHost(&b.flag, sizeof(std::uint32_t)));
+  CHECK(cudaMallocHost(&b.box, sizeof(mailbox)));
+  CHECK(cudaMalloc(&b.found, sizeof(std::uint32_t) * n));
+  CHECK(cudaMalloc(&b.extra, sizeof(std::uint32_t) * n));
+  CHECK(cudaMalloc(&b.blocks_done, sizeof(unsigned)));
+  CHECK(cudaMemset(b.blocks_done, 0, sizeof(unsigned)));
+  *b.flag = 0;
+  b.box->request = 0;
+  b.box->count = 0;
+  b.box->answered = 0;
+  return b;
+}
+
+/// What a style sets up before its first batch: a graph of the two kernels,
+/// or the resident kernel.
+void start_style(const std::string& style, batch_buffers& b, const std::uint64_t* table) {
+  if (style == "graph") {
+    cudaGraph_t graph;
+    CHECK(cudaStreamBeginCapture(b.stream, cudaStreamCaptureModeThreadLocal));
+    search_kernel<<<b.blocks, block_size, 0, b.stream>>>(b.signatures, b.found, b.n, table);
+    pack_kernel<<<b.blocks, block_size, 0, b.stream>>>(b.found, b.results, b.n);
+    CHECK(cudaStreamEndCapture(b.stream, &graph));
+    CHECK(cudaGraphInstantiate(&b.graph_exec, graph, 0));
+    CHECK(cudaGraphDestroy(graph));
+  }
+  if (style == "resident")
+    resident_kernel<<<1, block_size, 0, b.stream>>>(b.box, b.signatures, b.results, table);
+  CHECK(cudaGetLastError());
+}
+
+/// One batch in `style`, returning once its results are in.
+void run_batch(const std::string& style, batch_buffers& b, const std::uint64_t* table,
+               std::uint32_t batch) {
+  if (style == "two_kernels_event" || style == "plus_four_queued") {
+    search_kernel<<<b.blocks, block_size, 0, b.stream>>>(b.signatures, b.found, b.n, table);
+    pack_kernel<<<b.blocks, block_size, 0, b.stream>>>(b.found, b.results, b.n);
+    CHECK(cudaEventRecord(b.done, b.stream));
+    if (style == "plus_four_queued") {
+      CHECK(cudaMemsetAsync(b.extra, 0, sizeof(std::uint32_t), b.stream));
+      search_kernel<<<b.blocks, block_size, 0, b.stream>>>(b.signatures, b.extra, b.n, table);
+      search_kernel<<<b.blocks, block_size, 0, b.stream>>>(b.signatures, b.extra, b.n, table);
+      CHECK(cudaMemcpyAsync(b.flag, b.extra, sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+                            b.stream));
+    }
+    CHECK(cudaEventSynchronize(b.done));
+  } else if (style == "one_kernel_event") {
+    fused_kernel<<<b.blocks, block_size, 0, b.stream>>>(b.signatures, b.results, b.n, table,
+                                                        b.blocks_done, nullptr, 0);
+    CHECK(cudaEventRecord(b.done, b.stream));
+    CHECK(cudaEventSynchronize(b.done));
+  } else if (style == "one_kernel_flag") {
+    fused_kernel<<<b.blocks, block_size, 0, b.stream>>>(b.signatures, b.results, b.n, table,
+                                                        b.blocks_done, b.flag, batch);
+    while (*static_cast<volatile std::uint32_t*>(b.flag) != batch) {
+    }
+  } else if (style == "graph") {
+    CHECK(cudaGraphLaunch(b.graph_exec, b.stream));
+    CHECK(cudaEventRecord(b.done, b.stream));
+    CHECK(cudaEventSynchronize(b.done));
+  } else if (style == "resident") {
+    b.box->count = static_cast<std::uint32_t>(b.n);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    b.box->request = batch;
+    while (b.box->answered != batch) {
+    }
+  }
+}
+
+void free_buffers(const std::string& style, batch_buffers& b) {
+  if (style == "resident") b.box->request = ~0u;
+  CHECK(cudaStreamSynchronize(b.stream));
+  if (b.graph_exec != nullptr) CHECK(cudaGraphExecDestroy(b.graph_exec));
+  CHECK(cudaFree(b.found));
+  CHECK(cudaFree(b.extra));
+  CHECK(cudaFree(b.blocks_done));
+  CHECK(cudaFreeHost(b.signatures));
+  CHECK(cudaFreeHost(b.results));
+  CHECK(cudaFreeHost(b.flag));
+  CHECK(cudaFreeHost(b.box));
+  CHECK(cudaEventDestroy(b.done));
+  CHECK(cudaStreamDestroy(b.stream));
+}
+
 /// One host thread's batches in one style; returns the round trips in us.
 std::vector<double> measure(const std::string& style, int n, int runs, int gap_us,
                             const std::uint64_t* table,
                             const std::vector<std::uint64_t>& host_table,
                             std::atomic<long>& wrong) {
-  cudaStream_t stream;
-  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  cudaEvent_t done;
-  CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-  std::uint32_t *signatures, *results, *found, *extra, *flag;
-  unsigned* blocks_done;
-  mailbox* box;
-  CHECK(cudaMallocHost(&signatures, sizeof(std::uint32_t) * n));
-  CHECK(cudaMallocHost(&results, sizeof(std::uint32_t) * n));
-  CHECK(cudaMallocHost(&flag, sizeof(std::uint32_t)));
-  CHECK(cudaMallocHost(&box, sizeof(mailbox)));
-  CHECK(cudaMalloc(&found, sizeof(std::uint32_t) * n));
-  CHECK(cudaMalloc(&extra, sizeof(std::uint32_t) * n));
-  CHECK(cudaMalloc(&blocks_done, sizeof(unsigned)));
-  CHECK(cudaMemset(blocks_done, 0, sizeof(unsigned)));
-  *flag = 0;
-  box->request = 0;
-  box->count = 0;
-  box->answered = 0;
-  const unsigned blocks = static_cast<unsigned>((n + block_size - 1) / block_size);
-  cudaGraphExec_t graph_exec = nullptr;
-  if (style == "graph") {
-    cudaGraph_t graph;
-    CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    search_kernel<<<blocks, block_size, 0, stream>>>(signatures, found, n, table);
-    pack_kernel<<<blocks, block_size, 0, stream>>>(found, results, n);
-    CHECK(cudaStreamEndCapture(stream, &graph));
-    CHECK(cudaGraphInstantiate(&graph_exec, graph, 0));
-    CHECK(cudaGraphDestroy(graph));
-  }
-  if (style == "resident")
-    resident_kernel<<<1, block_size, 0, stream>>>(box, signatures, results, table);
-  CHECK(cudaGetLastError());
-
+  batch_buffers b = make_buffers(n);
+  start_style(style, b, table);
   std::vector<double> took;
   std::uint64_t draw = 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(n + gap_us);
   for (int run = 0; run <= runs; ++run) {  // run 0 warms up
     for (int i = 0; i < n; ++i) {
       draw = draw * 6364136223846793005ULL + 1442695040888963407ULL;
-      signatures[i] = static_cast<std::uint32_t>(draw >> 32) | 1u;  // fresh, never 0
+      b.signatures[i] = static_cast<std::uint32_t>(draw >> 32) | 1u;  // fresh, never 0
     }
     if (gap_us != 0) {
       const auto until = clock_type::now() + std::chrono::microseconds(gap_us);
       while (clock_type::now() < until) std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
-    const auto batch = static_cast<std::uint32_t>(run + 1);
     const auto start = clock_type::now();
-    if (style == "two_kernels_event" || style == "plus_four_queued") {
-      search_kernel<<<blocks, block_size, 0, stream>>>(signatures, found, n, table);
-      pack_kernel<<<blocks, block_size, 0, stream>>>(found, results, n);
-      CHECK(cudaEventRecord(done, stream));
-      if (style == "plus_four_queued") {
-        CHECK(cudaMemsetAsync(extra, 0, sizeof(std::uint32_t), stream));
-        search_kernel<<<blocks, block_size, 0, stream>>>(signatures, extra, n, table);
-        search_kernel<<<blocks, block_size, 0, stream>>>(signatures, extra, n, table);
-        CHECK(cudaMemcpyAsync(flag, extra, sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream));
-      }
-      CHECK(cudaEventSynchronize(done));
-    } else if (style == "one_kernel_event") {
-      fused_kernel<<<blocks, block_size, 0, stream>>>(signatures, results, n, table, blocks_done,
-                                                      nullptr, 0);
-      CHECK(cudaEventRecord(done, stream));
-      CHECK(cudaEventSynchronize(done));
-    } else if (style == "one_kernel_flag") {
-      fused_kernel<<<blocks, block_size, 0, stream>>>(signatures, results, n, table, blocks_done,
-                                                      flag, batch);
-      while (*static_cast<volatile std::uint32_t*>(flag) != batch) {
-      }
-    } else if (style == "graph") {
-      CHECK(cudaGraphLaunch(graph_exec, stream));
-      CHECK(cudaEventRecord(done, stream));
-      CHECK(cudaEventSynchronize(done));
-    } else if (style == "resident") {
-      box->count = static_cast<std::uint32_t>(n);
-      std::atomic_thread_fence(std::memory_order_seq_cst);
-      box->request = batch;
-      while (box->answered != batch) {
-      }
-    }
+    run_batch(style, b, table, static_cast<std::uint32_t>(run + 1));
     const auto end = clock_type::now();
     if (run != 0) took.push_back(std::chrono::duration<double, std::micro>(end - start).count());
     for (int i = 0; i < n; ++i)
-      if (results[i] != answer_of(signatures[i], host_table[slot_of(signatures[i])])) ++wrong;
+      if (b.results[i] != answer_of(b.signatures[i], host_table[slot_of(b.signatures[i])])) ++wrong;
   }
-  if (style == "resident") box->request = ~0u;
-  CHECK(cudaStreamSynchronize(stream));
-  if (graph_exec != nullptr) CHECK(cudaGraphExecDestroy(graph_exec));
-  CHECK(cudaFree(found));
-  CHECK(cudaFree(extra));
-  CHECK(cudaFree(blocks_done));
-  CHECK(cudaFreeHost(signatures));
-  CHECK(cudaFreeHost(results));
-  CHECK(cudaFreeHost(flag));
-  CHECK(cudaFreeHost(box));
-  CHECK(cudaEventDestroy(done));
-  CHECK(cudaStreamDestroy(stream));
+  free_buffers(style, b);
   return took;
 }
 

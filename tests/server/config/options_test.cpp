@@ -15,7 +15,7 @@
 namespace {
 
 using gpuhash::server::config::help_text;
-using gpuhash::server::config::index_kind;
+namespace index = gpuhash::server::index;
 using gpuhash::server::config::parse_command_line;
 using gpuhash::server::config::parse_outcome;
 using gpuhash::server::config::server_options;
@@ -50,27 +50,27 @@ std::string ignored_line(const server_options& options, const std::string& prefi
 
 TEST(ServerOptions, DefaultsMatchMemcachedExceptTheListenAddress) {
   const server_options options = parse_ok({});
-  EXPECT_EQ(options.tcp_port, 11211);
+  EXPECT_EQ(options.network.listen.tcp_port, 11211);
   EXPECT_EQ(options.udp_port, 0);
-  EXPECT_EQ(options.listen_address, "127.0.0.1");
-  EXPECT_EQ(options.unix_socket, "");
-  EXPECT_EQ(options.unix_socket_mode, 0700u);
-  EXPECT_EQ(options.memory_limit_mb, 64u);
-  EXPECT_EQ(options.max_connections, 1024u);
-  EXPECT_EQ(options.threads, 4u);
-  EXPECT_EQ(options.item_size_max, 1u << 20);
-  EXPECT_EQ(options.verbosity, 0);
-  EXPECT_TRUE(options.evict);
-  EXPECT_FALSE(options.shutdown_command);
-  EXPECT_TRUE(options.cas_enabled);
-  EXPECT_TRUE(options.flush_enabled);
-  EXPECT_TRUE(options.dumping_enabled);
-  EXPECT_DOUBLE_EQ(options.growth_factor, 1.25);
-  EXPECT_EQ(options.chunk_size_min, 48u);
+  EXPECT_EQ(options.network.listen.addresses, "127.0.0.1");
+  EXPECT_EQ(options.network.listen.unix_socket, "");
+  EXPECT_EQ(options.network.listen.unix_socket_mode, 0700u);
+  EXPECT_EQ(options.engine.store.memory_limit, std::size_t{64} << 20);
+  EXPECT_EQ(options.network.max_connections, 1024u);
+  EXPECT_EQ(options.network.threads, 4u);
+  EXPECT_EQ(options.engine.store.item_size_max, 1u << 20);
+  EXPECT_EQ(options.network.verbosity, 0);
+  EXPECT_TRUE(options.engine.store.evict);
+  EXPECT_FALSE(options.engine.shutdown_enabled);
+  EXPECT_TRUE(options.engine.cas_enabled);
+  EXPECT_TRUE(options.engine.flush_enabled);
+  EXPECT_TRUE(options.engine.dumping_enabled);
+  EXPECT_DOUBLE_EQ(options.engine.store.growth_factor, 1.25);
+  EXPECT_EQ(options.engine.store.chunk_size_min, 48u);
   EXPECT_EQ(options.run_as_user, "");
-  EXPECT_EQ(options.index, index_kind::automatic);
-  EXPECT_EQ(options.batch_max, 32768u);
-  EXPECT_EQ(options.batch_wait_us, 0u);
+  EXPECT_EQ(options.index, index::placement::automatic);
+  EXPECT_EQ(options.engine.batch_max, 32768u);
+  EXPECT_EQ(options.engine.batch_wait_us, 0u);
   EXPECT_TRUE(options.ignored.empty());
 }
 
@@ -83,23 +83,28 @@ struct valued_flag {
 
 std::vector<valued_flag> honoured_valued_flags() {
   return {
-      {"-p", "--port", "11311", [](auto& o) { EXPECT_EQ(o.tcp_port, 11311); }},
+      {"-p", "--port", "11311", [](auto& o) { EXPECT_EQ(o.network.listen.tcp_port, 11311); }},
       {"-U", "--udp-port", "0", [](auto& o) { EXPECT_EQ(o.udp_port, 0); }},
       {"-s", "--unix-socket", "/tmp/mc.sock",
-       [](auto& o) { EXPECT_EQ(o.unix_socket, "/tmp/mc.sock"); }},
-      {"-a", "--unix-mask", "0660", [](auto& o) { EXPECT_EQ(o.unix_socket_mode, 0660u); }},
-      {"-l", "--listen", "10.0.0.1", [](auto& o) { EXPECT_EQ(o.listen_address, "10.0.0.1"); }},
+       [](auto& o) { EXPECT_EQ(o.network.listen.unix_socket, "/tmp/mc.sock"); }},
+      {"-a", "--unix-mask", "0660",
+       [](auto& o) { EXPECT_EQ(o.network.listen.unix_socket_mode, 0660u); }},
+      {"-l", "--listen", "10.0.0.1",
+       [](auto& o) { EXPECT_EQ(o.network.listen.addresses, "10.0.0.1"); }},
       {"-u", "--user", "memcache", [](auto& o) { EXPECT_EQ(o.run_as_user, "memcache"); }},
-      {"-m", "--memory-limit", "1024", [](auto& o) { EXPECT_EQ(o.memory_limit_mb, 1024u); }},
-      {"-c", "--conn-limit", "4096", [](auto& o) { EXPECT_EQ(o.max_connections, 4096u); }},
+      {"-m", "--memory-limit", "1024",
+       [](auto& o) { EXPECT_EQ(o.engine.store.memory_limit, std::size_t{1024} << 20); }},
+      {"-c", "--conn-limit", "4096", [](auto& o) { EXPECT_EQ(o.network.max_connections, 4096u); }},
       {"-f", "--slab-growth-factor", "1.07",
-       [](auto& o) { EXPECT_DOUBLE_EQ(o.growth_factor, 1.07); }},
-      {"-n", "--slab-min-size", "96", [](auto& o) { EXPECT_EQ(o.chunk_size_min, 96u); }},
-      {"-t", "--threads", "16", [](auto& o) { EXPECT_EQ(o.threads, 16u); }},
-      {"-I", "--max-item-size", "2m", [](auto& o) { EXPECT_EQ(o.item_size_max, 2u << 20); }},
-      {"", "--index", "gpu", [](auto& o) { EXPECT_EQ(o.index, index_kind::gpu); }},
-      {"", "--batch-max", "1024", [](auto& o) { EXPECT_EQ(o.batch_max, 1024u); }},
-      {"", "--batch-wait-us", "50", [](auto& o) { EXPECT_EQ(o.batch_wait_us, 50u); }},
+       [](auto& o) { EXPECT_DOUBLE_EQ(o.engine.store.growth_factor, 1.07); }},
+      {"-n", "--slab-min-size", "96",
+       [](auto& o) { EXPECT_EQ(o.engine.store.chunk_size_min, 96u); }},
+      {"-t", "--threads", "16", [](auto& o) { EXPECT_EQ(o.network.threads, 16u); }},
+      {"-I", "--max-item-size", "2m",
+       [](auto& o) { EXPECT_EQ(o.engine.store.item_size_max, 2u << 20); }},
+      {"", "--index", "gpu", [](auto& o) { EXPECT_EQ(o.index, index::placement::gpu); }},
+      {"", "--batch-max", "1024", [](auto& o) { EXPECT_EQ(o.engine.batch_max, 1024u); }},
+      {"", "--batch-wait-us", "50", [](auto& o) { EXPECT_EQ(o.engine.batch_wait_us, 50u); }},
   };
 }
 
@@ -123,12 +128,12 @@ TEST(ServerOptions, ValuedFlagsInEveryForm) {
 TEST(ServerOptions, SwitchesInShortAndLongForm) {
   const std::vector<std::pair<std::vector<std::string>, std::function<void(const server_options&)>>>
       switches = {
-          {{"-A", "--enable-shutdown"}, [](auto& o) { EXPECT_TRUE(o.shutdown_command); }},
-          {{"-M", "--disable-evictions"}, [](auto& o) { EXPECT_FALSE(o.evict); }},
-          {{"-C", "--disable-cas"}, [](auto& o) { EXPECT_FALSE(o.cas_enabled); }},
-          {{"-F", "--disable-flush-all"}, [](auto& o) { EXPECT_FALSE(o.flush_enabled); }},
-          {{"-X", "--disable-dumping"}, [](auto& o) { EXPECT_FALSE(o.dumping_enabled); }},
-          {{"-v", "--verbose"}, [](auto& o) { EXPECT_EQ(o.verbosity, 1); }},
+          {{"-A", "--enable-shutdown"}, [](auto& o) { EXPECT_TRUE(o.engine.shutdown_enabled); }},
+          {{"-M", "--disable-evictions"}, [](auto& o) { EXPECT_FALSE(o.engine.store.evict); }},
+          {{"-C", "--disable-cas"}, [](auto& o) { EXPECT_FALSE(o.engine.cas_enabled); }},
+          {{"-F", "--disable-flush-all"}, [](auto& o) { EXPECT_FALSE(o.engine.flush_enabled); }},
+          {{"-X", "--disable-dumping"}, [](auto& o) { EXPECT_FALSE(o.engine.dumping_enabled); }},
+          {{"-v", "--verbose"}, [](auto& o) { EXPECT_EQ(o.network.verbosity, 1); }},
       };
   for (const auto& [forms, check] : switches) {
     for (const std::string& form : forms) {
@@ -141,33 +146,33 @@ TEST(ServerOptions, SwitchesInShortAndLongForm) {
 }
 
 TEST(ServerOptions, VerbosityCounts) {
-  EXPECT_EQ(parse_ok({"-v", "-v"}).verbosity, 2);
-  EXPECT_EQ(parse_ok({"-vv"}).verbosity, 2);
-  EXPECT_EQ(parse_ok({"-vvv"}).verbosity, 3);
-  EXPECT_EQ(parse_ok({"--verbose", "--verbose", "-v"}).verbosity, 3);
+  EXPECT_EQ(parse_ok({"-v", "-v"}).network.verbosity, 2);
+  EXPECT_EQ(parse_ok({"-vv"}).network.verbosity, 2);
+  EXPECT_EQ(parse_ok({"-vvv"}).network.verbosity, 3);
+  EXPECT_EQ(parse_ok({"--verbose", "--verbose", "-v"}).network.verbosity, 3);
   // memcached's --verbose takes an optional value and ignores it: one level per use.
-  EXPECT_EQ(parse_ok({"--verbose=3"}).verbosity, 1);
+  EXPECT_EQ(parse_ok({"--verbose=3"}).network.verbosity, 1);
   // The value is optional, so it must be glued with '='; a separate word is not a flag.
   const server_options separate = parse_ok({"--verbose", "3"});
-  EXPECT_EQ(separate.verbosity, 1);
+  EXPECT_EQ(separate.network.verbosity, 1);
   EXPECT_NE(ignored_line(separate, "\"3\""), "");
   EXPECT_EQ(parse_error({"-v3"}), "invalid option -- '3'");
 }
 
 TEST(ServerOptions, ClusteredShortFlags) {
   const server_options options = parse_ok({"-dM"});
-  EXPECT_FALSE(options.evict);
+  EXPECT_FALSE(options.engine.store.evict);
   EXPECT_EQ(ignored_line(options, "-d:"),
             "-d: daemon mode is not supported; gpuhash-server runs in the foreground");
 
   // A flag that takes a value ends the cluster: the rest of the word, or the next word.
   const server_options glued = parse_ok({"-vMCp11311"});
-  EXPECT_EQ(glued.verbosity, 1);
-  EXPECT_FALSE(glued.evict);
-  EXPECT_FALSE(glued.cas_enabled);
-  EXPECT_EQ(glued.tcp_port, 11311);
-  EXPECT_EQ(parse_ok({"-Mp", "11311"}).tcp_port, 11311);
-  EXPECT_EQ(parse_ok({"-vm64"}).memory_limit_mb, 64u);
+  EXPECT_EQ(glued.network.verbosity, 1);
+  EXPECT_FALSE(glued.engine.store.evict);
+  EXPECT_FALSE(glued.engine.cas_enabled);
+  EXPECT_EQ(glued.network.listen.tcp_port, 11311);
+  EXPECT_EQ(parse_ok({"-Mp", "11311"}).network.listen.tcp_port, 11311);
+  EXPECT_EQ(parse_ok({"-vm64"}).engine.store.memory_limit, std::size_t{64} << 20);
 
   EXPECT_EQ(parse_error({"-vd2"}), "invalid option -- '2'");
 }
@@ -179,9 +184,9 @@ TEST(ServerOptions, AValueMayStartWithADash) {
 }
 
 TEST(ServerOptions, LongNamesMayBeAbbreviated) {
-  EXPECT_EQ(parse_ok({"--memory-l=128"}).memory_limit_mb, 128u);
-  EXPECT_EQ(parse_ok({"--thr", "8"}).threads, 8u);
-  EXPECT_EQ(parse_ok({"--index=cpu"}).index, index_kind::cpu);
+  EXPECT_EQ(parse_ok({"--memory-l=128"}).engine.store.memory_limit, std::size_t{128} << 20);
+  EXPECT_EQ(parse_ok({"--thr", "8"}).network.threads, 8u);
+  EXPECT_EQ(parse_ok({"--index=cpu"}).index, index::placement::cpu);
   EXPECT_EQ(parse(std::vector<std::string>{"--he"}).what, action::print_help);
   EXPECT_EQ(parse_error({"--mem=32"}),
             "option '--mem=32' is ambiguous; possibilities: '--memory-limit' '--memory-file'");
@@ -204,11 +209,12 @@ TEST(ServerOptions, ItemSizeSuffixes) {
   };
   for (const auto& [text, bytes] : sizes) {
     SCOPED_TRACE(text);
-    EXPECT_EQ(parse_ok({"-I", text}).item_size_max, bytes);
+    EXPECT_EQ(parse_ok({"-I", text}).engine.store.item_size_max, bytes);
   }
-  EXPECT_EQ(parse_ok({"-m", "2048", "-I", "1g"}).item_size_max, std::size_t{1} << 30);
-  EXPECT_EQ(parse_ok({"-m", "2048", "-I", "1024m"}).item_size_max, std::size_t{1} << 30);
-  EXPECT_EQ(parse_ok({"-m", "4096", "-I", "1G"}).item_size_max, std::size_t{1} << 30);
+  EXPECT_EQ(parse_ok({"-m", "2048", "-I", "1g"}).engine.store.item_size_max, std::size_t{1} << 30);
+  EXPECT_EQ(parse_ok({"-m", "2048", "-I", "1024m"}).engine.store.item_size_max,
+            std::size_t{1} << 30);
+  EXPECT_EQ(parse_ok({"-m", "4096", "-I", "1G"}).engine.store.item_size_max, std::size_t{1} << 30);
 }
 
 TEST(ServerOptions, ItemSizeLimits) {
@@ -231,22 +237,23 @@ TEST(ServerOptions, ItemSizeLimits) {
 }
 
 TEST(ServerOptions, ItemSizeAtMostHalfTheMemoryInEitherOrder) {
-  EXPECT_EQ(parse_ok({"-m", "64", "-I", "32m"}).item_size_max, 32u << 20);
-  EXPECT_EQ(parse_ok({"-I", "32m", "-m", "64"}).item_size_max, 32u << 20);
+  EXPECT_EQ(parse_ok({"-m", "64", "-I", "32m"}).engine.store.item_size_max, 32u << 20);
+  EXPECT_EQ(parse_ok({"-I", "32m", "-m", "64"}).engine.store.item_size_max, 32u << 20);
   EXPECT_EQ(parse_error({"-I", "64m", "-m", "64"}),
             "-I/--max-item-size: 67108864 bytes is more than half of -m (64 megabytes)");
   // The default -I of 1m needs -m 2 or more, as in memcached.
   EXPECT_NE(parse_error({"-m", "1"}).find("more than half of -m"), std::string::npos);
-  EXPECT_EQ(parse_ok({"-m", "2"}).memory_limit_mb, 2u);
+  EXPECT_EQ(parse_ok({"-m", "2"}).engine.store.memory_limit, std::size_t{2} << 20);
 }
 
 TEST(ServerOptions, ListenAddressesAddUp) {
-  EXPECT_EQ(parse_ok({"-l", "0.0.0.0"}).listen_address, "0.0.0.0");
-  EXPECT_EQ(parse_ok({"-l", "10.0.0.1", "-l", "10.0.0.2", "-l", "10.0.0.1"}).listen_address,
-            "10.0.0.1,10.0.0.2");
+  EXPECT_EQ(parse_ok({"-l", "0.0.0.0"}).network.listen.addresses, "0.0.0.0");
+  EXPECT_EQ(
+      parse_ok({"-l", "10.0.0.1", "-l", "10.0.0.2", "-l", "10.0.0.1"}).network.listen.addresses,
+      "10.0.0.1,10.0.0.2");
   // memcached skips an address that is a substring of one already listed; here only repeats.
-  EXPECT_EQ(parse_ok({"-l", "10.0.0.1", "-l", "0.0.1"}).listen_address, "10.0.0.1,0.0.1");
-  EXPECT_EQ(parse_ok({"-l", "127.0.0.1,::1"}).listen_address, "127.0.0.1,::1");
+  EXPECT_EQ(parse_ok({"-l", "10.0.0.1", "-l", "0.0.1"}).network.listen.addresses, "10.0.0.1,0.0.1");
+  EXPECT_EQ(parse_ok({"-l", "127.0.0.1,::1"}).network.listen.addresses, "127.0.0.1,::1");
 }
 
 TEST(ServerOptions, UdpPortsAreRefused) {
@@ -266,8 +273,8 @@ TEST(ServerOptions, SecurityFlagsAreHonouredOrRefused) {
     EXPECT_NE(message.find("-Y"), std::string::npos) << "the message names the alternatives";
   }
   // -Y: the authentication file.
-  EXPECT_EQ(parse_ok({"-Y", "/etc/memcached.auth"}).auth_file, "/etc/memcached.auth");
-  EXPECT_EQ(parse_ok({"--auth-file=/etc/memcached.auth"}).auth_file, "/etc/memcached.auth");
+  EXPECT_EQ(parse_ok({"-Y", "/etc/memcached.auth"}).network.auth_file, "/etc/memcached.auth");
+  EXPECT_EQ(parse_ok({"--auth-file=/etc/memcached.auth"}).network.auth_file, "/etc/memcached.auth");
   EXPECT_TRUE(parse_ok({"-Y", "/etc/memcached.auth"}).ignored.empty());
   // -o drop_privileges asks for a sandbox that is not there; its opposite asks for nothing.
   EXPECT_NE(parse_error({"-o", "drop_privileges"}).find("seccomp"), std::string::npos);
@@ -281,7 +288,7 @@ TEST(ServerOptions, TlsOptions) {
        "ssl_ciphers=HIGH,ssl_ca_cert=/etc/ca.pem,ssl_wbuf_size=32,ssl_session_cache,"
        "ssl_kernel_tls,ssl_min_version=3"});
   EXPECT_TRUE(options.ignored.empty());
-  const auto& tls = options.tls;
+  const auto& tls = options.network.tls;
   EXPECT_TRUE(tls.enabled);
   EXPECT_EQ(tls.chain_cert, "/etc/chain.pem");
   EXPECT_EQ(tls.key, "/etc/key.pem");
@@ -293,7 +300,7 @@ TEST(ServerOptions, TlsOptions) {
   EXPECT_TRUE(tls.session_cache);
   EXPECT_TRUE(tls.kernel_tls);
   EXPECT_EQ(tls.min_version, 3);
-  EXPECT_FALSE(parse_ok({}).tls.enabled);
+  EXPECT_FALSE(parse_ok({}).network.tls.enabled);
   // TLS is refused where it could not cover what it was asked to.
   EXPECT_NE(parse_error({"-Z"}).find("ssl_chain_cert"), std::string::npos);
   EXPECT_NE(parse_error({"-o", "ssl_chain_cert=/etc/chain.pem"}).find("need -Z"),
@@ -305,7 +312,7 @@ TEST(ServerOptions, TlsOptions) {
   };
   EXPECT_NE(parse_error(with({"-p", "0"})).find("TCP port"), std::string::npos);
   EXPECT_NE(parse_error(with({"-s", "/tmp/mc.sock"})).find("plaintext"), std::string::npos);
-  EXPECT_EQ(parse_ok(with({"-l", "127.0.0.1,notls:127.0.0.1:11212"})).listen_address,
+  EXPECT_EQ(parse_ok(with({"-l", "127.0.0.1,notls:127.0.0.1:11212"})).network.listen.addresses,
             "127.0.0.1,notls:127.0.0.1:11212");
   EXPECT_NE(parse_error({"-l", "notls:127.0.0.1"}).find("only when TLS is enabled"),
             std::string::npos);
@@ -315,16 +322,16 @@ TEST(ServerOptions, TlsOptions) {
 TEST(ServerOptions, ConnectionMemoryLimit) {
   constexpr std::size_t megabyte = 1u << 20;
   // default: a quarter of -m, at least 8 MB and four times -I
-  EXPECT_EQ(parse_ok({}).connection_memory_limit, 16 * megabyte);
-  EXPECT_EQ(parse_ok({"-m", "1024"}).connection_memory_limit, 256 * megabyte);
-  EXPECT_EQ(parse_ok({"-m", "8"}).connection_memory_limit, 8 * megabyte);
-  EXPECT_EQ(parse_ok({"-m", "64", "-I", "16m"}).connection_memory_limit, 64 * megabyte);
+  EXPECT_EQ(parse_ok({}).network.memory_limit, 16 * megabyte);
+  EXPECT_EQ(parse_ok({"-m", "1024"}).network.memory_limit, 256 * megabyte);
+  EXPECT_EQ(parse_ok({"-m", "8"}).network.memory_limit, 8 * megabyte);
+  EXPECT_EQ(parse_ok({"-m", "64", "-I", "16m"}).network.memory_limit, 64 * megabyte);
   const server_options given = parse_ok({"-o", "read_buf_mem_limit=100"});
-  EXPECT_EQ(given.connection_memory_limit, 100 * megabyte);
+  EXPECT_EQ(given.network.memory_limit, 100 * megabyte);
   EXPECT_TRUE(given.ignored.empty());
-  EXPECT_EQ(parse_ok({"-o", "read_buf_mem_limit=0"}).connection_memory_limit, 0u);  // no limit
+  EXPECT_EQ(parse_ok({"-o", "read_buf_mem_limit=0"}).network.memory_limit, 0u);  // no limit
   EXPECT_NE(parse_error({"-o", "read_buf_mem_limit=3"}).find("four times -I"), std::string::npos);
-  EXPECT_EQ(parse_ok({"-o", "read_buf_mem_limit=4"}).connection_memory_limit, 4 * megabyte);
+  EXPECT_EQ(parse_ok({"-o", "read_buf_mem_limit=4"}).network.memory_limit, 4 * megabyte);
 }
 
 TEST(ServerOptions, IgnoredFlagsAreRecordedOneLineEach) {
@@ -368,13 +375,13 @@ TEST(ServerOptions, IgnoredFlagsAreRecordedOneLineEach) {
 
 TEST(ServerOptions, WordsThatAreNotFlagsAreSkippedAsMemcachedSkipsThem) {
   const server_options options = parse_ok({"stray", "-p", "1234", "-"});
-  EXPECT_EQ(options.tcp_port, 1234);
+  EXPECT_EQ(options.network.listen.tcp_port, 1234);
   EXPECT_NE(ignored_line(options, "\"stray\""), "");
   EXPECT_NE(ignored_line(options, "\"-\""), "");
   // "--" ends the flags.
   const server_options ended = parse_ok({"-v", "--", "-p", "1234"});
-  EXPECT_EQ(ended.verbosity, 1);
-  EXPECT_EQ(ended.tcp_port, 11211);
+  EXPECT_EQ(ended.network.verbosity, 1);
+  EXPECT_EQ(ended.network.listen.tcp_port, 11211);
   EXPECT_NE(ignored_line(ended, "\"-p\""), "");
 }
 
@@ -510,14 +517,14 @@ TEST(ServerOptions, ExtendedOptionsCheckedTogetherAsMemcachedDoes) {
 }
 
 TEST(ServerOptions, GpuhashFlags) {
-  EXPECT_EQ(parse_ok({"--index=auto"}).index, index_kind::automatic);
-  EXPECT_EQ(parse_ok({"--index=gpu"}).index, index_kind::gpu);
-  EXPECT_EQ(parse_ok({"--index", "cpu"}).index, index_kind::cpu);
-  EXPECT_EQ(parse_ok({"--batch-max=1"}).batch_max, 1u);
-  EXPECT_EQ(parse_ok({"--batch-max=1048576"}).batch_max, 1048576u);
-  EXPECT_EQ(parse_ok({"--batch-wait-us=1000000"}).batch_wait_us, 1000000u);
-  EXPECT_EQ(parse_ok({}).spin_us, 0u);
-  EXPECT_EQ(parse_ok({"--spin-us", "75"}).spin_us, 75u);
+  EXPECT_EQ(parse_ok({"--index=auto"}).index, index::placement::automatic);
+  EXPECT_EQ(parse_ok({"--index=gpu"}).index, index::placement::gpu);
+  EXPECT_EQ(parse_ok({"--index", "cpu"}).index, index::placement::cpu);
+  EXPECT_EQ(parse_ok({"--batch-max=1"}).engine.batch_max, 1u);
+  EXPECT_EQ(parse_ok({"--batch-max=1048576"}).engine.batch_max, 1048576u);
+  EXPECT_EQ(parse_ok({"--batch-wait-us=1000000"}).engine.batch_wait_us, 1000000u);
+  EXPECT_EQ(parse_ok({}).network.spin_us, 0u);
+  EXPECT_EQ(parse_ok({"--spin-us", "75"}).network.spin_us, 75u);
   EXPECT_EQ(parse_error({"--index=tpu"}), "--index: \"tpu\" is not one of auto, gpu, cpu");
   EXPECT_EQ(parse_error({"--batch-max=0"}), "--batch-max: 0 is out of range (1..1048576)");
   EXPECT_EQ(parse_error({"--batch-max=1048577"}),
@@ -577,7 +584,7 @@ TEST(ServerOptions, BadValuesNameTheFlag) {
     SCOPED_TRACE(words.front());
     EXPECT_EQ(parse_error(words), message);
   }
-  EXPECT_EQ(parse_ok({"-N", "5", "-t", "8"}).threads, 8u);
+  EXPECT_EQ(parse_ok({"-N", "5", "-t", "8"}).network.threads, 8u);
 }
 
 TEST(ServerOptions, HelpVersionAndLicenseStopParsing) {
@@ -664,9 +671,9 @@ TEST(ServerOptions, HelpListsEveryFlagWithItsDefault) {
 
 TEST(ServerOptions, ParsesAreIndependent) {
   // No state is kept between calls (getopt_long's optind would be).
-  EXPECT_EQ(parse_ok({"-p", "1"}).tcp_port, 1);
-  EXPECT_EQ(parse_ok({"-p", "2"}).tcp_port, 2);
-  EXPECT_EQ(parse_ok({}).tcp_port, 11211);
+  EXPECT_EQ(parse_ok({"-p", "1"}).network.listen.tcp_port, 1);
+  EXPECT_EQ(parse_ok({"-p", "2"}).network.listen.tcp_port, 2);
+  EXPECT_EQ(parse_ok({}).network.listen.tcp_port, 11211);
 }
 
 TEST(ServerOptions, DebianDefaultCommandLine) {
@@ -675,9 +682,9 @@ TEST(ServerOptions, DebianDefaultCommandLine) {
       parse_ok({"-d", "-m", "64", "-p", "11211", "-u", "memcache", "-l", "127.0.0.1", "-P",
                 "/var/run/memcached/memcached.pid", "-c", "1024", "-v", "-o",
                 "slab_reassign,slab_automove"});
-  EXPECT_EQ(options.memory_limit_mb, 64u);
+  EXPECT_EQ(options.engine.store.memory_limit, std::size_t{64} << 20);
   EXPECT_EQ(options.run_as_user, "memcache");
-  EXPECT_EQ(options.verbosity, 1);
+  EXPECT_EQ(options.network.verbosity, 1);
   EXPECT_EQ(options.ignored.size(), 4u);
 }
 

@@ -4,7 +4,7 @@
 // longest poll, and back to steady within a few dozen submits after an idle
 // spell; submits that lock out of order count as no gap.
 
-#include "engine/arrival_gaps.hpp"
+#include "engine/shard/arrival_gaps.hpp"
 
 #include <gtest/gtest.h>
 

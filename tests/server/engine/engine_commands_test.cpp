@@ -90,8 +90,8 @@ TEST(Flush, FlushWithoutDelayReplacesAPendingDelayedOne) {
 // ---- storage errors ----------------------------------------------------------------------
 
 TEST(Storage, SetRefusedAsTooLargeDropsTheOldValue) {
-  engine_config config = cpu_config();
-  config.item_size_max = 2048;
+  harness_config config = cpu_config();
+  config.store.item_size_max = 2048;
   engine_harness harness(config);
   EXPECT_EQ(harness.run(store_text("set", "big", "old") + store_text("set", "kept", "k")),
             "STORED\r\nSTORED\r\n");
@@ -111,8 +111,8 @@ TEST(Storage, NoreplySilencesTheEnginesErrorsToo) {
   // memcached answers nothing at all to a noreply request, errors included
   // (out_string skips the reply): a client that sent noreply reads no line,
   // so an error line would be taken for the reply to its next request
-  engine_config config = cpu_config();
-  config.item_size_max = 2048;
+  harness_config config = cpu_config();
+  config.store.item_size_max = 2048;
   config.flush_enabled = false;
   engine_harness harness(config);
   EXPECT_EQ(harness.run(store_text("set", "kept", std::string(1500, 'k')) +

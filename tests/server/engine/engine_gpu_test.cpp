@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "engine/engine_harness.hpp"
+#include "index/index_factory.hpp"
 #include "index/index_service.hpp"
 
 namespace gpuhash::server::engine::testing {
@@ -19,11 +20,13 @@ TEST(EngineOnTheGpu, RenewsTheResidentKernelsBetweenBatchesAtALowLoad) {
   // each shard's batch thread sleeps, and renews its resident kernel
   // before it ages out (shard.cpp), without losing a write or an answer.
   if (!index::gpu_available()) GTEST_SKIP() << "no cuda device";
-  engine_config config;
-  config.index = engine_config::index_placement::gpu;
-  config.index_seed = test_seed;
+  harness_config config;
   config.shards = 2;
-  config.resident_lifetime_us = 20'000;  // renewed every 10 ms
+  config.index = [](std::size_t) {
+    constexpr std::uint64_t resident_lifetime_us = 20'000;  // renewed every 10 ms
+    return std::make_unique<index::index_port>(
+        index::make_gpu_index(index::initial_capacity, test_seed, resident_lifetime_us), test_seed);
+  };
   engine_harness harness(std::move(config));
   ASSERT_TRUE(harness.may_run_on_submitter());
   for (std::size_t n = 0; n < 40; ++n) {

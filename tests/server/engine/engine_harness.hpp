@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "engine/engine.hpp"
+#include "index_doubles.hpp"
 #include "protocol/request.hpp"
 
 namespace gpuhash::server::engine::testing {
@@ -28,14 +29,22 @@ namespace gpuhash::server::engine::testing {
 /// A fixed index seed, so that tests can build keys that share a signature.
 inline constexpr std::uint64_t test_seed = 0x5eed;
 
+/// An engine as a test sets it up: its settings, and its index.
+struct harness_config : engine_settings {
+  /// The CPU index gives the statuses of inserts and erases one batch late,
+  /// as the GPU's does (index_doubles.hpp).
+  bool statuses_late = false;
+  /// Each shard's index; none: on the CPU under test_seed, its statuses as
+  /// statuses_late says.
+  index::index_factory index;
+};
+
 /// The engine with the index on the CPU, a fixed seed, and a batch thread:
 /// the harness decides which groups share a batch by holding that thread
 /// (engine_test.cpp tests batches on the submitting threads apart).
-inline engine_config cpu_config() {
-  engine_config config;
-  config.index = engine_config::index_placement::cpu;
-  config.index_seed = test_seed;
-  config.runner = engine_config::batch_runner::batch_thread;
+inline harness_config cpu_config() {
+  harness_config config;
+  config.runner = batch_runner::batch_thread;
   return config;
 }
 
@@ -47,20 +56,26 @@ class parsed_group {
     group.owner = this;
     parse(item_size_max);
   }
+
+  /// The group, which knows its parsed_group (the engine hands back the
+  /// group alone).
+  struct owned_group : request_group {
+    parsed_group* owner = nullptr;
+  };
   parsed_group(const parsed_group&) = delete;
   parsed_group& operator=(const parsed_group&) = delete;
 
   const std::string& text() const noexcept { return text_; }
   const std::string& replies() const noexcept { return group.replies; }
 
-  request_group group;
+  owned_group group;
   // Written under the harness's mutex:
   bool done = false;
   std::size_t batch = 0;            ///< ordinal of the batch that answered it (from 1)
   std::size_t submitted = 0;        ///< ordinal of its submission (from 1)
   parsed_group* next = nullptr;     ///< submitted by the batch thread when this one is done
   bool holds_batch_thread = false;  ///< its completion waits for release()
-  bool completer_idle = false;      ///< request_group::completer_idle as it came back
+  bool completer_idle = false;      ///< it came back from an idle thread (engine::completer)
   std::size_t completion = 0;       ///< ordinal of its completion (from 1)
 
  private:
@@ -99,10 +114,14 @@ class parsed_group {
 
 class engine_harness {
  public:
-  explicit engine_harness(engine_config config = cpu_config())
-      : item_size_max_(config.item_size_max),
+  explicit engine_harness(harness_config config = cpu_config())
+      : item_size_max_(config.store.item_size_max),
         one_shard_(config.shards <= 1),
-        engine_(std::move(config), stats_, [this](request_group* group) { completed(group); }) {}
+        engine_(config, stats_,
+                config.index
+                    ? config.index
+                    : index::test_doubles::cpu_index_factory(test_seed, config.statuses_late),
+                [this](request_group& group, completer by) { completed(group, by); }) {}
 
   ~engine_harness() {
     {
@@ -260,8 +279,8 @@ class engine_harness {
   /// batches still have none: the first completion of a batch finds the
   /// batch's groups by their replies (so a group that answers nothing at all
   /// counts as a batch of its own).
-  void completed(request_group* group) {
-    auto& parsed = *static_cast<parsed_group*>(group->owner);
+  void completed(request_group& group, completer by) {
+    auto& parsed = *static_cast<parsed_group::owned_group&>(group).owner;
     std::unique_lock lock(mutex_);
     if (parsed.batch == 0) {
       ++batches_seen_;
@@ -273,7 +292,7 @@ class engine_harness {
       parsed.batch = batches_seen_;
     }
     waiting_.erase(&parsed);
-    parsed.completer_idle = group->completer_idle;
+    parsed.completer_idle = by == completer::idle;
     parsed.completion = ++completions_;
     parsed.done = true;
     if (parsed.next != nullptr) submit_locked(*parsed.next);

@@ -25,9 +25,9 @@ namespace {
 /// Every test runs twice: with the index's statuses of inserts and erases
 /// given at once (the CPU index), and one batch late, as the GPU index gives
 /// them (index_service::defers_mutations).
-engine_config index_config(bool defers) {
-  engine_config config = cpu_config();
-  config.cpu_index_defers_mutations = defers;
+harness_config index_config(bool defers) {
+  harness_config config = cpu_config();
+  config.statuses_late = defers;
   return config;
 }
 class Collisions : public ::testing::TestWithParam<bool> {};
@@ -266,9 +266,9 @@ std::string big_value(std::size_t n) {
   return value;
 }
 
-engine_config small_memory(bool defers) {
-  engine_config config = index_config(defers);
-  config.memory_limit = 2u << 20;  // two 1 MB pages
+harness_config small_memory(bool defers) {
+  harness_config config = index_config(defers);
+  config.store.memory_limit = 2u << 20;  // two 1 MB pages
   return config;
 }
 

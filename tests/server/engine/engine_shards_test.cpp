@@ -1,4 +1,4 @@
-// Tests of an engine of several shards (engine_config::shards): a group whose
+// Tests of an engine of several shards (harness_config::shards): a group whose
 // keys fall in several shards runs in parts, and its replies must be those
 // one shard gives, in request order (random pipelines, multi-gets, flush_all);
 // `stats` adds the shards up; metadump lists every shard; CAS uniques stay
@@ -28,8 +28,8 @@ using gpuhash::testing::seeded_random;
 
 constexpr std::size_t shards = 4;
 
-engine_config sharded(engine_config::batch_runner runner) {
-  engine_config config = cpu_config();
+harness_config sharded(batch_runner runner) {
+  harness_config config = cpu_config();
   config.shards = shards;
   config.runner = runner;
   return config;
@@ -63,11 +63,11 @@ std::string random_request(seeded_random& random) {
   }
 }
 
-void answers_as_one_shard(engine_config::batch_runner runner, bool statuses_late = false) {
+void answers_as_one_shard(batch_runner runner, bool statuses_late = false) {
   seeded_random random;
   engine_harness one;
-  engine_config config = sharded(runner);
-  config.cpu_index_defers_mutations = statuses_late;
+  harness_config config = sharded(runner);
+  config.statuses_late = statuses_late;
   engine_harness several(std::move(config));
   for (std::size_t g = 0; g < 300; ++g) {
     std::string text;
@@ -79,21 +79,21 @@ void answers_as_one_shard(engine_config::batch_runner runner, bool statuses_late
 }
 
 TEST(Shards, RandomPipelinesAnswerAsOneShardDoesWithABatchThread) {
-  answers_as_one_shard(engine_config::batch_runner::batch_thread);
+  answers_as_one_shard(batch_runner::batch_thread);
 }
 
 TEST(Shards, RandomPipelinesAnswerAsOneShardDoesOnTheSubmittingThread) {
-  answers_as_one_shard(engine_config::batch_runner::submitting_thread);
+  answers_as_one_shard(batch_runner::submitting_thread);
 }
 
 TEST(Shards, RandomPipelinesAnswerAsOneShardDoesAsWithTheGpuIndex) {
   // statuses one batch late (index_service::defers_mutations), and a
   // submitter to an idle shard running its own batch
-  answers_as_one_shard(engine_config::batch_runner::batch_thread_unless_idle, true);
+  answers_as_one_shard(batch_runner::batch_thread_unless_idle, true);
 }
 
 TEST(Shards, AMultiGetAnswersInTheKeysOrder) {
-  engine_harness harness(sharded(engine_config::batch_runner::batch_thread));
+  engine_harness harness(sharded(batch_runner::batch_thread));
   std::string sets;
   std::string get = "get";
   std::vector<std::pair<std::string, std::string>> expected;
@@ -114,9 +114,9 @@ TEST(Shards, AMultiGetAnswersInTheKeysOrder) {
 
 /// The GPU index's runner (a submitter that finds a shard idle runs its
 /// batch), with the CPU index giving its statuses late as the GPU's does.
-engine_config as_with_the_gpu_index() {
-  engine_config config = sharded(engine_config::batch_runner::batch_thread_unless_idle);
-  config.cpu_index_defers_mutations = true;
+harness_config as_with_the_gpu_index() {
+  harness_config config = sharded(batch_runner::batch_thread_unless_idle);
+  config.statuses_late = true;
   return config;
 }
 
@@ -187,15 +187,15 @@ TEST(Shards, AThreadRunsTheIdleShardsBatchesEachInsideTheRoundTripOfTheOneBefore
   harness.expect_index_matches_items();
 
   // A batch thread never runs one shard's batch inside another's.
-  engine_harness threaded(sharded(engine_config::batch_runner::batch_thread));
+  engine_harness threaded(sharded(batch_runner::batch_thread));
   threaded.run(sets);
   EXPECT_EQ(threaded.run(get + "\r\n"), values_reply(expected));
   EXPECT_EQ(threaded.stat("index_batches_overlapped"), 0u);
 }
 
 TEST(Shards, StatsAddUpOverTheShards) {
-  engine_config config = sharded(engine_config::batch_runner::batch_thread);
-  const std::size_t memory_limit = config.memory_limit;
+  harness_config config = sharded(batch_runner::batch_thread);
+  const std::size_t memory_limit = config.store.memory_limit;
   engine_harness harness(std::move(config));
   std::string sets;
   for (std::size_t n = 0; n < 100; ++n) sets += store_text("set", key_of(n), value_of(n));
@@ -239,7 +239,7 @@ TEST(Shards, StatsAddUpOverTheShards) {
 }
 
 TEST(Shards, MetadumpListsEveryShard) {
-  engine_harness harness(sharded(engine_config::batch_runner::batch_thread));
+  engine_harness harness(sharded(batch_runner::batch_thread));
   std::string sets;
   for (std::size_t n = 0; n < 50; ++n) sets += store_text("set", key_of(n), value_of(n));
   harness.run(sets);
@@ -261,7 +261,7 @@ TEST(Shards, MetadumpListsEveryShard) {
 }
 
 TEST(Shards, CasUniquesAreUniqueOverTheShards) {
-  engine_harness harness(sharded(engine_config::batch_runner::batch_thread));
+  engine_harness harness(sharded(batch_runner::batch_thread));
   std::string sets;
   std::string gets = "gets";
   for (std::size_t n = 0; n < 200; ++n) {
@@ -284,8 +284,8 @@ TEST(Shards, CasUniquesAreUniqueOverTheShards) {
 }
 
 TEST(Shards, AMultiGetPastTheReplyBudgetComesBackInRoundsInOrder) {
-  engine_config config = sharded(engine_config::batch_runner::submitting_thread);
-  config.memory_limit = 256u << 20;
+  harness_config config = sharded(batch_runner::submitting_thread);
+  config.store.memory_limit = 256u << 20;
   engine_harness harness(std::move(config));
   const std::string value(700u << 10, 'x');
   std::string get = "get";
@@ -322,7 +322,7 @@ TEST(Shards, AMultiGetPastTheReplyBudgetComesBackInRoundsInOrder) {
 TEST(Shards, AValueLargerThanTheBudgetWaitsForItsRoom) {
   for (const std::size_t shard_count : {std::size_t{1}, shards}) {
     SCOPED_TRACE(shard_count);
-    engine_config config = sharded(engine_config::batch_runner::submitting_thread);
+    harness_config config = sharded(batch_runner::submitting_thread);
     config.shards = shard_count;
     engine_harness harness(std::move(config));
     const std::string value(100u << 10, 'v');
@@ -358,7 +358,7 @@ TEST(Shards, AValueLargerThanTheBudgetWaitsForItsRoom) {
 TEST(Shards, AMetadumpComesInPiecesWithinTheBudget) {
   for (const std::size_t shard_count : {std::size_t{1}, shards}) {
     SCOPED_TRACE(shard_count);
-    engine_config config = sharded(engine_config::batch_runner::submitting_thread);
+    harness_config config = sharded(batch_runner::submitting_thread);
     config.shards = shard_count;
     engine_harness harness(std::move(config));
     std::string text;

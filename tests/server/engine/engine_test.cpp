@@ -321,7 +321,7 @@ std::string run_client(engine_harness& harness, std::size_t id, std::uint64_t se
   return got == want ? "" : "final values: expected " + want + "got " + got;
 }
 
-void eight_threads_on_their_own_keys_and_a_shared_counter(engine_config config) {
+void eight_threads_on_their_own_keys_and_a_shared_counter(harness_config config) {
   constexpr std::size_t threads = 8;
   constexpr std::size_t groups_per_thread = 200;
   engine_harness harness(std::move(config));
@@ -354,15 +354,15 @@ TEST(Threads, EightThreadsOnTheirOwnKeysAndASharedCounter) {
 
 // ---- batches on the submitting threads (the server's mode with the CPU index) --
 
-engine_config inline_config() {
-  engine_config config = cpu_config();
-  config.runner = engine_config::batch_runner::submitting_thread;
+harness_config inline_config() {
+  harness_config config = cpu_config();
+  config.runner = batch_runner::submitting_thread;
   return config;
 }
 
 TEST(InlineBatches, TheCpuIndexRunsBatchesOnTheSubmittingThread) {
-  engine_config automatic = cpu_config();
-  automatic.runner = engine_config::batch_runner::automatic;
+  harness_config automatic = cpu_config();
+  automatic.runner = batch_runner::automatic;
   engine_harness harness(automatic);
   ASSERT_TRUE(harness.runs_inline());
   // The group is answered before submit returns: no other thread ran it.
@@ -381,10 +381,10 @@ TEST(InlineBatches, EightThreadsOnTheirOwnKeysAndASharedCounter) {
 
 // ---- a batch thread, and the submitter on an idle shard (the GPU index's) -----
 
-engine_config unless_idle_config() {
-  engine_config config = cpu_config();
-  config.runner = engine_config::batch_runner::batch_thread_unless_idle;
-  config.cpu_index_defers_mutations = true;  // as the GPU index
+harness_config unless_idle_config() {
+  harness_config config = cpu_config();
+  config.runner = batch_runner::batch_thread_unless_idle;
+  config.statuses_late = true;  // as the GPU index
   return config;
 }
 
@@ -425,8 +425,8 @@ struct a_b_then_c {
 };
 
 TEST(CompleterIdle, OnlyABatchThreadWithNothingQueuedIsIdle) {
-  engine_config config = cpu_config();
-  config.runner = engine_config::batch_runner::batch_thread;
+  harness_config config = cpu_config();
+  config.runner = batch_runner::batch_thread;
   engine_harness harness(config);
   const a_b_then_c groups(harness, "mn\r\n");
   const auto& [a, b, c] = groups;
@@ -447,11 +447,11 @@ TEST(CompleterIdle, OnlyABatchThreadWithNothingQueuedIsIdle) {
 
 TEST(CompleterIdle, ABusyBatchThreadSendsItsLastGroupsDuringTheNextRoundTrip) {
   // An index that waits as the GPU's does (one step of the caller's work
-  // per batch, cpu_index_defers_mutations): B, kept from the batch of A and
+  // per batch, harness_config::statuses_late): B, kept from the batch of A and
   // B because C was queued, comes back during C's batch, before C's
   // requests are answered, on a thread with nothing else to do.
-  engine_config config = cpu_config();
-  config.cpu_index_defers_mutations = true;
+  harness_config config = cpu_config();
+  config.statuses_late = true;
   engine_harness harness(config);
   const a_b_then_c groups(harness, "get missing\r\n");  // (a batch with no search has no wait)
   const auto& [a, b, c] = groups;
@@ -473,8 +473,8 @@ TEST(CompleterIdle, GroupsKeptPastTheRoundTripGoBackWhenTheIndexAnswers) {
   // keeps the last ones for the next round trip, which (one step) sends
   // one; the rest go back, not idle, once the index answers. Every group
   // comes back once, with its replies, whatever was kept.
-  engine_config config = cpu_config();
-  config.cpu_index_defers_mutations = true;
+  harness_config config = cpu_config();
+  config.statuses_late = true;
   engine_harness harness(config);
   std::vector<std::unique_ptr<parsed_group>> first;
   for (int i = 0; i < 6; ++i) first.push_back(harness.parse(store_text("set", key_of(i), "v")));
@@ -502,19 +502,19 @@ TEST(CompleterIdle, GroupsKeptPastTheRoundTripGoBackWhenTheIndexAnswers) {
 // ---- several shards (engine_shards_test.cpp has their own tests) ---------------
 
 TEST(Shards, EightThreadsOnTheirOwnKeysAndASharedCounterWithBatchThreads) {
-  engine_config config = cpu_config();
+  harness_config config = cpu_config();
   config.shards = 4;
   eight_threads_on_their_own_keys_and_a_shared_counter(config);
 }
 
 TEST(Shards, EightThreadsOnTheirOwnKeysAndASharedCounterAsWithTheGpuIndex) {
-  engine_config config = unless_idle_config();
+  harness_config config = unless_idle_config();
   config.shards = 4;
   eight_threads_on_their_own_keys_and_a_shared_counter(config);
 }
 
 TEST(Shards, EightThreadsOnTheirOwnKeysAndASharedCounterOnTheSubmittingThreads) {
-  engine_config config = inline_config();
+  harness_config config = inline_config();
   config.shards = 4;
   eight_threads_on_their_own_keys_and_a_shared_counter(config);
 }

@@ -5,7 +5,8 @@
 // - a request, or an error that does not close, consumes at least one byte,
 //   and no more than the input holds unless the error swallows a data block;
 // - an error has a reply ending in "\r\n", and one that closes consumes 0;
-// - a request's views (key, keys, argument, data, meta tokens) lie in the input;
+// - a request's views (key, keys, argument, data, meta tokens) lie in the input,
+//   and its item key is its key unless that is in base64;
 // - a prefix of the input parses to need_more or to exactly what the whole
 //   input parses to, and the prefix ending where the request ends to the
 //   latter, so the outcome never depends on how bytes arrive; but for the
@@ -58,7 +59,8 @@ bool same_request(const request& a, const request& b) {
          a.client_flags == b.client_flags && a.exptime == b.exptime &&
          a.cas_unique == b.cas_unique && a.delta == b.delta && a.delay == b.delay &&
          a.level == b.level && a.argument == b.argument && a.data == b.data &&
-         a.noreply == b.noreply;
+         a.noreply == b.noreply && a.key_in_base64 == b.key_in_base64 &&
+         a.item_key() == b.item_key();
 }
 
 bool same_result(const parse_result& a, const parse_result& b) {
@@ -72,6 +74,8 @@ void check_views(const request& parsed, std::string_view input) {
   for (std::string_view key : parsed.keys) inside = inside && within(key, input);
   for (const meta_flag& flag : parsed.meta_flags) inside = inside && within(flag.token, input);
   check(inside, "a request's views lie in the input");
+  check(parsed.key_in_base64 || parsed.item_key() == parsed.key,
+        "the item key is the key as sent unless it is in base64");
 }
 
 void check_one(std::string_view input, const parse_result& result, const request& parsed) {

@@ -31,6 +31,7 @@
 #include "index/gpu_resident.cuh"
 #include "index/gpu_results.cuh"
 #include "index/index_service.hpp"
+#include "index_doubles.hpp"
 #include "tests/support/random.hpp"
 
 namespace gpuhash::server::index {
@@ -78,7 +79,7 @@ class gpu_and_cpu {
   /// resident_lifetime_us: 0 for the default (100 ms).
   explicit gpu_and_cpu(std::uint64_t seed, std::uint64_t resident_lifetime_us = 0)
       : gpu_(make_gpu_index(1024, seed, resident_lifetime_us)),
-        cpu_(make_cpu_index(1024, seed, /*defer_mutations=*/true)),
+        cpu_(test_doubles::make_late_statuses_index(make_cpu_index(1024, seed))),
         gpu_batch_(gpu_->batch_memory()) {}
 
   void add(operation op, signature_type signature, location_type location) {

@@ -80,9 +80,11 @@ class ServerProcess:
     """
 
     def __init__(self, extra_args=(), port=None, udp_port=0, start_timeout=15.0,
-                 stop_timeout=5.0, unix_socket=None):
+                 stop_timeout=5.0, unix_socket=None, binary=None):
         """unix_socket: the server listens there (-s) instead of on TCP; it is
-        ready when that socket accepts a connection."""
+        ready when that socket accepts a connection. binary: a server binary
+        other than the one under test (a test build of it)."""
+        self.binary = binary
         self.extra_args = list(extra_args)
         self.unix_socket = unix_socket
         self.requested_port = port
@@ -98,7 +100,8 @@ class ServerProcess:
 
     # -- starting -------------------------------------------------------
     def command_line(self, port):
-        args = [server_binary(), "-p", str(port), "-U", str(self.udp_port), "-l", HOST]
+        args = [self.binary or server_binary(), "-p", str(port), "-U", str(self.udp_port),
+                "-l", HOST]
         if os.geteuid() == 0:
             args += ["-u", "nobody"]
         if self.unix_socket:

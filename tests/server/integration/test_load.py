@@ -7,7 +7,7 @@ import socket
 import threading
 import unittest
 
-from server_process import Connection, ServerProcess, is_memcached
+from server_process import Connection, ServerError, ServerProcess, is_memcached, server_binary
 
 MEMORY_MB = 2          # -m: the smallest memory the test asks for
 VALUE_SIZE = 1000
@@ -248,19 +248,22 @@ if __name__ == "__main__":
 
 @unittest.skipIf(is_memcached(), "gpuhash-server's index failover (memcached has no GPU index)")
 class IndexFailoverTest(unittest.TestCase):
-    """The index fails while serving (GPUHASH_SERVER_INJECT_INDEX_FAILURE makes
-    the first shard's 10th batch fail, as a GPU that fails would; that shard
-    gets about a quarter of the requests at the default 4): the server says so
-    loudly, rebuilds that shard's index on the CPU from its items and loses
-    nothing."""
+    """The index fails while serving (gpuhash-server-failing-index, a test
+    build of the server built next to it, makes the first shard's 10th batch
+    fail, as a GPU that fails would; that shard gets about a quarter of the
+    requests at the default 4): the server says so loudly, rebuilds that
+    shard's index on the CPU from its items and loses nothing."""
+
+    def failing_index_binary(self):
+        path = os.path.join(os.path.dirname(server_binary()), "gpuhash-server-failing-index")
+        if not os.access(path, os.X_OK):
+            raise ServerError(f"{path} is missing: build the target gpuhash-server-failing-index "
+                              "(tests/server/integration), which building gpuhash-server builds")
+        return path
 
     def test_a_failed_index_moves_to_the_cpu_and_loses_nothing(self):
-        os.environ["GPUHASH_SERVER_INJECT_INDEX_FAILURE"] = "10"
-        try:
-            with ServerProcess() as server:
-                self.check_failover(server)
-        finally:
-            del os.environ["GPUHASH_SERVER_INJECT_INDEX_FAILURE"]
+        with ServerProcess(["--fail-index-at=10"], binary=self.failing_index_binary()) as server:
+            self.check_failover(server)
         self.assertIn("rebuilding the index on the CPU", server.output())
 
     def check_failover(self, server):

@@ -99,6 +99,9 @@ std::string describe(const parse_result& result, const request& parsed) {
   field("delay", parsed.delay, std::int64_t{0});
   field("level", parsed.level, std::uint32_t{0});
   field("argument", parsed.argument, ""sv);
+  if (parsed.key_in_base64) {
+    text.append(" item=").append(parsed.item_key().empty() ? "<undecodable>" : parsed.item_key());
+  }
   if (parsed.kind == command::meta_set || !parsed.data.empty()) {
     text.append(" data=").append(parsed.data);
   }
@@ -167,7 +170,7 @@ TEST(RequestParserHelpers, DescribeTellsEveryFieldApart) {
   request base;
   base.kind = command::set;
   const std::string plain = describe(accepted, base);
-  std::vector<request> variants(13, base);
+  std::vector<request> variants(15, base);
   variants[0].kind = command::add;
   variants[1].key = "k";
   variants[2].keys = {"k"};
@@ -181,6 +184,9 @@ TEST(RequestParserHelpers, DescribeTellsEveryFieldApart) {
   variants[10].data = "d";
   variants[11].noreply = true;
   variants[12].meta_flags = {{'v', ""}};
+  variants[13].key_in_base64 = true;  // and does not decode
+  variants[14].key_in_base64 = true;
+  variants[14].decoded_key = "k";
   std::vector<std::string> seen{plain};
   for (const request& variant : variants) {
     const std::string text = describe(accepted, variant);
@@ -295,7 +301,8 @@ INSTANTIATE_TEST_SUITE_P(
         request_case{"shutdown  graceful  x \r\n", "shutdown argument=graceful  x"},
         request_case{"lru_crawler metadump all\r\n", "metadump argument=all"},
         // gpuhash: metadump also takes keys (memcached 1.6.18 takes one word).
-        request_case{"lru_crawler metadump a  b \r\n", "metadump argument=a  b"}));
+        request_case{"lru_crawler metadump a  b \r\n", "metadump keys=a,b argument=a  b"},
+        request_case{"lru_crawler metadump all b\r\n", "metadump keys=all,b argument=all b"}));
 
 const std::string seventeen_flags = "mg a v k s t f c h l u O1 N1 T1 R1 P L I D1\r\n";
 
@@ -310,13 +317,15 @@ INSTANTIATE_TEST_SUITE_P(
         request_case{"mg a T99999999999 O1234567890123456789012345678901\r\n",
                      "mg key=a meta=T99999999999,O1234567890123456789012345678901"},
         // memcached 1.6.18's base64 skips bytes outside its alphabet.
-        request_case{"mg YW== b\r\n", "mg key=YW== meta=b"},
-        request_case{"mg Y!WJj b k\r\n", "mg key=Y!WJj meta=b,k"},
+        request_case{"mg YW== b\r\n", "mg key=YW== item=a meta=b"},
+        request_case{"mg Y!WJj b k\r\n", "mg key=Y!WJj item=abc meta=b,k"},
+        // memcached's checks let "A=AA" through; its decoding then fails.
+        request_case{"mg A=AA b\r\n", "mg key=A=AA item=<undecodable> meta=b"},
         request_case{"ms a 1\r\nx\r\n", "ms key=a data=x"},
         request_case{"ms a 0\r\n\r\n", "ms key=a data="},
         request_case{"ms a 2 q T30 MA F4294967295 C5 I\r\nxy\r\n",
                      "ms key=a data=xy meta=q,T30,MA,F4294967295,C5,I"},
-        request_case{"ms YWJj 1 b\r\nx\r\n", "ms key=YWJj data=x meta=b"},
+        request_case{"ms YWJj 1 b\r\nx\r\n", "ms key=YWJj item=abc data=x meta=b"},
         request_case{"ms a 1 v k s t f c h l u O1 N1 T1 R1 P L I\r\nx\r\n",
                      "ms key=a data=x meta=v,k,s,t,f,c,h,l,u,O1,N1,T1,R1,P,L,I"},
         request_case{"md a q\r\n", "md key=a meta=q"},
@@ -326,7 +335,7 @@ INSTANTIATE_TEST_SUITE_P(
         request_case{"ma a MD\r\n", "ma key=a meta=MD"}, request_case{"me a\r\n", "me key=a"},
         // memcached 1.6.18: me reads only a b right after the key.
         request_case{"me a x y z\r\n", "me key=a"},
-        request_case{"me YWJj b\r\n", "me key=YWJj meta=b"},
+        request_case{"me YWJj b\r\n", "me key=YWJj item=abc meta=b"},
         request_case{"me YWJj bx\r\n", "me key=YWJj"}));
 
 // Errors. `block`: the data length memcached swallows after the line (-1 for none).
@@ -716,6 +725,34 @@ TEST(RequestParser, KeepsControlBytesInKeysLikeMemcached) {
   EXPECT_EQ(parse_one("delete d\x7fk\r\n"), "delete key=d\x7fk");
   // a NUL cuts the line, as memcached's strlen cuts it
   EXPECT_EQ(parse_one(std::string_view("get a\0b c\r\n", 12)), "get keys=a");
+}
+
+// ---- which keys a request names (protocol::scope_of, for_each_item_key) ------------
+
+std::vector<std::string> item_keys_of(std::string_view input, std::size_t first = 0) {
+  request parsed;
+  parse_request(input, {}, parsed);
+  std::vector<std::string> keys;
+  for_each_item_key(parsed, first, [&](std::string_view key) { keys.emplace_back(key); });
+  return keys;
+}
+
+TEST(ItemKeys, EachCommandNamesItsKeysOnce) {
+  using keys = std::vector<std::string>;
+  EXPECT_EQ(item_keys_of("get a b c\r\n"), (keys{"a", "b", "c"}));
+  EXPECT_EQ(item_keys_of("get a b c\r\n", 2), (keys{"c"}));  // a multi-get going on
+  EXPECT_EQ(item_keys_of("set a 0 0 1\r\nx\r\n"), (keys{"a"}));
+  EXPECT_EQ(item_keys_of("delete a\r\n"), (keys{"a"}));
+  EXPECT_EQ(item_keys_of("mg YWJj b v\r\n"), (keys{"abc"}));  // decoded once, by the parser
+  EXPECT_EQ(item_keys_of("mg A=AA b\r\n"), keys{});           // does not decode: no key
+  EXPECT_EQ(item_keys_of("lru_crawler metadump a b\r\n"), (keys{"a", "b"}));
+  EXPECT_EQ(item_keys_of("lru_crawler metadump all\r\n"), keys{});
+  EXPECT_EQ(item_keys_of("stats\r\n"), keys{});
+  EXPECT_EQ(item_keys_of("mn\r\n"), keys{});
+  EXPECT_EQ(scope_of(command::gats), key_scope::many);
+  EXPECT_EQ(scope_of(command::meta_debug), key_scope::one);
+  EXPECT_EQ(scope_of(command::cache_memlimit), key_scope::every);
+  EXPECT_EQ(scope_of(command::verbosity), key_scope::none);
 }
 
 }  // namespace

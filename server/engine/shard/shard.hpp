@@ -1,14 +1,14 @@
 #pragma once
-// A shard: its core (items, index, command semantics: core.hpp), its queue
-// of request groups, and who runs its batches, one at a time (engine.hpp,
-// docs/designs/server.md "Batching policy"):
+// A shard: its batch pipeline (engine/batch/: the cache, the commands),
+// its queue of request groups, and who runs its batches, one at a time
+// (engine.hpp, docs/designs/server.md "Batching policy"):
 //   - the CPU index: the submitting threads (a submitter runs what is
 //     queued at once and never waits);
 //   - the GPU index: the shard's batch thread under load, and a submitter
 //     that finds the shard idle (its batch thread asleep), which saves a
 //     lone request two thread hand-offs.
 // A batch goes as soon as the shard is free when the server is otherwise
-// idle (issue #7, the thesis' further work). After each batch the batch
+// idle (the GPU memcached thesis' further work). After each batch the batch
 // thread polls for more groups, as long as the shard's arrivals call for
 // (arrival_gaps.hpp), before it sleeps; a submitter leaves a polled shard's
 // groups to it. Under load (the last batch carried several groups) the
@@ -30,18 +30,20 @@
 #include <thread>
 #include <vector>
 
-#include "engine/arrival_gaps.hpp"
+#include "engine/batch/pipeline.hpp"
 #include "engine/engine.hpp"
+#include "engine/shard/arrival_gaps.hpp"
 
 namespace gpuhash::server::engine {
 
-class batch_side_work;  // core.hpp
+class reply_sender;  // reply_sender.hpp
 
-/// One shard: its core, its queue, and the running of its batches (see the
-/// top of this file).
+/// One shard: its pipeline, its queue, and the running of its batches (see
+/// the top of this file).
 class engine::shard {
  public:
-  shard(engine& owner, engine_config config, server_stats& stats);
+  shard(engine& owner, const engine_settings& settings, std::size_t number,
+        std::unique_ptr<index::index_port> index);
   ~shard();
   shard(const shard&) = delete;
   shard& operator=(const shard&) = delete;
@@ -61,8 +63,6 @@ class engine::shard {
   void stop();
 
  private:
-  class reply_sender;
-
   /// Takes queued groups into `batch`, up to batch_max operations.
   void take(std::vector<request_group*>& batch, std::size_t& operations);
   /// Runs batches on the calling thread until the queue is empty.
@@ -77,14 +77,14 @@ class engine::shard {
   /// The batch thread: polls for up to `us` for a group to be queued.
   void poll_for_groups(std::uint64_t us);
   /// The batch thread: sleeps (under `lock`) until it has a batch to run or
-  /// must stop, renewing the index's kernel meanwhile (see shard.cpp).
+  /// must stop, doing the index's upkeep meanwhile (index_port::upkeep_at).
   void sleep_until_work(std::unique_lock<std::mutex>& lock);
   /// The batch thread (index on the GPU).
   void run();
 
   engine& owner_;
-  engine_config config_;  // this shard's (before core_, which keeps a reference)
-  std::unique_ptr<core> core_;
+  const engine_settings& settings_;  // the engine's
+  std::unique_ptr<batch_pipeline> pipeline_;
   std::unique_ptr<reply_sender> sender_;  // the batch thread's
 
   std::mutex mutex_;
@@ -97,9 +97,6 @@ class engine::shard {
   bool running_ = false;         // a thread is running a batch (under mutex_)
   bool polling_ = false;         // the batch thread is polling for groups (under mutex_)
   arrival_gaps arrivals_;        // how often groups come: the batch thread's poll (under mutex_)
-  // The batch thread's: core_->batches() when it last looked, and when that was new.
-  std::uint64_t batches_seen_ = 0;
-  std::chrono::steady_clock::time_point active_at_;
   std::thread thread_;
 };
 

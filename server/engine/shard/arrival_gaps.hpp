@@ -1,6 +1,6 @@
 #pragma once
 // How long a shard's batch thread polls for groups after a batch, from how
-// often groups arrive at the shard (shard.cpp; docs/designs/server.md,
+// often groups arrive at the shard (shard/shard.cpp; docs/designs/server.md,
 // "Batching policy").
 
 #include <algorithm>
@@ -17,7 +17,7 @@ namespace gpuhash::server::engine {
 /// about 400) and a submitter seldom finds the shard idle and runs its
 /// groups on its own thread. Such a run costs that worker a GPU round trip,
 /// four for a multi-get over four idle shards, during which its other
-/// connections wait (measured on the H200 machine: docs/results/server.md).
+/// connections wait (measured: docs/results/server.md).
 /// When arrivals are sparse, polling that long would only burn a core; the
 /// thread polls short_poll_us and then sleeps, and a lone request is run by
 /// its submitter at once.

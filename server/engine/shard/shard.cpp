@@ -1,6 +1,6 @@
 // A shard's queue and who runs its batches (shard.hpp).
 
-#include "engine/shard.hpp"
+#include "engine/shard/shard.hpp"
 
 #include <sys/prctl.h>
 
@@ -10,7 +10,7 @@
 #include <exception>
 #include <utility>
 
-#include "engine/core.hpp"
+#include "engine/shard/reply_sender.hpp"
 
 namespace gpuhash::server::engine {
 
@@ -40,60 +40,20 @@ std::size_t operations_of(const request_group& group) {
 
 }  // namespace
 
-/// The groups a busy batch thread keeps from one batch to send their
-/// replies itself while the next batch's round trip runs, instead of
-/// spinning. Under load the workers' time bounds the server, and a send
-/// is the largest part of a request's cost there; a group handed back to
-/// its worker also waits for it (9-17 us at the median on the H200
-/// machine, measured: docs/results/server.md). It keeps as many as the
-/// last round trips had time for: one more after a round trip that sent
-/// them all, as many as it sent after one that did not. What the round
-/// trip leaves unsent goes straight back to the workers once the index
-/// has answered.
-class engine::shard::reply_sender final : public batch_side_work {
- public:
-  static constexpr std::size_t most = 16;
-  reply_sender(engine& owner, core& counted) : owner_(owner), core_(counted) {}
-
-  /// How many of a batch's last `groups` to keep.
-  std::size_t room(std::size_t groups) const noexcept { return std::min(groups, limit_); }
-  void hold(request_group* group) { held_.push_back(group); }
-
-  bool step() override {
-    if (sent_ == held_.size()) return false;
-    owner_.completed(held_[sent_++], true);
-    return sent_ != held_.size();
-  }
-  void index_answered() override {
-    if (held_.empty()) return;
-    core_.count_wait_groups(held_.size(), sent_);
-    if (sent_ == held_.size()) {
-      if (held_.size() == limit_) limit_ = std::min(limit_ + 1, most);
-    } else {
-      limit_ = std::max<std::size_t>(sent_, 1);
-      for (std::size_t i = sent_; i < held_.size(); ++i) owner_.completed(held_[i], false);
-    }
-    held_.clear();
-    sent_ = 0;
-  }
-
- private:
-  engine& owner_;
-  core& core_;  // for its counters
-  std::vector<request_group*> held_;
-  std::size_t sent_ = 0;   // held_[0, sent_) are handed back, replies sent
-  std::size_t limit_ = 2;  // how many to keep from the next batch
-};
-
-engine::shard::shard(engine& owner, engine_config config, server_stats& stats)
-    : owner_(owner), config_(std::move(config)) {
-  core_ = std::make_unique<core>(config_, stats);
-  sender_ = std::make_unique<reply_sender>(owner_, *core_);
-  using runner = engine_config::batch_runner;
-  const bool automatic = config_.runner == runner::automatic;
-  const bool on_device = core_->index_on_device();
-  inline_ = config_.runner == runner::submitting_thread || (automatic && !on_device);
-  idle_submitter_ = config_.runner == runner::batch_thread_unless_idle || (automatic && on_device);
+engine::shard::shard(engine& owner, const engine_settings& settings, std::size_t number,
+                     std::unique_ptr<index::index_port> index)
+    : owner_(owner), settings_(settings) {
+  pipeline_ = std::make_unique<batch_pipeline>(settings_, number, owner_.stats_, std::move(index));
+  sender_ = std::make_unique<reply_sender>(
+      [this](request_group* group, bool idle) {
+        owner_.completed(*group, idle ? completer::idle : completer::busy);
+      },
+      pipeline_->counts());
+  const bool automatic = settings_.runner == batch_runner::automatic;
+  const bool on_device = pipeline_->index().on_device();
+  inline_ = settings_.runner == batch_runner::submitting_thread || (automatic && !on_device);
+  idle_submitter_ =
+      settings_.runner == batch_runner::batch_thread_unless_idle || (automatic && on_device);
   if (!inline_) thread_ = std::thread([this] { run(); });
 }
 
@@ -102,7 +62,7 @@ engine::shard::~shard() {
 }
 
 std::string engine::shard::index_description() const {
-  return core_->index_description();
+  return pipeline_->index().description();
 }
 
 void engine::shard::submit(std::span<request_group* const> groups, batch_side_work* while_waiting,
@@ -143,7 +103,7 @@ void engine::shard::stop() {
 }
 
 void engine::shard::take(std::vector<request_group*>& batch, std::size_t& operations) {
-  while (!queue_.empty() && operations < config_.batch_max) {
+  while (!queue_.empty() && operations < settings_.batch_max) {
     operations += operations_of(*queue_.front());
     batch.push_back(queue_.front());
     queue_.pop_front();
@@ -179,7 +139,8 @@ void engine::shard::run_once(batch_side_work* while_waiting, bool in_other_wait)
     take(batch, operations);
   }
   run_and_complete(batch, false, while_waiting);
-  if (in_other_wait) core_->count_overlapped_batch();  // (the core is still this thread's)
+  // (the pipeline is still this thread's)
+  if (in_other_wait) ++pipeline_->counts().batches_overlapped;
   bool more = false;
   {
     std::lock_guard lock(mutex_);
@@ -197,26 +158,26 @@ void engine::shard::run_once(batch_side_work* while_waiting, bool in_other_wait)
 void engine::shard::run_and_complete(std::vector<request_group*>& batch, bool on_batch_thread,
                                      batch_side_work* while_waiting) {
   try {
-    core_->run_batch(batch, on_batch_thread ? sender_.get() : while_waiting);
+    pipeline_->run(batch, on_batch_thread ? sender_.get() : while_waiting);
   } catch (const std::exception& error) {
     // Out of memory while building replies, say: the batch's clients are
     // told and disconnected; the server goes on.
     std::fprintf(stderr, "gpuhash-server: ERROR: a batch failed (%s); closing its connections\n",
                  error.what());
-    for (request_group* group : batch) engine::fail(*group);
+    for (request_group* group : batch) router::fail(*group);
   }
   if (on_batch_thread) sender_->index_answered();  // (the batch failed before its index answered)
-  if (core_->shutdown_accepted()) owner_.shutdown_requested_ = true;
+  if (pipeline_->shutdown_accepted()) owner_.shutdown_requested_ = true;
   // A batch thread with nothing queued may spend time on each group as
   // it hands it back. With groups queued it hands them back at once, but
   // for the last few, which it keeps to send during the next batch's
   // round trip (reply_sender).
   std::size_t i = 0;
   while (i < batch.size() && on_batch_thread && queued_.load(std::memory_order_acquire) == 0)
-    owner_.completed(batch[i++], true);
+    owner_.completed(*batch[i++], completer::idle);
   const std::size_t keep =
-      on_batch_thread && core_->index_takes_side_work() ? sender_->room(batch.size() - i) : 0;
-  while (i < batch.size() - keep) owner_.completed(batch[i++], false);
+      on_batch_thread && pipeline_->index().has_wait() ? sender_->room(batch.size() - i) : 0;
+  while (i < batch.size() - keep) owner_.completed(*batch[i++], completer::busy);
   while (i < batch.size()) sender_->hold(batch[i++]);
 }
 
@@ -232,41 +193,26 @@ void engine::shard::poll_for_groups(std::uint64_t us) {
 }
 
 void engine::shard::sleep_until_work(std::unique_lock<std::mutex>& lock) {
-  using std::chrono::steady_clock;
-  // The GPU index's resident kernel ages out (gpu_resident.cuh), and the
-  // batch that finds it ended pays for the next one's launch: at a low load
-  // (a batch every few milliseconds, run by the submitters) that was one
-  // batch in fifty, about 40 us more each (measured with
-  // gpuhash-engine-latency: docs/results/server.md). So while batches come
-  // (one in the last second), this thread renews the kernel before it ages
-  // out, between batches; on an idle shard it lets the kernel end.
-  constexpr auto active_for = std::chrono::seconds(1);
-  constexpr auto look_again = std::chrono::milliseconds(50);  // while it may not own the core
+  // The index may want upkeep between batches (the GPU's resident kernel is
+  // renewed before it ages out: index_port::upkeep_at), done here, by the
+  // thread that would run the next batch, while none is to run.
+  constexpr auto look_again = std::chrono::milliseconds(50);  // while it may not own the pipeline
   for (;;) {
-    // (a submitter may be running a batch: the core is then its)
+    // (a submitter may be running a batch: the pipeline is then its)
     if (running_) {
       wake_.wait_for(lock, look_again);
       continue;
     }
-    if (stopping_ || !queue_.empty() || core_->has_pending_mutations()) return;
-    const auto renew_at = core_->index_renew_at();
-    if (!renew_at) {
+    if (stopping_ || !queue_.empty() || pipeline_->has_unsent_changes()) return;
+    const auto upkeep_at = pipeline_->index_upkeep().upkeep_at();
+    if (!upkeep_at) {
       wake_.wait(lock);
-      continue;
-    }
-    const auto now = steady_clock::now();
-    if (core_->batches() != batches_seen_) {
-      batches_seen_ = core_->batches();
-      active_at_ = now;
-    }
-    if (now < *renew_at) {
-      wake_.wait_until(lock, *renew_at);
-    } else if (now - active_at_ > active_for) {
-      wake_.wait_for(lock, look_again);
+    } else if (std::chrono::steady_clock::now() < *upkeep_at) {
+      wake_.wait_until(lock, *upkeep_at);
     } else {
-      running_ = true;  // the core is this thread's, as for a batch
+      running_ = true;  // the pipeline is this thread's, as for a batch
       lock.unlock();
-      core_->renew_index();
+      pipeline_->index_upkeep().upkeep();
       lock.lock();
       running_ = false;
     }
@@ -279,7 +225,7 @@ void engine::shard::run() {
   prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
   std::vector<request_group*> batch;
   std::size_t last_operations = 0;  // the size of the last batch, when it had several groups
-  std::uint64_t poll_us = config_.spin_us;
+  std::uint64_t poll_us = settings_.spin_us;
   for (;;) {
     batch.clear();
     // After a batch, poll for the next groups (for as long as the rate of
@@ -300,10 +246,10 @@ void engine::shard::run() {
       // the size of the last one: clients that were answered together
       // come back together. Waiting for more than can come would only
       // add the whole deadline to every batch.
-      const std::size_t target = std::min(config_.batch_max, last_operations);
-      if (config_.batch_wait_us != 0 && operations < target) {
+      const std::size_t target = std::min(settings_.batch_max, last_operations);
+      if (settings_.batch_wait_us != 0 && operations < target) {
         const auto deadline =
-            std::chrono::steady_clock::now() + std::chrono::microseconds(config_.batch_wait_us);
+            std::chrono::steady_clock::now() + std::chrono::microseconds(settings_.batch_wait_us);
         // Polled rather than slept on: a submitter's notify then finds
         // no waiter and costs it no system call (under load the workers'
         // time is what bounds the server).
@@ -325,7 +271,7 @@ void engine::shard::run() {
     std::lock_guard lock(mutex_);
     running_ = false;
     polling_ = true;  // in the same step: no submitter finds the shard idle in between
-    poll_us = std::max<std::uint64_t>(arrivals_.poll_us(), config_.spin_us);
+    poll_us = std::max<std::uint64_t>(arrivals_.poll_us(), settings_.spin_us);
   }
   sender_->index_answered();  // (none are kept with nothing queued; for certainty)
   // Inserts and erases left by the last batch are only index bookkeeping;

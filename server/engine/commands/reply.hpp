@@ -1,5 +1,5 @@
 #pragma once
-// Small helpers to write replies.
+// Small helpers to write replies, and the version the server answers with.
 
 #include <charconv>
 #include <cstdint>
@@ -7,6 +7,9 @@
 #include <string_view>
 
 namespace gpuhash::server::engine {
+
+/// memcached's version this server speaks, as `version` and `stats` say it.
+inline constexpr std::string_view server_version = "1.6.18-gpuhash";
 
 template <class Integer>
 void append_number(std::string& out, Integer value) {

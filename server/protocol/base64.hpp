@@ -1,12 +1,13 @@
 #pragma once
 // Base64 (RFC 4648, with padding) for the meta commands' `b` flag: keys sent
-// and returned in base64 so they may hold any bytes.
+// in base64 so they may hold any bytes. The parser decodes such a key once
+// (request::item_key); a reply returns the key as it was sent.
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-namespace gpuhash::server::engine {
+namespace gpuhash::server::protocol {
 
 /// Decodes `text` into `out` as memcached does: bytes outside the alphabet
 /// are skipped, symbols come in groups of four, and decoding stops after the
@@ -42,19 +43,4 @@ inline bool base64_decode(std::string_view text, std::string& out) {
   return in_group == 0 && !out.empty();
 }
 
-inline void base64_encode(std::string_view bytes, std::string& out) {
-  static constexpr char alphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  for (std::size_t i = 0; i < bytes.size(); i += 3) {
-    const std::size_t left = bytes.size() - i;
-    std::uint32_t bits = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
-    if (left > 1) bits |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
-    if (left > 2) bits |= static_cast<unsigned char>(bytes[i + 2]);
-    out.push_back(alphabet[bits >> 18 & 63]);
-    out.push_back(alphabet[bits >> 12 & 63]);
-    out.push_back(left > 1 ? alphabet[bits >> 6 & 63] : '=');
-    out.push_back(left > 2 ? alphabet[bits & 63] : '=');
-  }
-}
-
-}  // namespace gpuhash::server::engine
+}  // namespace gpuhash::server::protocol

@@ -1,0 +1,93 @@
+// One shard's batches: collect, index, resolve (pipeline.hpp).
+
+#include "engine/batch/pipeline.hpp"
+
+#include <ctime>
+#include <exception>
+
+namespace gpuhash::server::engine {
+
+namespace {
+
+/// A batch's side work as its index sees it: an exception a step throws is
+/// kept for after the batch (rethrow), since it is not the index's failure,
+/// which would move the index to the CPU.
+class guarded_steps final : public index::wait_work {
+ public:
+  explicit guarded_steps(index::wait_work* work) : work_(work) {}
+  bool step() override {
+    if (work_ == nullptr) return false;
+    try {
+      return work_->step();
+    } catch (...) {
+      error_ = std::current_exception();
+      work_ = nullptr;
+      return false;
+    }
+  }
+  void rethrow() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  index::wait_work* work_;
+  std::exception_ptr error_;
+};
+
+}  // namespace
+
+batch_pipeline::batch_pipeline(const engine_settings& settings, std::size_t shard,
+                               server_stats& server, std::unique_ptr<index::index_port> index)
+    : state_(settings, shard, server, std::move(index)) {}
+
+void batch_pipeline::run(std::span<request_group* const> groups, batch_side_work* side) {
+  cache& items = state_.items;
+  items.set_now(static_cast<std::int64_t>(std::time(nullptr)));
+  items.clear_finds();
+  first_find_.clear();
+  for (request_group* group : groups)
+    for (std::size_t i = group->done; i < group->used; ++i) collect(group->items[i]);
+  guarded_steps steps(side);
+  items.run_index(side != nullptr ? &steps : nullptr);
+  if (side != nullptr) side->index_answered();
+  resolve(groups);
+  items.end_resolve();
+  steps.rethrow();
+}
+
+void batch_pipeline::collect(const work_item& item) {
+  cache& items = state_.items;
+  first_find_.push_back(items.index().finds());
+  const auto find = [&](std::string_view key) { items.find(key); };
+  if (item.is_error()) {
+    if (item.drops_key) protocol::for_each_item_key(item.request, 0, find);
+    return;
+  }
+  protocol::for_each_item_key(item.request, item.resume_at, find);
+}
+
+void batch_pipeline::resolve(std::span<request_group* const> groups) {
+  std::size_t item = 0;
+  for (request_group* group : groups) {
+    const std::size_t first = group->done;
+    for (std::size_t i = first; i < group->used; ++i, ++item) {
+      // past the reply budget the rest waits for the group's next batch
+      // (item still counts: first_find_ holds every collected request)
+      if (group->done != i || group->replies.size() >= group->budget) continue;
+      work_item& work = group->items[i];
+      ++group->done;
+      if (work.is_error()) {
+        answer_refusal(state_, work, first_find_[item], *group);
+        group->mark();
+        continue;
+      }
+      if (run_request(state_, work, first_find_[item], *group)) {
+        group->mark();
+      } else {
+        --group->done;  // answered in part only
+      }
+    }
+  }
+}
+
+}  // namespace gpuhash::server::engine

@@ -1,0 +1,272 @@
+// A shard's items and their index entries, kept consistent (cache.hpp).
+
+#include "engine/cache/cache.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <utility>
+#include <vector>
+
+namespace gpuhash::server::engine {
+
+namespace {
+
+std::uint64_t entry_of(index::signature_type signature, location where) {
+  return std::uint64_t{signature} << 32 | where;
+}
+
+}  // namespace
+
+cache::cache(const store::store_config& config, std::unique_ptr<index::index_port> index,
+             cas_sequence cas)
+    : store_(config), index_(std::move(index)), cas_(cas) {
+  store_.on_eviction([this](location where, const store::item& item) {
+    if (!item.fetched && is_live(item)) ++counts_.evicted_unfetched;
+    forget_entry(where, item);
+  });
+  store_.on_dead_check([this](const store::item& item) { return !is_live(item); });
+}
+
+// ---- the batch's index work ------------------------------------------------------
+
+void cache::send_changes() {
+  for (const auto& [entry, change] : pending_) {
+    const auto signature = static_cast<index::signature_type>(entry >> 32);
+    const auto where = static_cast<location>(entry);
+    for (int k = 0; k < change; ++k) index_->insert(signature, where);
+    for (int k = 0; k > change; --k) index_->erase(signature, where);
+  }
+  pending_.clear();
+}
+
+void cache::run_index(index::wait_work* while_waiting) {
+  send_changes();
+  if (index_->size() == 0) return;
+  try {
+    index_->run(while_waiting);
+  } catch (const std::exception& error) {
+    move_index_to_cpu(error.what());
+    return;  // the rebuilt index holds every linked item
+  }
+  settle(index_->settled());
+}
+
+/// Reads the statuses of inserts and erases the index has settled. An entry
+/// it refused (a 17th under its signature) leaves its item reachable from
+/// the host, if the item is still linked under that signature; otherwise
+/// the item's erase is on its way, and will find no entry.
+void cache::settle(const index::settled_changes& settled) {
+  for (std::size_t j = 0; j < settled.size(); ++j) {
+    const index::entry_change& change = settled.change(j);
+    const status result = settled.status_of(j);
+    const std::uint64_t entry = entry_of(change.signature, change.location);
+    if (change.op == operation::erase) {
+      if (result == status::erased) continue;
+      const auto excused = refused_.find(entry);
+      if (excused == refused_.end()) {
+        ++counts_.index_erase_misses;
+      } else if (--excused->second == 0) {
+        refused_.erase(excused);
+      }
+      continue;
+    }
+    if (result == status::inserted) continue;
+    store::item& item = store_.at(change.location);
+    if (item.linked && index_->signature(item.key()) == change.signature) {
+      overflow_[item.key()] = change.location;
+    } else {
+      ++refused_[entry];
+    }
+  }
+}
+
+/// The GPU failed: the index is rebuilt on the CPU from the linked items,
+/// and the batch's finds run there. The batch's inserts and erases are not
+/// run again: the linked items already reflect every link and unlink.
+void cache::move_index_to_cpu(const char* why) {
+  std::fprintf(stderr,
+               "gpuhash-server: ERROR: the GPU index failed (%s); rebuilding the index on the "
+               "CPU from %zu items and carrying on\n",
+               why, store_.linked_items());
+  ++counts_.index_failovers;
+  overflow_.clear();
+  refused_.clear();
+  std::vector<index::entry_change> entries;
+  entries.reserve(store_.linked_items());
+  store_.for_each_linked([&](location where, const store::item& item) {
+    entries.push_back({operation::insert, index_->signature(item.key()), where});
+  });
+  for (const index::entry_change& refused : index_->move_to_cpu(entries))
+    overflow_[store_.at(refused.location).key()] = refused.location;
+}
+
+void cache::end_resolve() {
+  // The inserts of items linked by the previous resolve have now run; those
+  // linked by this one go to the next batch.
+  in_flight_ = std::move(fresh_);
+  fresh_.clear();
+}
+
+// ---- items ---------------------------------------------------------------------
+
+bool cache::is_live(const store::item& item) const noexcept {
+  if (item.expires_at != 0 && item.expires_at <= now_) return false;
+  if (flush_time_ != 0 && flush_time_ <= now_ && item.stored_at <= flush_time_) return false;
+  if (item.cas <= flush_cas_) return false;
+  return true;
+}
+
+location cache::find_item(std::string_view key, std::size_t search) {
+  const auto accept = [&](location where) -> location {
+    store::item& item = store_.at(where);
+    if (!item.linked || item.key() != key) return store::no_location;
+    if (is_live(item)) return where;
+    const bool flushed = item.expires_at == 0 || item.expires_at > now_;
+    if (flushed) {
+      ++counts_.get_flushed;
+    } else {
+      ++counts_.get_expired;
+      if (!item.fetched) ++counts_.expired_unfetched;
+    }
+    unlink(where);
+    return store::no_location;
+  };
+  const auto in = [&](const key_locations& map) {
+    const auto found = map.find(key);
+    return found == map.end() ? store::no_location : found->second;
+  };
+  for (const auto* map : {&fresh_, &in_flight_, &overflow_}) {
+    const location where = in(*map);
+    if (where != store::no_location) return accept(where);
+  }
+  for (std::uint32_t k = 0; k < index_->match_count(search); ++k) {
+    const location where = accept(index_->match(search, k));
+    if (where != store::no_location) return where;
+  }
+  return store::no_location;
+}
+
+void cache::queue_entry(index::signature_type signature, location where, int change) {
+  const auto [entry, added] = pending_.try_emplace(entry_of(signature, where), change);
+  if (added) return;
+  entry->second += change;
+  if (entry->second == 0) pending_.erase(entry);
+}
+
+void cache::link(location where) {
+  store::item& item = store_.at(where);
+  store_.link(where);
+  fresh_[item.key()] = where;
+  queue_entry(index_->signature(item.key()), where, +1);
+  ++counts_.total_items;
+}
+
+void cache::forget_entry(location where, const store::item& item) {
+  const std::string_view key = item.key();
+  for (auto* map : {&fresh_, &in_flight_}) {
+    const auto found = map->find(key);
+    if (found != map->end() && found->second == where) map->erase(found);
+  }
+  const auto overflowed = overflow_.find(key);
+  if (overflowed != overflow_.end() && overflowed->second == where) {
+    overflow_.erase(overflowed);  // it never had an index entry
+    return;
+  }
+  queue_entry(index_->signature(key), where, -1);
+}
+
+void cache::unlink(location where) {
+  store::item& item = store_.at(where);
+  forget_entry(where, item);
+  store_.unlink(where);
+}
+
+std::int64_t cache::expiry_of(std::int64_t exptime) const noexcept {
+  constexpr std::int64_t thirty_days = 60 * 60 * 24 * 30;
+  if (exptime == 0) return 0;
+  if (exptime < 0) return 1;  // a time long past: already expired
+  if (exptime <= thirty_days) return now_ + exptime;
+  return exptime <= now_ ? 1 : exptime;
+}
+
+void cache::flush(std::int64_t delay) noexcept {
+  if (delay > 0) {
+    flush_time_ = expiry_of(delay) - 1;
+  } else {
+    flush_time_ = 0;
+    flush_cas_ = last_cas_;  // everything stored so far, even this second
+  }
+}
+
+namespace {
+
+/// Whether `mode` may store over `existing`; the refusal's result if not.
+std::optional<store_result> refusal(store_mode mode, const store::item* existing,
+                                    std::uint64_t cas) {
+  switch (mode) {
+    case store_mode::add:
+      if (existing != nullptr) return store_result::not_stored;
+      break;
+    case store_mode::replace:
+    case store_mode::append:
+    case store_mode::prepend:
+      if (existing == nullptr) return store_result::not_stored;
+      break;
+    case store_mode::cas:
+      if (existing == nullptr) return store_result::not_found;
+      if (existing->cas != cas) return store_result::exists;
+      break;
+    case store_mode::set: break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+store_result cache::store_value(std::string_view key, location existing, std::string_view data,
+                                std::uint32_t client_flags, std::int64_t expires_at,
+                                store_mode mode, std::uint64_t cas, location* stored) {
+  const store::item* old = existing == store::no_location ? nullptr : &store_.at(existing);
+  if (const auto refused = refusal(mode, old, cas)) {
+    if (mode == store_mode::add) store_.bump(existing);
+    return *refused;
+  }
+  const bool joins = mode == store_mode::append || mode == store_mode::prepend;
+  const std::size_t old_bytes = joins ? old->value_bytes : 0;
+  store::allocation_error error = store::allocation_error::none;
+  const location fresh = store_.allocate(key, old_bytes + data.size(), error, existing);
+  if (fresh == store::no_location) {
+    // memcached drops the old value of a set that failed, so it cannot be read stale
+    if (mode == store_mode::set && existing != store::no_location) unlink(existing);
+    if (error == store::allocation_error::too_large) {
+      ++counts_.store_too_large;
+      return store_result::too_large;
+    }
+    ++counts_.store_no_memory;
+    return store_result::no_memory;
+  }
+  store::item& item = store_.at(fresh);
+  char* value = item.value().data();
+  if (joins) {
+    const std::span<const char> old_value = old->value();
+    const bool append = mode == store_mode::append;
+    std::copy(old_value.begin(), old_value.end(), value + (append ? 0 : data.size()));
+    std::copy(data.begin(), data.end(), value + (append ? old_value.size() : 0));
+    client_flags = old->client_flags;
+    expires_at = old->expires_at;
+  } else {
+    std::copy(data.begin(), data.end(), value);
+  }
+  item.client_flags = client_flags;
+  item.expires_at = expires_at;
+  item.stored_at = now_;
+  item.accessed_at = now_;
+  item.cas = next_cas();
+  if (existing != store::no_location) unlink(existing);
+  link(fresh);
+  if (stored != nullptr) *stored = fresh;
+  return store_result::stored;
+}
+
+}  // namespace gpuhash::server::engine

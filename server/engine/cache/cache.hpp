@@ -1,0 +1,160 @@
+#pragma once
+// One shard's cache: its items (the store) and its index, kept consistent
+// while the index's entries are still being written. Commands work on it
+// (engine/commands/); the batch pipeline runs its index work
+// (engine/batch/). Only the thread running the shard's batch touches it.
+//
+// The consistency protocol (docs/designs/server.md, "One batch at a time"):
+// the entries of items linked or unlinked by a batch's resolve go to the
+// index with the next batch, and their statuses may come one batch later
+// still. Meanwhile the host keeps what the index may not show yet:
+//   - fresh_: items linked by this resolve (their inserts are not sent);
+//   - in_flight_: items linked by the last resolve (their inserts run with
+//     this batch, behind its finds);
+//   - overflow_: items whose insert the index refused (a 17th entry under
+//     one signature): reachable from here alone;
+//   - pending_: the entries to insert and erase with the next batch, as net
+//     changes (an insert and an erase of one entry cancel);
+//   - refused_: refused inserts whose items were unlinked since: their
+//     erases will find no entry and are not counted as misses.
+// Invariants: at most one linked item per key; every linked item has an
+// index entry or is in fresh_, in_flight_ or overflow_. Entries of unlinked
+// items are erased by the next batch; until then they only point at an
+// item whose key or linked flag rejects them (find_item confirms every
+// match against the full key).
+
+#include <cstdint>
+#include <memory>
+#include <memory_resource>
+#include <span>
+#include <string_view>
+#include <unordered_map>
+
+#include "index/index_port.hpp"
+#include "store/item_store.hpp"
+
+namespace gpuhash::server::engine {
+
+using store::location;
+
+enum class store_mode : std::uint8_t { set, add, replace, append, prepend, cas };
+enum class store_result : std::uint8_t {
+  stored,
+  not_stored,
+  exists,
+  not_found,
+  too_large,
+  no_memory
+};
+
+/// What happened to items, counted by the cache (`stats`).
+struct item_counts {
+  std::uint64_t get_expired = 0, get_flushed = 0;
+  std::uint64_t expired_unfetched = 0, evicted_unfetched = 0;
+  std::uint64_t total_items = 0;  ///< items stored since start
+  std::uint64_t store_too_large = 0, store_no_memory = 0;
+  std::uint64_t index_erase_misses = 0;  ///< must stay 0: an erase that found no entry
+  std::uint64_t index_failovers = 0;     ///< GPU failures survived by moving to the CPU
+};
+
+/// Which CAS values a shard issues: shard s of n issues s + 1, s + 1 + n,
+/// ..., so that they are unique over all shards.
+struct cas_sequence {
+  std::size_t shard = 0;
+  std::size_t shards = 1;
+};
+
+class cache {
+ public:
+  cache(const store::store_config& config, std::unique_ptr<index::index_port> index,
+        cas_sequence cas);
+  cache(const cache&) = delete;
+  cache& operator=(const cache&) = delete;
+
+  // ---- the batch's index work (engine/batch/) ----------------------------------
+
+  /// The batch's clock (Unix seconds), read once per batch.
+  void set_now(std::int64_t now) noexcept { now_ = now; }
+  std::int64_t now() const noexcept { return now_; }
+  /// Starts the batch's index work: the finds come first.
+  void clear_finds() { index_->clear(); }
+  /// Queues a find for `key`; the n-th queued is find_item(key, n)'s.
+  void find(std::string_view key) { index_->find(index_->signature(key)); }
+  /// Queues the entries linked and unlinked since the last batch, then runs
+  /// the batch on the index and reads the statuses it settled. A device
+  /// failure moves the index to the CPU, losing nothing.
+  void run_index(index::wait_work* while_waiting);
+  /// The resolve is over: its items' inserts go out with the next batch.
+  void end_resolve();
+  /// Whether inserts or erases wait for the next batch.
+  bool has_unsent_changes() const noexcept { return !pending_.empty(); }
+
+  // ---- items (commands) -----------------------------------------------------
+
+  /// The live item under `key`, whose find was the batch's `search`-th, or
+  /// no_location. An expired or flushed item found on the way is unlinked.
+  location find_item(std::string_view key, std::size_t search);
+  store::item& at(location where) noexcept { return store_.at(where); }
+  /// Moves the item to the head of its LRU (a read or a touch).
+  void bump(location where) { store_.bump(where); }
+  void unlink(location where);
+  /// Stores `data` under `key` as `mode` says, over `existing` (the item
+  /// find_item gave, or no_location); `stored`, if not null, gets the new item.
+  store_result store_value(std::string_view key, location existing, std::string_view data,
+                           std::uint32_t client_flags, std::int64_t expires_at, store_mode mode,
+                           std::uint64_t cas, location* stored);
+  bool is_live(const store::item& item) const noexcept;
+  /// memcached's exptime rule: 0 never; up to 30 days relative; above,
+  /// absolute Unix time; negative, already expired.
+  std::int64_t expiry_of(std::int64_t exptime) const noexcept;
+  std::uint64_t next_cas() noexcept {
+    last_cas_ = cas_counter_++ * cas_.shards + cas_.shard + 1;
+    return last_cas_;
+  }
+  /// flush_all: items stored so far are gone now, or those stored up to
+  /// `delay` seconds from now once that time comes (memcached keeps one
+  /// flush time: the last flush_all replaces a delayed one still to come).
+  void flush(std::int64_t delay) noexcept;
+
+  const store::item_store& store() const noexcept { return store_; }
+  store::item_store& store() noexcept { return store_; }
+  const index::index_port& index() const noexcept { return *index_; }
+  index::index_port& index() noexcept { return *index_; }
+  std::size_t overflowed() const noexcept { return overflow_.size(); }
+  const item_counts& counts() const noexcept { return counts_; }
+  item_counts& counts() noexcept { return counts_; }
+
+ private:
+  void link(location where);
+  /// Drops an unlinked item from the host maps and queues its entry's erase.
+  void forget_entry(location where, const store::item& item);
+  void queue_entry(index::signature_type signature, location where, int change);
+  void send_changes();
+  void settle(const index::settled_changes& settled);
+  void move_index_to_cpu(const char* why);
+
+  store::item_store store_;
+  std::unique_ptr<index::index_port> index_;
+  cas_sequence cas_;
+  item_counts counts_;
+  std::int64_t now_ = 0;
+  std::uint64_t cas_counter_ = 0;  // cas values this shard has issued
+  std::uint64_t last_cas_ = 0;     // the last of them
+  std::int64_t flush_time_ = 0;    // items stored at or before it are gone once now >= it
+  std::uint64_t flush_cas_ = 0;    // items with a cas at or below it are gone
+
+  // The host maps below take their nodes from a pool of the shard's own
+  // (one thread at a time runs a shard's batches): each set adds and drops
+  // several nodes, and malloc and free would be a visible part of the
+  // server's time (docs/results/server.md).
+  std::pmr::unsynchronized_pool_resource node_pool_;
+  using key_locations = std::pmr::unordered_map<std::string_view, location>;
+  // (signature << 32 | location) -> net change
+  std::pmr::unordered_map<std::uint64_t, int> pending_{&node_pool_};
+  key_locations fresh_{&node_pool_};
+  key_locations in_flight_{&node_pool_};
+  key_locations overflow_{&node_pool_};
+  std::pmr::unordered_map<std::uint64_t, int> refused_{&node_pool_};
+};
+
+}  // namespace gpuhash::server::engine

@@ -1,0 +1,83 @@
+// The commands about the whole cache: flush_all, cache_memlimit, stats and
+// shutdown.
+
+#include "engine/commands/command_set.hpp"
+#include "engine/stats/render.hpp"
+
+namespace gpuhash::server::engine {
+
+void run_flush_all(shard_state& state, const protocol::request& request, std::string& out) {
+  ++state.counts.cmd_flush;  // a refused one too, as memcached counts it
+  if (!state.settings.flush_enabled) {
+    if (!request.noreply) out.append("CLIENT_ERROR flush_all not allowed\r\n");
+    return;
+  }
+  state.items.flush(request.delay);
+  if (!request.noreply) out.append("OK\r\n");
+}
+
+/// As memcached's process_memlimit_command; each shard takes its share.
+void run_cache_memlimit(shard_state& state, const protocol::request& request, std::string& out) {
+  std::string_view reply = "OK\r\n";
+  if (request.delta < 8) {
+    reply = "MEMLIMIT_TOO_SMALL cannot set maxbytes to less than 8m\r\n";
+  } else if (request.delta > 1000000000) {
+    reply = "MEMLIMIT_ADJUST_FAILED input value is megabytes not bytes\r\n";
+  } else if (!state.items.store().set_memory_limit((static_cast<std::size_t>(request.delta) << 20) /
+                                                   state.settings.shards)) {
+    reply = "MEMLIMIT_ADJUST_FAILED out of bounds or unable to adjust\r\n";
+  }
+  if (!request.noreply) out.append(reply);
+}
+
+/// `stats` and its sub-statistics. Those that add up over shards are this
+/// shard's numbers: rendered at once in a whole group, kept as numbers in a
+/// part of one that runs on several shards, for the engine to merge.
+void run_stats(shard_state& state, std::string_view argument, request_group& group) {
+  std::string& out = group.replies;
+  if (adds_up(argument)) {
+    shard_numbers numbers = numbers_of(state.items, state.counts, state.batches);
+    if (group.part) {
+      group.part->numbers.push_back(std::move(numbers));
+    } else {
+      render_numbers(argument, numbers, state.server, out);
+    }
+    return;
+  }
+  if (argument == "reset") {
+    state.counts = {};
+    state.batches = {};
+    item_counts& counts = state.items.counts();
+    counts = item_counts{.index_failovers = counts.index_failovers};
+    state.items.index().reset_counts();
+    state.server.connections.reset();
+    out.append("RESET\r\n");
+    return;
+  }
+  if (argument == "settings") {
+    for (const auto& [name, value] : state.server.settings)
+      out.append("STAT ").append(name).append(" ").append(value).append("\r\n");
+  } else if (argument == "conns") {
+    if (state.server.describe_connections) out.append(state.server.describe_connections());
+  } else {
+    out.append("ERROR\r\n");
+    return;
+  }
+  out.append("END\r\n");
+}
+
+void run_shutdown(shard_state& state, const protocol::request& request, request_group& group) {
+  std::string& out = group.replies;
+  if (!state.settings.shutdown_enabled) {
+    out.append("ERROR: shutdown not enabled\r\n");
+    return;
+  }
+  if (!request.argument.empty() && request.argument != "graceful") {
+    out.append("CLIENT_ERROR invalid shutdown mode\r\n");
+    return;
+  }
+  state.shutdown_accepted = true;
+  group.close_after = true;
+}
+
+}  // namespace gpuhash::server::engine

@@ -1,0 +1,60 @@
+// incr and decr.
+
+#include <algorithm>
+#include <charconv>
+
+#include "engine/commands/command_set.hpp"
+
+namespace gpuhash::server::engine {
+
+/// On a decimal value: incr wraps at 2^64, decr stops at 0. As in memcached,
+/// a result no longer than the value is written in place, padded with
+/// spaces; a longer one makes a new item.
+void run_arithmetic(shard_state& state, key_ref key, bool incr, std::uint64_t delta, bool noreply,
+                    std::string& out, bool errors_despite_noreply) {
+  cache& items = state.items;
+  command_counts& counts = state.counts;
+  const bool send_errors = !noreply || errors_despite_noreply;
+  const location where = items.find_item(key.key, key.search);
+  if (where == store::no_location) {
+    ++(incr ? counts.incr_misses : counts.decr_misses);
+    if (!noreply) out.append("NOT_FOUND\r\n");
+    return;
+  }
+  store::item& item = items.at(where);
+  const std::span<char> value = item.value();
+  std::uint64_t number = 0;
+  const char* end = value.data() + value.size();
+  // trailing spaces are left by an earlier in-place decr
+  while (end != value.data() && end[-1] == ' ') --end;
+  const auto parsed = std::from_chars(value.data(), end, number);
+  if (value.empty() || parsed.ec != std::errc{} || parsed.ptr != end) {
+    if (send_errors) out.append("CLIENT_ERROR cannot increment or decrement non-numeric value\r\n");
+    return;
+  }
+  ++(incr ? counts.incr_hits : counts.decr_hits);
+  number = incr ? number + delta : (number > delta ? number - delta : 0);
+  char digits[24];
+  const auto length =
+      static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, number).ptr - digits);
+  if (length <= value.size()) {
+    std::copy(digits, digits + length, value.data());
+    std::fill(value.data() + length, value.data() + value.size(), ' ');
+    item.cas = items.next_cas();
+    item.accessed_at = items.now();
+    items.bump(where);
+  } else {
+    // replace, not set: if the longer value finds no memory, the old one
+    // stays (as in memcached)
+    const store_result result =
+        items.store_value(key.key, where, std::string_view(digits, length), item.client_flags,
+                          item.expires_at, store_mode::replace, 0, nullptr);
+    if (result != store_result::stored) {
+      if (send_errors) out.append(reply_of(result));
+      return;
+    }
+  }
+  if (!noreply) out.append(digits, length).append("\r\n");
+}
+
+}  // namespace gpuhash::server::engine

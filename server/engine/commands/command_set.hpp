@@ -1,0 +1,73 @@
+#pragma once
+// The commands run_request dispatches to, one file a family (storage.cpp,
+// retrieval.cpp, arithmetic.cpp, admin.cpp, metadump.cpp, meta_*.cpp).
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "engine/commands/commands.hpp"
+
+namespace gpuhash::server::engine {
+
+/// A key a command is about, and the batch's find for it.
+struct key_ref {
+  std::string_view key;
+  std::size_t search;
+};
+
+/// At least the bytes of a reply carrying the item's value (its line and
+/// the meta flags included), checked against the group's budget before the
+/// value is copied in.
+inline std::size_t reply_bound(const store::item& item) noexcept {
+  return 2 * std::size_t{item.key_bytes} + item.value_bytes + 320;
+}
+
+// storage.cpp: set add replace append prepend cas, delete, touch
+void run_storage(shard_state& state, const protocol::request& request, key_ref key,
+                 std::string& out);
+void run_delete(shard_state& state, const protocol::request& request, key_ref key,
+                std::string& out);
+void run_touch(shard_state& state, const protocol::request& request, key_ref key, std::string& out);
+/// The reply to a store's result (classic commands).
+std::string_view reply_of(store_result result);
+
+// retrieval.cpp: get gets gat gats
+bool run_retrieval(shard_state& state, work_item& work, std::size_t first_search,
+                   request_group& group);
+
+// arithmetic.cpp: incr decr
+/// noreply silences every reply, errors included, as in memcached, unless
+/// `errors_despite_noreply` (for `ma`, which runs it with noreply to write
+/// its own reply, and whose errors are always sent).
+void run_arithmetic(shard_state& state, key_ref key, bool incr, std::uint64_t delta, bool noreply,
+                    std::string& out, bool errors_despite_noreply = false);
+
+// admin.cpp: flush_all cache_memlimit stats shutdown
+void run_flush_all(shard_state& state, const protocol::request& request, std::string& out);
+void run_cache_memlimit(shard_state& state, const protocol::request& request, std::string& out);
+void run_stats(shard_state& state, std::string_view argument, request_group& group);
+void run_shutdown(shard_state& state, const protocol::request& request, request_group& group);
+
+// metadump.cpp: lru_crawler metadump
+bool run_metadump(shard_state& state, work_item& work, std::size_t first_search,
+                  request_group& group);
+/// The item fields metadump and `me` print: " exp= la= cas= fetch= cls=
+/// size=", with exp (-1: never) and la given by the caller.
+void append_item_fields(const store::item& item, std::int64_t exp, std::int64_t la,
+                        std::string& out);
+
+// meta.cpp and meta_*.cpp: mg ms md ma mn me
+bool run_meta(shard_state& state, const protocol::request& request, std::size_t search,
+              request_group& group);
+void run_meta_get(shard_state& state, const protocol::request& request, key_ref key,
+                  std::string& out);
+void run_meta_set(shard_state& state, const protocol::request& request, key_ref key,
+                  std::string& out);
+void run_meta_delete(shard_state& state, const protocol::request& request, key_ref key,
+                     std::string& out);
+void run_meta_arithmetic(shard_state& state, const protocol::request& request, key_ref key,
+                         std::string& out);
+
+}  // namespace gpuhash::server::engine

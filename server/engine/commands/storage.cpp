@@ -1,0 +1,84 @@
+// memcached's classic storage commands (set add replace append prepend cas),
+// delete and touch.
+
+#include "engine/commands/command_set.hpp"
+
+namespace gpuhash::server::engine {
+
+namespace {
+
+store_mode mode_of(protocol::command kind) {
+  using protocol::command;
+  switch (kind) {
+    case command::add: return store_mode::add;
+    case command::replace: return store_mode::replace;
+    case command::append: return store_mode::append;
+    case command::prepend: return store_mode::prepend;
+    case command::cas: return store_mode::cas;
+    default: return store_mode::set;
+  }
+}
+
+}  // namespace
+
+std::string_view reply_of(store_result result) {
+  switch (result) {
+    case store_result::stored: return "STORED\r\n";
+    case store_result::not_stored: return "NOT_STORED\r\n";
+    case store_result::exists: return "EXISTS\r\n";
+    case store_result::not_found: return "NOT_FOUND\r\n";
+    case store_result::too_large: return "SERVER_ERROR object too large for cache\r\n";
+    case store_result::no_memory: return "SERVER_ERROR out of memory storing object\r\n";
+  }
+  return "SERVER_ERROR internal\r\n";
+}
+
+void run_storage(shard_state& state, const protocol::request& request, key_ref key,
+                 std::string& out) {
+  cache& items = state.items;
+  ++state.counts.cmd_set;
+  const location existing = items.find_item(key.key, key.search);
+  const store_mode mode = mode_of(request.kind);
+  const store_result result =
+      items.store_value(key.key, existing, request.data, request.client_flags,
+                        items.expiry_of(request.exptime), mode, request.cas_unique, nullptr);
+  if (mode == store_mode::cas) {
+    if (result == store_result::stored) ++state.counts.cas_hits;
+    if (result == store_result::exists) ++state.counts.cas_badval;
+    if (result == store_result::not_found) ++state.counts.cas_misses;
+  }
+  // noreply silences the errors too, as in memcached: a client that asked
+  // for no reply reads none, so an error line would put it out of step
+  if (!request.noreply) out.append(reply_of(result));
+}
+
+void run_delete(shard_state& state, const protocol::request& request, key_ref key,
+                std::string& out) {
+  const location where = state.items.find_item(key.key, key.search);
+  if (where != store::no_location) {
+    state.items.unlink(where);
+    ++state.counts.delete_hits;
+  } else {
+    ++state.counts.delete_misses;
+  }
+  if (!request.noreply) out.append(where != store::no_location ? "DELETED\r\n" : "NOT_FOUND\r\n");
+}
+
+void run_touch(shard_state& state, const protocol::request& request, key_ref key,
+               std::string& out) {
+  cache& items = state.items;
+  ++state.counts.cmd_touch;
+  const location where = items.find_item(key.key, key.search);
+  if (where != store::no_location) {
+    store::item& item = items.at(where);
+    item.expires_at = items.expiry_of(request.exptime);
+    item.accessed_at = items.now();
+    items.bump(where);
+    ++state.counts.touch_hits;
+  } else {
+    ++state.counts.touch_misses;
+  }
+  if (!request.noreply) out.append(where != store::no_location ? "TOUCHED\r\n" : "NOT_FOUND\r\n");
+}
+
+}  // namespace gpuhash::server::engine

@@ -1,0 +1,83 @@
+// A shard's numbers for `stats`, and their merge over shards (numbers.hpp).
+
+#include "engine/stats/numbers.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <type_traits>
+
+namespace gpuhash::server::engine {
+
+namespace {
+
+/// Adds counts of a struct that holds 64-bit counters only (command_counts,
+/// item_counts, batch_counts, index_numbers, store_numbers), counter by counter.
+template <class Counts>
+void add_counts(Counts& to, const Counts& from) {
+  static_assert(std::is_trivially_copyable_v<Counts> && sizeof(Counts) % 8 == 0,
+                "a struct of std::uint64_t counters only");
+  constexpr std::size_t n = sizeof(Counts) / sizeof(std::uint64_t);
+  using counters = std::array<std::uint64_t, n>;
+  counters sum = std::bit_cast<counters>(to);
+  const counters more = std::bit_cast<counters>(from);
+  for (std::size_t i = 0; i < n; ++i) sum[i] += more[i];
+  to = std::bit_cast<Counts>(sum);
+}
+
+/// The indexes' numbers add up, but for the largest batch.
+void add(index::index_numbers& to, const index::index_numbers& from) {
+  const std::uint64_t max_operations = std::max(to.max_operations, from.max_operations);
+  add_counts(to, from);
+  to.max_operations = max_operations;
+}
+
+/// A size class's numbers: its chunks are alike in every shard, its counts
+/// add up, its age is the oldest.
+void add(class_numbers& to, const class_numbers& from) {
+  store::class_stats& sum = to.store;
+  const store::class_stats& more = from.store;
+  sum.chunk_size = more.chunk_size;
+  sum.chunks_per_page = more.chunks_per_page;
+  for (auto field : {&store::class_stats::pages, &store::class_stats::used_chunks,
+                     &store::class_stats::free_chunks, &store::class_stats::linked_items})
+    sum.*field += more.*field;
+  sum.evictions += more.evictions;
+  to.age = std::max(to.age, from.age);
+}
+
+}  // namespace
+
+void shard_numbers::merge(const shard_numbers& other) {
+  add_counts(commands, other.commands);
+  add_counts(items, other.items);
+  add_counts(batches, other.batches);
+  add(index, other.index);
+  index_overflow += other.index_overflow;
+  add_counts(store, other.store);
+  if (classes.size() < other.classes.size()) classes.resize(other.classes.size());
+  for (std::size_t c = 0; c < other.classes.size(); ++c) add(classes[c], other.classes[c]);
+}
+
+shard_numbers numbers_of(const cache& items, const command_counts& commands,
+                         const batch_counts& batches) {
+  const store::item_store& store = items.store();
+  shard_numbers numbers;
+  numbers.now = items.now();
+  numbers.commands = commands;
+  numbers.items = items.counts();
+  numbers.batches = batches;
+  numbers.index = items.index().numbers();
+  numbers.index_description = items.index().description();
+  numbers.index_overflow = items.overflowed();
+  numbers.store = {store.memory_limit(), store.bytes_used(),
+                   store.linked_items(), store.evictions(),
+                   store.reclaimed(),    store.pages_allocated() * store.page_size()};
+  for (const store::class_stats& each : store.classes()) {
+    const std::int64_t age = each.oldest_access == 0 ? 0 : numbers.now - each.oldest_access;
+    numbers.classes.push_back({each, age});
+  }
+  return numbers;
+}
+
+}  // namespace gpuhash::server::engine

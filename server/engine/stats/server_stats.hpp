@@ -1,0 +1,57 @@
+#pragma once
+// What `stats` shows beyond the engine's own numbers (numbers.hpp), from
+// the layers above it: the connections' counters, written by the network's
+// threads (atomics), and the process's settings, given once at start.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpuhash::server::engine {
+
+struct connection_counters {
+  std::atomic<std::uint64_t> current{0};
+  std::atomic<std::uint64_t> total{0};
+  std::atomic<std::uint64_t> rejected{0};  ///< refused over -c
+  std::atomic<std::uint64_t> bytes_read{0};
+  std::atomic<std::uint64_t> bytes_written{0};
+  std::atomic<std::uint64_t> auth_cmds{0};    ///< -Y: authentication attempts
+  std::atomic<std::uint64_t> auth_errors{0};  ///< -Y: failed ones
+  std::atomic<std::uint64_t> ssl_handshake_errors{0};
+  std::atomic<std::uint64_t> ssl_proto_errors{0};
+  /// What the connections' buffers hold now, and how often a connection was
+  /// stalled because they held read_buf_mem_limit (net/memory_budget.hpp).
+  std::atomic<std::uint64_t> buffer_bytes{0};
+  std::atomic<std::uint64_t> buffer_stalls{0};
+
+  /// `stats reset`: the counts (not what is current).
+  void reset() noexcept;
+};
+
+struct server_stats {
+  connection_counters connections;
+  std::int64_t started_at = 0;         ///< Unix seconds
+  bool tls_enabled = false;            ///< the ssl_* counters are shown, as memcached shows them
+  std::int64_t tls_loaded_at = 0;      ///< Unix seconds the certificates were loaded
+  std::size_t threads = 4;             ///< -t
+  std::size_t max_connections = 1024;  ///< -c
+  /// `stats settings` lines (name, value), rendered by the server's top.
+  std::vector<std::pair<std::string, std::string>> settings;
+  /// `stats conns` lines ("STAT <fd>:addr ...\r\n"), from the network.
+  std::function<std::string()> describe_connections;
+};
+
+inline void connection_counters::reset() noexcept {
+  using counters = connection_counters;
+  for (auto count :
+       {&counters::total, &counters::rejected, &counters::bytes_read, &counters::bytes_written,
+        &counters::auth_cmds, &counters::auth_errors, &counters::ssl_handshake_errors,
+        &counters::ssl_proto_errors, &counters::buffer_stalls})
+    (this->*count) = 0;
+}
+
+}  // namespace gpuhash::server::engine

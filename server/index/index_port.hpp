@@ -1,0 +1,153 @@
+#pragma once
+// The index as a shard's cache sees it: memcached's assoc (find, insert,
+// delete) in batches. The caller hashes a key once (signature) and names an
+// item by its location; a batch holds finds, then inserts and erases of
+// (signature, location) entries, and runs as one. The finds never wait for
+// the batch's own inserts and erases: they may see them or not (the cache
+// keeps the items whose entries are in flight on the host). The index grows
+// by itself (signature_index rebuilds itself larger), as memcached's assoc
+// expands itself.
+//
+// Everything about how a batch reaches the index stays behind the port, in
+// the index service it drives (index_service.hpp: on the GPU or the CPU):
+// the memory the batch is written in (page-locked for the GPU, so that the
+// device reads it in place), statuses of inserts and erases that come one
+// batch late (the GPU runs them behind its answer), the wait a device round
+// trip leaves the calling thread (wait_work), and the upkeep the GPU's
+// resident kernel needs between batches (renewal before it ages out).
+//
+// One thread at a time uses a port: the one running its shard's batch.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "index/index_service.hpp"
+
+namespace gpuhash::server::index {
+
+/// An insert or erase of an entry.
+struct entry_change {
+  operation op;
+  signature_type signature;
+  location_type location;
+};
+
+/// The inserts and erases whose outcome the index has given in the last
+/// run(): change(j) got status_of(j).
+struct settled_changes {
+  std::span<const entry_change> changes;
+  const status* statuses = nullptr;
+
+  std::size_t size() const noexcept { return changes.size(); }
+  const entry_change& change(std::size_t j) const noexcept { return changes[j]; }
+  status status_of(std::size_t j) const noexcept { return statuses[j]; }
+};
+
+/// The index's numbers for `stats` (index_*).
+struct index_numbers {
+  std::size_t entries = 0;
+  std::size_t capacity = 0;
+  std::size_t memory_bytes = 0;
+  std::size_t rebuilds = 0;
+  std::uint64_t batches = 0;     ///< batches run
+  std::uint64_t operations = 0;  ///< finds, inserts and erases over all batches
+  std::uint64_t max_operations = 0;
+  /// Time in run() (the round trips), all batches; with the caller's work
+  /// done during the wait where that took longer.
+  std::uint64_t run_ns = 0;
+  std::uint64_t renewals = 0;  ///< upkeep that renewed a device kernel
+};
+
+class index_port {
+ public:
+  /// Drives `service`, whose signatures are SipHash under `seed` (kept for
+  /// a move to the CPU, which must hash alike).
+  index_port(std::unique_ptr<index_service> service, std::uint64_t seed);
+  ~index_port();
+  index_port(const index_port&) = delete;
+  index_port& operator=(const index_port&) = delete;
+
+  /// "cpu" or "gpu (NVIDIA H200)".
+  std::string description() const { return service_->description(); }
+  /// Whether the index lives on a device (the engine then runs batches on a
+  /// batch thread, which gathers the next batch during a round trip).
+  bool on_device() const noexcept { return service_->on_device(); }
+  /// Whether run() waits for a device and gives its wait_work steps there.
+  bool has_wait() const noexcept { return service_->takes_wait_work(); }
+  /// The key's signature, never 0.
+  signature_type signature(std::string_view key) const noexcept { return service_->signature(key); }
+
+  // ---- one batch --------------------------------------------------------------
+
+  /// Starts a batch (what the last one found is then gone).
+  void clear() { batch_.clear(); }
+  /// Queues a find (they come before every insert and erase); its results
+  /// are matches(n) for the n-th find of the batch.
+  void find(signature_type signature) { batch_.add(operation::search, signature, 0); }
+  void insert(signature_type signature, location_type location) {
+    batch_.add(operation::insert, signature, location);
+  }
+  void erase(signature_type signature, location_type location) {
+    batch_.add(operation::erase, signature, location);
+  }
+  std::size_t size() const noexcept { return batch_.size(); }
+  std::size_t finds() const noexcept { return batch_.searches(); }
+
+  /// Runs the batch, doing `while_waiting`'s steps while a device works on
+  /// it. Throws on a device failure: the caller then calls move_to_cpu.
+  void run(wait_work* while_waiting);
+  /// The n-th find's locations, valid until the next run.
+  std::uint32_t match_count(std::size_t n) const noexcept { return results_.count(n); }
+  location_type match(std::size_t n, std::size_t k) const noexcept { return results_.match(n, k); }
+  /// The inserts and erases the last run() settled: its own, or those of an
+  /// earlier batch when the index gives statuses late.
+  settled_changes settled() const noexcept { return settled_; }
+
+  /// After run() threw: the index moves to the CPU, holding `entries` (the
+  /// linked items', which reflect every insert and erase sent so far and
+  /// not yet settled), and answers the failed batch's finds there. Returns
+  /// the entries the new index refused (a 17th under one signature).
+  std::vector<entry_change> move_to_cpu(std::span<const entry_change> entries);
+
+  // ---- between batches ----------------------------------------------------------
+
+  /// When the index wants upkeep() (none: never), called by the thread that
+  /// runs the batches while it has none to run. The GPU's resident kernel
+  /// ages out, and the batch that finds it ended pays for the next one's
+  /// launch: while batches come (one in the last second) the kernel is
+  /// renewed before it ages out; on an idle shard it is let end.
+  std::optional<std::chrono::steady_clock::time_point> upkeep_at();
+  /// The upkeep, if due; by the thread that owns the port, between batches.
+  void upkeep();
+
+  index_numbers numbers() const;
+  /// Zeroes the counts of batches and renewals (`stats reset`).
+  void reset_counts() noexcept;
+
+ private:
+  void count_batch(std::chrono::steady_clock::time_point start) noexcept;
+  bool upkeep_due(std::chrono::steady_clock::time_point now) const;
+
+  std::unique_ptr<index_service> service_;
+  std::uint64_t seed_;
+  index_batch batch_;  // in the memory the first service asked for (it outlives every service)
+  index_results results_;
+  // This batch's inserts and erases, and those whose statuses the service
+  // has not given yet (index_service::defers_mutations).
+  std::vector<entry_change> sent_;
+  std::vector<entry_change> unsettled_;
+  settled_changes settled_;
+  index_numbers counts_;
+  // upkeep: counts_.batches when last looked at, and when that changed
+  std::uint64_t batches_seen_ = 0;
+  std::chrono::steady_clock::time_point active_at_;
+};
+
+}  // namespace gpuhash::server::index

@@ -1,0 +1,281 @@
+// A connection's bytes and requests, on its worker's thread: reading
+// (within the memory budget), -Y's authentication, parsing into a group for
+// the engine, and writing the replies back (worker.hpp).
+
+#include <algorithm>
+#include <string_view>
+
+#include "net/connection_memory.hpp"
+#include "net/worker.hpp"
+
+namespace gpuhash::server::net {
+
+namespace {
+
+/// Output waiting for a slow client beyond which a connection stops parsing.
+constexpr std::size_t output_backlog_limit = 16u << 20;
+/// Requests one group carries at most (more wait for the next group), and
+/// while the memory budget is pressed.
+constexpr std::size_t group_limit = 4096;
+constexpr std::size_t pressed_group_limit = 64;
+constexpr std::string_view too_large = "SERVER_ERROR object too large for cache\r\n";
+
+}  // namespace
+
+void network::worker::recharge(connection& conn) {
+  net::recharge(conn, owner_.budget_);
+}
+
+bool network::worker::grant_room(connection& conn) {
+  if (net::grant_room(conn, owner_.budget_)) return true;
+  starve(conn);
+  return false;
+}
+
+std::size_t network::worker::read_input(connection& conn, bool to_the_end) {
+  char buffer[64 * 1024];
+  to_the_end = to_the_end || conn.tls != nullptr;
+  std::size_t total = 0;
+  for (;;) {
+    std::string& target = conn.waiting || conn.resuming ? conn.side_input : conn.input;
+    // A client that sends faster than it is answered is read no further
+    // until its input is parsed (settle reads again), rather than filling
+    // memory; nor is one the memory budget cannot give more.
+    if (target.size() > input_limit()) {
+      conn.reading_paused = true;
+      return total;
+    }
+    const std::size_t room = owner_.budget_.room(conn.charged, sizeof buffer);
+    if (room == 0) {
+      conn.reading_paused = true;
+      starve(conn);
+      return total;
+    }
+    const transfer got = conn.receive(buffer, room);
+    switch (got.what) {
+      case transfer::state::moved:
+        target.append(buffer, got.bytes);
+        total += got.bytes;
+        owner_.stats_.connections.bytes_read += got.bytes;
+        recharge(conn);
+        if (got.bytes < room && !to_the_end) return total;
+        continue;
+      case transfer::state::again: return total;
+      case transfer::state::closed:
+        // EOF: the client may have half-closed after its last requests
+        // (`nc -q0`), which are still answered
+        conn.read_closed = true;
+        return total;
+      case transfer::state::failed:
+        count_fault(got);
+        conn.peer_gone = true;
+        return total;
+    }
+  }
+}
+
+void network::worker::write_output(connection& conn) {
+  while (conn.output_sent < conn.output.size()) {
+    const transfer sent =
+        conn.transmit(conn.output.data() + conn.output_sent, conn.output.size() - conn.output_sent);
+    if (sent.what == transfer::state::moved) {
+      conn.output_sent += sent.bytes;
+      owner_.stats_.connections.bytes_written += sent.bytes;
+      continue;
+    }
+    if (sent.what == transfer::state::again) {
+      // keep only what is still to send, so a client that reads slowly
+      // but steadily does not make the buffer grow without end
+      if (conn.output_sent > (1u << 20)) {
+        conn.output.erase(0, conn.output_sent);
+        conn.output_sent = 0;
+      }
+      return;
+    }
+    count_fault(sent);
+    conn.peer_gone = true;
+    return;
+  }
+  conn.output.clear();
+  conn.output_sent = 0;
+}
+
+void network::worker::count_fault(const transfer& failed) {
+  auto& counters = owner_.stats_.connections;
+  if (failed.cause == transfer::fault::handshake) ++counters.ssl_handshake_errors;
+  if (failed.cause == transfer::fault::protocol) ++counters.ssl_proto_errors;
+}
+
+std::size_t network::worker::input_limit() const {
+  return (8u << 20) + owner_.settings_.limits.item_size_max;
+}
+
+void network::worker::settle(connection& conn) {
+  for (;;) {
+    if (conn.waiting) return;
+    if (conn.peer_gone || (conn.closing && conn.backlog() == 0)) {
+      close(conn);
+      return;
+    }
+    if (conn.resuming) {
+      // the rest of an unfinished group goes once the client has read most
+      // of what it got (EPOLLOUT brings the connection back here), and
+      // once the budget has room for its replies
+      if (conn.backlog() > engine::request_group::reply_budget || !grant_room(conn)) return;
+      conn.resuming = false;
+      conn.group.replies.clear();
+      submit(conn);
+      return;
+    }
+    if (conn.closing || conn.backlog() > output_backlog_limit) return;
+    if (!conn.authenticated) authenticate(conn);
+    if (conn.authenticated) parse_and_submit(conn);
+    if (conn.waiting || conn.resuming || conn.peer_gone || conn.closing) continue;
+    if (conn.read_closed) {
+      // all that came is answered (what is left is an incomplete request)
+      conn.closing = true;
+      continue;
+    }
+    release_if_idle(conn, owner_.budget_);
+    if (!conn.reading_paused || conn.starved) return;
+    // Reading stopped at the limit before the socket was drained, and
+    // edge-triggered epoll will not say so again: read on here.
+    if (conn.input.size() > input_limit()) {
+      conn.peer_gone = true;  // a request larger than any valid one
+      continue;
+    }
+    conn.reading_paused = false;
+    if (read_input(conn) == 0 && !conn.read_closed && !conn.peer_gone) return;
+  }
+}
+
+void network::worker::authenticate(connection& conn) {
+  auto& counters = owner_.stats_.connections;
+  while (!conn.authenticated) {
+    const auth_step step = net::authenticate(conn.input, *owner_.resources_.users);
+    if (step.what == auth_step::action::need_more) break;
+    if (step.what == auth_step::action::close) {
+      conn.closing = true;
+      conn.input.clear();
+      break;
+    }
+    conn.output.append(step.reply);
+    conn.input.erase(0, step.consumed);
+    if (step.counted) ++counters.auth_cmds;
+    if (step.failed) ++counters.auth_errors;
+    conn.authenticated = step.authenticated;
+  }
+  write_output(conn);
+  recharge(conn);
+}
+
+void network::worker::parse_and_submit(connection& conn) {
+  engine::request_group& group = conn.group;
+  group.reset();
+  shrink_input(conn, owner_.budget_);
+  std::size_t position = 0;
+  const std::string_view input = conn.input;
+  const std::size_t limit = owner_.budget_.pressed() ? pressed_group_limit : group_limit;
+  while (group.used < limit) {
+    if (conn.swallow != 0) {
+      const std::size_t dropped = std::min(conn.swallow, input.size() - position);
+      position += dropped;
+      conn.swallow -= dropped;
+      if (conn.swallow != 0) break;
+    }
+    if (position == input.size()) break;
+    engine::work_item& item = group.next_item();
+    const protocol::parse_result result =
+        protocol::parse_request(input.substr(position), owner_.settings_.limits, item.request);
+    if (result.outcome == protocol::parse_outcome::need_more) {
+      --group.used;
+      break;
+    }
+    if (result.outcome == protocol::parse_outcome::error) {
+      item.error_reply = result.error_reply;
+      item.silent = result.silent;
+      // memcached drops the old value of a set refused as too large
+      item.drops_key = (item.request.kind == protocol::command::set ||
+                        item.request.kind == protocol::command::meta_set) &&
+                       result.error_reply == too_large &&
+                       protocol::valid_key(item.request.key, owner_.settings_.limits);
+      const std::size_t available = input.size() - position;
+      if (result.consumed > available) {
+        conn.swallow = result.consumed - available;
+        position = input.size();
+      } else {
+        position += result.consumed;
+      }
+      if (result.close_connection) {
+        group.close_after = true;
+        break;
+      }
+      continue;
+    }
+    position += result.consumed;
+    if (item.request.kind == protocol::command::quit ||
+        item.request.kind == protocol::command::shutdown)
+      break;  // nothing after it runs
+  }
+  if (group.used == 0) {
+    conn.input.erase(0, position);
+    if (group.close_after) conn.closing = true;
+    return;
+  }
+  conn.parsed_end = position;
+  if (!grant_room(conn)) {
+    conn.resuming = true;  // parsed; it goes when the budget has room (settle)
+    return;
+  }
+  submit(conn);
+}
+
+void network::worker::submit(connection& conn) {
+  conn.reply_at_completion = conn.backlog() == 0;
+  conn.waiting = true;
+  to_submit_.push_back(&conn.group);
+}
+
+void network::worker::finish_groups() {
+  std::vector<engine::request_group*> done;
+  {
+    std::lock_guard lock(done_mutex_);
+    done.swap(done_);
+    handed_over_.store(!adopted_.empty(), std::memory_order_relaxed);
+  }
+  finish(done);
+}
+
+void network::worker::finish(const std::vector<engine::request_group*>& done) {
+  for (engine::request_group* group : done) {
+    connection& conn = connection_of(*group);
+    conn.waiting = false;
+    if (conn.replies_sent != 0) {  // sent by the thread that completed the group
+      owner_.stats_.connections.bytes_written += conn.replies_sent;
+      group->replies.erase(0, conn.replies_sent);
+      conn.replies_sent = 0;
+    }
+    if (conn.output.empty()) {
+      conn.output.swap(group->replies);  // the replies become the output, uncopied
+      conn.output_sent = 0;
+    } else {
+      conn.output.append(group->replies);
+    }
+    if (!group->finished()) {
+      conn.resuming = true;  // its requests still point into the input
+    } else {
+      conn.input.erase(0, conn.parsed_end);
+      conn.input.append(conn.side_input);
+      conn.side_input.clear();
+      if (group->close_after) conn.closing = true;
+    }
+    settle_room(conn, owner_.budget_);
+    if (engine_->shutdown_requested()) owner_.shutdown_requested_ = true;
+    // (input that came meanwhile was read aside on its EPOLLIN; settle
+    // reads on if reading had paused at the limit)
+    write_output(conn);
+    settle(conn);
+  }
+}
+
+}  // namespace gpuhash::server::net

@@ -1,0 +1,63 @@
+// A shard's numbers for `stats`, merged over shards as numbers
+// (engine/stats/numbers.hpp), and rendered once (engine/stats/render.hpp).
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "engine/stats/numbers.hpp"
+#include "engine/stats/render.hpp"
+
+namespace gpuhash::server::engine {
+namespace {
+
+shard_numbers shard_with(std::uint64_t gets, std::int64_t age, std::uint64_t largest_batch) {
+  shard_numbers numbers;
+  numbers.now = 1000;
+  numbers.commands.cmd_get = gets;
+  numbers.items.total_items = gets * 2;
+  numbers.index.batches = 4;
+  numbers.index.run_ns = 4000 * gets;
+  numbers.index.max_operations = largest_batch;
+  numbers.index_description = "cpu";
+  numbers.store.curr_items = gets;
+  numbers.classes.resize(2);
+  numbers.classes[1].store.chunk_size = 96;
+  numbers.classes[1].store.pages = 1;
+  numbers.classes[1].store.linked_items = gets;
+  numbers.classes[1].age = age;
+  return numbers;
+}
+
+TEST(StatsNumbers, CountsAddUpAgesAndTheLargestBatchAreTheLargest) {
+  shard_numbers merged = shard_with(3, 50, 10);
+  merged.merge(shard_with(5, 20, 40));
+  EXPECT_EQ(merged.commands.cmd_get, 8u);
+  EXPECT_EQ(merged.items.total_items, 16u);
+  EXPECT_EQ(merged.store.curr_items, 8u);
+  EXPECT_EQ(merged.index.batches, 8u);
+  EXPECT_EQ(merged.index.max_operations, 40u);
+  EXPECT_EQ(merged.classes[1].store.linked_items, 8u);
+  EXPECT_EQ(merged.classes[1].store.pages, 2u);
+  EXPECT_EQ(merged.classes[1].store.chunk_size, 96u);  // alike in every shard
+  EXPECT_EQ(merged.classes[1].age, 50);
+  EXPECT_EQ(merged.index_description, "cpu");
+}
+
+TEST(StatsNumbers, AreRenderedAsMemcachedsLines) {
+  shard_numbers merged = shard_with(3, 50, 10);
+  merged.merge(shard_with(5, 20, 40));
+  const server_stats server;
+  std::string items;
+  render_numbers("items", merged, server, items);
+  EXPECT_EQ(items,
+            "STAT items:2:number 8\r\nSTAT items:2:age 50\r\nSTAT items:2:evicted 0\r\nEND\r\n");
+  std::string general;
+  render_numbers("", merged, server, general);
+  EXPECT_NE(general.find("STAT cmd_get 8\r\n"), std::string::npos);
+  EXPECT_NE(general.find("STAT index_batch_mean_ns 4000\r\n"), std::string::npos);
+  EXPECT_TRUE(general.ends_with("END\r\n"));
+}
+
+}  // namespace
+}  // namespace gpuhash::server::engine

@@ -1,0 +1,146 @@
+// Index services for tests (index_doubles.hpp).
+
+#include "index_doubles.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpuhash::server::index::test_doubles {
+
+namespace {
+
+/// Forwards everything to the index it wraps, unless overridden.
+class forwarding_index : public index_service {
+ public:
+  explicit forwarding_index(std::unique_ptr<index_service> index) : index_(std::move(index)) {}
+
+  std::string description() const override { return index_->description(); }
+  bool on_device() const noexcept override { return index_->on_device(); }
+  bool defers_mutations() const noexcept override { return index_->defers_mutations(); }
+  bool takes_wait_work() const noexcept override { return index_->takes_wait_work(); }
+  signature_type signature(std::string_view key) const noexcept override {
+    return index_->signature(key);
+  }
+  index_results apply(const index_batch& batch, wait_work* while_waiting) override {
+    return index_->apply(batch, while_waiting);
+  }
+  std::optional<std::chrono::steady_clock::time_point> renew_at() const override {
+    return index_->renew_at();
+  }
+  void renew() override { index_->renew(); }
+  std::size_t entries() const noexcept override { return index_->entries(); }
+  std::size_t capacity() const noexcept override { return index_->capacity(); }
+  std::size_t memory_bytes() const noexcept override { return index_->memory_bytes(); }
+  std::size_t rebuilds() const noexcept override { return index_->rebuilds(); }
+  std::pmr::memory_resource* batch_memory() const noexcept override {
+    return index_->batch_memory();
+  }
+
+ protected:
+  index_service& inner() noexcept { return *index_; }
+
+ private:
+  std::unique_ptr<index_service> index_;
+};
+
+class late_statuses_index final : public forwarding_index {
+ public:
+  using forwarding_index::forwarding_index;
+
+  bool defers_mutations() const noexcept override { return true; }
+  bool takes_wait_work() const noexcept override { return true; }
+
+  index_results apply(const index_batch& batch, wait_work* while_waiting) override {
+    const std::size_t searches = batch.searches();
+    find(batch, searches);
+    // this batch's statuses go to the buffer not handed out last
+    std::vector<status>& statuses = statuses_[writing_];
+    statuses.clear();
+    if (searches != batch.size()) {
+      index_batch changes;
+      for (std::size_t i = searches; i < batch.size(); ++i)
+        changes.add(batch.ops[i], batch.signatures[i], batch.locations[i]);
+      const index_results changed = inner().apply(changes, nullptr);
+      statuses.assign(changed.statuses, changed.statuses + changed.settled);
+    }
+    // As the GPU's does, it lets the caller do one piece of its work as if
+    // waiting for a device: the engine's tests then cover work done during
+    // the wait and work left when the answer comes.
+    if (while_waiting != nullptr) while_waiting->step();
+    index_results results{matches_.data(), counts_.data()};
+    results.statuses = unsettled_;
+    results.settled = unsettled_count_;
+    unsettled_ = nullptr;
+    unsettled_count_ = 0;
+    if (!statuses.empty()) {
+      unsettled_ = statuses.data();
+      unsettled_count_ = statuses.size();
+      writing_ ^= 1;
+    }
+    return results;
+  }
+
+ private:
+  /// The batch's finds, on their own; their results copied out, since the
+  /// inserts and erases run next on the same index.
+  void find(const index_batch& batch, std::size_t searches) {
+    matches_.assign(searches * max_matches, 0);
+    counts_.assign(searches, 0);
+    if (searches == 0) return;
+    index_batch finds;
+    for (std::size_t i = 0; i < searches; ++i)
+      finds.add(operation::search, batch.signatures[i], batch.locations[i]);
+    const index_results found = inner().apply(finds, nullptr);
+    for (std::size_t i = 0; i < searches; ++i) {
+      counts_[i] = found.count(i);
+      for (std::size_t k = 0; k < found.count(i); ++k)
+        matches_[i * max_matches + k] = found.match(i, k);
+    }
+  }
+
+  std::vector<location_type> matches_;
+  std::vector<std::uint32_t> counts_;
+  std::vector<status> statuses_[2];  // one written while the other is read
+  std::size_t writing_ = 0;
+  const status* unsettled_ = nullptr;  // statuses not handed out yet
+  std::size_t unsettled_count_ = 0;
+};
+
+class failing_index final : public forwarding_index {
+ public:
+  failing_index(std::unique_ptr<index_service> index, std::size_t fail_at)
+      : forwarding_index(std::move(index)), fail_at_(fail_at) {}
+
+  index_results apply(const index_batch& batch, wait_work* while_waiting) override {
+    if (++batches_ >= fail_at_)
+      throw std::runtime_error("injected index failure at batch " + std::to_string(batches_));
+    return forwarding_index::apply(batch, while_waiting);
+  }
+
+ private:
+  std::size_t fail_at_;
+  std::size_t batches_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<index_service> make_late_statuses_index(std::unique_ptr<index_service> index) {
+  return std::make_unique<late_statuses_index>(std::move(index));
+}
+
+std::unique_ptr<index_service> make_failing_index(std::unique_ptr<index_service> index,
+                                                  std::size_t fail_at) {
+  return std::make_unique<failing_index>(std::move(index), fail_at);
+}
+
+index_factory cpu_index_factory(std::uint64_t seed, bool late_statuses) {
+  return [seed, late_statuses](std::size_t) {
+    std::unique_ptr<index_service> made = make_cpu_index(initial_capacity, seed);
+    if (late_statuses) made = make_late_statuses_index(std::move(made));
+    return std::make_unique<index_port>(std::move(made), seed);
+  };
+}
+
+}  // namespace gpuhash::server::index::test_doubles
