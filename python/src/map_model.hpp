@@ -3,6 +3,7 @@
 // (support/designs.hpp) for the map a Python caller names. Included by one
 // file per backend, after that backend's backend_support.
 
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -112,6 +113,27 @@ class map_model final : public map_interface {
   std::vector<std::uint64_t> reserved_keys() const override {
     const auto keys = Map::reserved_keys();
     return {keys.begin(), keys.end()};
+  }
+
+  std::vector<double> time_bulk_call(bulk_call kind, const void* keys, const void* values,
+                                     std::size_t n, int repeats, stream_handle stream) override {
+    const call scope(*this);
+    const auto on = support::stream(stream);
+    auto statuses = backend_type::template allocate<status>(n, on);
+    auto found_values = backend_type::template allocate<mapped_type>(n, on);
+    std::vector<double> seconds;
+    for (int run = 0; run < repeats; ++run) {
+      if (kind == bulk_call::insert) map_->clear(on);
+      backend_type::synchronize(on);
+      const auto start = std::chrono::steady_clock::now();
+      if (kind == bulk_call::insert)
+        map_->insert(key_pointer(keys), value_pointer(values), n, statuses.data(), on);
+      else
+        map_->find(key_pointer(keys), n, found_values.data(), statuses.data(), on);
+      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+      seconds.push_back(elapsed.count());
+    }
+    return seconds;
   }
 
  private:

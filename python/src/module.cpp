@@ -137,6 +137,19 @@ class map_table {
   float max_load_factor() const { return table_->max_load_factor(); }
   std::vector<std::uint64_t> reserved_keys() const { return table_->reserved_keys(); }
 
+  std::vector<double> time_bulk_call(const std::string& call, const input_array& keys,
+                                     const input_array& values, int repeats, stream_handle stream) {
+    if (call != "insert" && call != "find")
+      throw nb::value_error("gpuhash: time_bulk_call times 'insert' or 'find'");
+    const array_checker check{"MapTable.time_bulk_call", device_};
+    const std::size_t n = check.length_of(keys, "keys");
+    const void* k = check.input(keys, {"keys", key_});
+    const void* v = check.input(values, {"values", value_}, n);
+    const nb::gil_scoped_release unlocked;
+    return table_->time_bulk_call(call == "insert" ? bulk_call::insert : bulk_call::find, k, v, n,
+                                  repeats, stream);
+  }
+
  private:
   using write_member = void (map_interface::*)(const void*, const void*, std::size_t, status*,
                                                stream_handle);
@@ -280,7 +293,10 @@ NB_MODULE(_gpuhash, m) {
       .def_prop_ro("capacity", &map_table::capacity)
       .def_prop_ro("memory_bytes", &map_table::memory_bytes)
       .def_prop_ro("max_load_factor", &map_table::max_load_factor)
-      .def_prop_ro("reserved_keys", &map_table::reserved_keys);
+      .def_prop_ro("reserved_keys", &map_table::reserved_keys)
+      .def("time_bulk_call", &map_table::time_bulk_call, "call"_a, "keys"_a, "values"_a,
+           "repeats"_a, "stream"_a,
+           "Seconds of each of `repeats` bare C++ calls (insert or find) on these arrays.");
 
   nb::class_<static_table>(m, "StaticTable")
       .def(nb::init<const std::string&, const std::string&, const std::string&, int, bool>(),

@@ -33,6 +33,9 @@ struct device_spec {
 
 using stream_handle = std::uintptr_t;
 
+/// The calls whose bare C++ time the Python overhead is measured against.
+enum class bulk_call { insert, find };
+
 /// A basic_map of one design at one width (32/32 or 64/64 bits) on one
 /// backend. Keys and values are passed as their bits: a signed dtype of the
 /// same width is stored unchanged. Calls are serialized by the model (one
@@ -67,6 +70,13 @@ class map_interface {
   virtual float max_load_factor() const = 0;
   /// The keys the design keeps as sentinels (their bits, zero-extended).
   virtual std::vector<std::uint64_t> reserved_keys() const = 0;
+
+  /// The seconds of each of `repeats` synchronous basic_map calls on the
+  /// given arrays, outputs allocated beforehand, timed on the host clock as
+  /// Python times a call; the map is cleared before each insert. What the
+  /// Python layer adds is measured against it (bench/python/overhead.py).
+  virtual std::vector<double> time_bulk_call(bulk_call call, const void* keys, const void* values,
+                                             std::size_t n, int repeats, stream_handle stream) = 0;
 };
 
 /// HashGraph's static map (CSR segments), built in one batch and then queried.
