@@ -82,6 +82,30 @@ def as_array(data, dtype, device):
         return cupy.asarray(data, dtype=None if has_dtype else dtype), "cupy"
 
 
+def checked(array, library, dtype, role, call):
+    """`array` as the extension takes it, after checking that its dtype is
+    `dtype` (the extension checks only the width: keys and values are stored
+    as their bits). PyTorch's unsigned tensors go over as signed views of the
+    same bits, which PyTorch exports through DLPack in every version."""
+    name = dtype_name(array.dtype)
+    if name != dtype:
+        raise TypeError(
+            f"gpuhash: {call}: {role} have dtype {name} but this table takes {dtype}: convert "
+            f"them ({role}.astype('{dtype}') in NumPy or CuPy, {role}.to(torch.{dtype}) in "
+            f"PyTorch) or create the table with that dtype"
+        )
+    return signed_view(array, library)
+
+
+def signed_view(array, library):
+    """A PyTorch uint32/uint64 tensor as int32/int64 (no copy); anything else as it is."""
+    if library == "torch":
+        name = str(array.dtype)
+        if name in ("torch.uint32", "torch.uint64"):
+            return array.view(getattr(sys.modules["torch"], name[len("torch.u"):]))
+    return array
+
+
 def length(array):
     """The length of a one-dimensional array; 0 otherwise (the extension
     then reports the shape)."""

@@ -54,9 +54,11 @@ class _StaticTable:
     def key_dtype(self):
         return self._key_dtype
 
-    def _query(self, keys, stream):
+    def _query(self, keys, stream, call):
+        """The keys, their library, the array the extension takes, the stream."""
         keys, library = _arrays.as_array(keys, self._key_dtype, self._device)
-        return keys, library, _arrays.stream_of(stream, library, keys, self._device)
+        passed = _arrays.checked(keys, library, self._key_dtype, "keys", call)
+        return keys, library, passed, _arrays.stream_of(stream, library, keys, self._device)
 
 
 class HashGraphMap(_StaticTable):
@@ -71,10 +73,12 @@ class HashGraphMap(_StaticTable):
     def build(cls, keys, values, *, device=None, stream=None):
         keys, library, device = _placement(keys, device)
         key_dtype = _arrays.dtype_name(keys.dtype)
-        values, _ = _arrays.as_array(values, key_dtype, device)
+        values, values_library = _arrays.as_array(values, key_dtype, device)
         value_dtype = _arrays.dtype_name(values.dtype)
         table = StaticTable(key_dtype, value_dtype, device.kind, device.ordinal, False)
-        table.build_map(keys, values, _arrays.stream_of(stream, library, keys, device))
+        table.build_map(_arrays.signed_view(keys, library),
+                        _arrays.signed_view(values, values_library),
+                        _arrays.stream_of(stream, library, keys, device))
         return cls(table, device, key_dtype, value_dtype)
 
     @property
@@ -85,11 +89,11 @@ class HashGraphMap(_StaticTable):
         """Returns (values, found), as Map.find. probe="binned" groups the
         queries by bins of nearby buckets first (the thesis' Probe-New)."""
         binned = _probe(probe)
-        keys, library, on = self._query(keys, stream)
+        keys, library, passed, on = self._query(keys, stream, "HashGraphMap.find")
         n = _arrays.length(keys)
         values = _arrays.empty(library, n, self._value_dtype, keys)
         found = _arrays.empty(library, n, "bool", keys)
-        self._table.find(keys, values, found, binned, on)
+        self._table.find(passed, _arrays.signed_view(values, library), found, binned, on)
         return values, found
 
 
@@ -101,13 +105,14 @@ class HashGraphSet(_StaticTable):
         keys, library, device = _placement(keys, device)
         key_dtype = _arrays.dtype_name(keys.dtype)
         table = StaticTable(key_dtype, key_dtype, device.kind, device.ordinal, True)
-        table.build_set(keys, _arrays.stream_of(stream, library, keys, device))
+        table.build_set(_arrays.signed_view(keys, library),
+                        _arrays.stream_of(stream, library, keys, device))
         return cls(table, device, key_dtype, key_dtype)
 
     def contains(self, keys, *, probe="standard", stream=None):
         """Returns a bool array: whether each key is in the set."""
         binned = _probe(probe)
-        keys, library, on = self._query(keys, stream)
+        keys, library, passed, on = self._query(keys, stream, "HashGraphSet.contains")
         found = _arrays.empty(library, _arrays.length(keys), "bool", keys)
-        self._table.contains(keys, found, binned, on)
+        self._table.contains(passed, found, binned, on)
         return found

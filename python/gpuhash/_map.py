@@ -38,34 +38,35 @@ class Map:
     def insert(self, keys, values, *, stream=None):
         """Inserts absent keys. Returns a uint8 array of Status: inserted,
         exists (value unchanged) or invalid_key."""
-        return self._write(self._table.insert, keys, values, stream)
+        return self._write("Map.insert", self._table.insert, keys, values, stream)
 
     def insert_or_assign(self, keys, values, *, stream=None):
         """Inserts or overwrites. Returns Status inserted, updated or invalid_key."""
-        return self._write(self._table.insert_or_assign, keys, values, stream)
+        return self._write("Map.insert_or_assign", self._table.insert_or_assign, keys, values,
+                           stream)
 
     def find(self, keys, *, stream=None):
         """Returns (values, found): found is a bool array; values[i] is
         undefined where found[i] is False."""
-        keys, library = self._keys(keys)
+        keys, library, passed = self._keys(keys, "Map.find")
         n = _arrays.length(keys)
-        values = _arrays.empty(library, n, self._value_dtype, keys)
+        values, values_passed = self._output(library, n, self._value_dtype, keys)
         found = _arrays.empty(library, n, "bool", keys)
-        self._table.find(keys, values, found, self._stream(stream, library, keys))
+        self._table.find(passed, values_passed, found, self._stream(stream, library, keys))
         return values, found
 
     def contains(self, keys, *, stream=None):
         """Returns a bool array: whether each key is stored."""
-        keys, library = self._keys(keys)
+        keys, library, passed = self._keys(keys, "Map.contains")
         found = _arrays.empty(library, _arrays.length(keys), "bool", keys)
-        self._table.contains(keys, found, self._stream(stream, library, keys))
+        self._table.contains(passed, found, self._stream(stream, library, keys))
         return found
 
     def erase(self, keys, *, stream=None):
         """Removes keys. Returns Status erased or not_found (invalid_key for sentinels)."""
-        keys, library = self._keys(keys)
+        keys, library, passed = self._keys(keys, "Map.erase")
         statuses = _arrays.empty(library, _arrays.length(keys), "uint8", keys)
-        self._table.erase(keys, statuses, self._stream(stream, library, keys))
+        self._table.erase(passed, statuses, self._stream(stream, library, keys))
         return statuses
 
     def apply(self, ops, keys, values=None, *, stream=None):
@@ -76,16 +77,16 @@ class Map:
         the value of each search that found its key written in its place, and
         one Status per key. For each key the outcome equals some serial order
         of the batch's operations on it."""
-        keys, library = self._keys(keys)
+        keys, library, passed = self._keys(keys, "Map.apply")
         n = _arrays.length(keys)
         ops, _ = _arrays.as_array(ops, "uint8", self._device)
         if values is None:
             values = _arrays.zeros(library, n, self._value_dtype, keys)
-        else:
-            values, _ = _arrays.as_array(values, self._value_dtype, self._device)
-        result = _arrays.empty(library, n, self._value_dtype, keys)
+        values, values_library = _arrays.as_array(values, self._value_dtype, self._device)
+        values = _arrays.checked(values, values_library, self._value_dtype, "values", "Map.apply")
+        result, result_passed = self._output(library, n, self._value_dtype, keys)
         statuses = _arrays.empty(library, n, "uint8", keys)
-        self._table.apply(ops, keys, values, result, statuses,
+        self._table.apply(ops, passed, values, result_passed, statuses,
                           self._stream(stream, library, keys))
         return result, statuses
 
@@ -101,13 +102,13 @@ class Map:
         library = library or _arrays.default_library(self._device)
         if library not in _arrays.LIBRARIES:
             raise ValueError(f"gpuhash: library must be one of {_arrays.LIBRARIES}, got {library!r}")
-        on = self._last_stream if stream is None else _arrays.stream_of(
-            stream, library, None, self._device)
-        n = self._table.size(on)
+        if stream is not None:
+            self._last_stream = _arrays.stream_of(stream, library, None, self._device)
+        n = self._table.size(self._last_stream)
         keys = _arrays.empty(library, n, self._key_dtype, device=self._device)
         values = _arrays.empty(library, n, self._value_dtype, device=self._device)
-        count = self._table.items(keys, values, on)
-        self._last_stream = on
+        count = self._table.items(_arrays.signed_view(keys, library),
+                                  _arrays.signed_view(values, library), self._last_stream)
         return keys[:count], values[:count]
 
     def clear(self, *, stream=None):
@@ -162,8 +163,16 @@ class Map:
 
     # ---- Helpers --------------------------------------------------------------
 
-    def _keys(self, keys):
-        return _arrays.as_array(keys, self._key_dtype, self._device)
+    def _keys(self, keys, call):
+        """The keys as an array, its library, and the array the extension takes."""
+        keys, library = _arrays.as_array(keys, self._key_dtype, self._device)
+        return keys, library, _arrays.checked(keys, library, self._key_dtype, "keys", call)
+
+    @staticmethod
+    def _output(library, n, dtype, like):
+        """A new output array, and the array the extension writes (the same memory)."""
+        array = _arrays.empty(library, n, dtype, like)
+        return array, _arrays.signed_view(array, library)
 
     def _stream(self, stream, library, keys):
         self._last_stream = _arrays.stream_of(stream, library, keys, self._device)
@@ -174,9 +183,10 @@ class Map:
             self._last_stream = _arrays.stream_of(stream, None, None, self._device)
         return self._last_stream
 
-    def _write(self, call, keys, values, stream):
-        keys, library = self._keys(keys)
-        values, _ = _arrays.as_array(values, self._value_dtype, self._device)
+    def _write(self, call_name, call, keys, values, stream):
+        keys, library, passed = self._keys(keys, call_name)
+        values, values_library = _arrays.as_array(values, self._value_dtype, self._device)
+        values = _arrays.checked(values, values_library, self._value_dtype, "values", call_name)
         statuses = _arrays.empty(library, _arrays.length(keys), "uint8", keys)
-        call(keys, values, statuses, self._stream(stream, library, keys))
+        call(passed, values, statuses, self._stream(stream, library, keys))
         return statuses

@@ -29,11 +29,21 @@ bool reachable(device_spec table, int device_type, int device_id) {
   return device_type == nb::device::cuda::value && device_id == table.ordinal;
 }
 
+bool is_code(nb::dlpack::dtype actual, code wanted) {
+  return actual.code == static_cast<std::uint8_t>(wanted);
+}
+
 bool same_type(nb::dlpack::dtype actual, element_type expected) {
   if (actual.lanes != 1 || actual.bits != expected.bits) return false;
-  if (actual.code == static_cast<std::uint8_t>(expected.code)) return true;
+  if (is_code(actual, expected.code)) return true;
+  // Keys and values are stored as their bits: either signedness of the
+  // table's width passes here (the Python package checks the exact dtype and
+  // hands PyTorch's unsigned tensors over as signed views, which every
+  // PyTorch can export through DLPack).
+  if (expected.bits >= 32 && (expected.code == code::Int || expected.code == code::UInt))
+    return is_code(actual, code::Int) || is_code(actual, code::UInt);
   // Flags: DLPack producers before its bool type describe bool as uint8.
-  return expected.code == code::Bool && actual.code == static_cast<std::uint8_t>(code::UInt);
+  return expected.code == code::Bool && is_code(actual, code::UInt);
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ def test_static_tables_check_their_arguments():
     table = gpuhash.HashGraphMap.build(keys, keys)
     with pytest.raises(ValueError, match=r"probe must be 'standard' or 'binned'"):
         table.find(keys, probe="fast")
-    with pytest.raises(TypeError, match=r"keys have dtype uint32 but this call takes uint64"):
+    with pytest.raises(TypeError, match=r"keys have dtype uint32 but this table takes uint64"):
         table.find(np.arange(3, dtype=np.uint32))
     with pytest.raises(TypeError, match=r"key dtype must be one of"):
         gpuhash.HashGraphSet.build(np.arange(3, dtype=np.float64))
