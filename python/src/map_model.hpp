@@ -107,8 +107,15 @@ class map_model final : public map_interface {
     map_->reserve(n, on);
     backend_type::synchronize(on);
   }
-  std::size_t capacity() const override { return map_->capacity(); }
-  std::size_t memory_bytes() const override { return map_->memory_bytes(); }
+  // A batch of another thread may be growing the table: these wait for it.
+  std::size_t capacity() const override {
+    const std::lock_guard lock(mutex_);
+    return map_->capacity();
+  }
+  std::size_t memory_bytes() const override {
+    const std::lock_guard lock(mutex_);
+    return map_->memory_bytes();
+  }
   float max_load_factor() const override { return map_->max_load_factor(); }
   std::vector<std::uint64_t> reserved_keys() const override {
     const auto keys = Map::reserved_keys();
@@ -153,7 +160,7 @@ class map_model final : public map_interface {
   }
 
   int ordinal_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::optional<Map> map_;
 };
 

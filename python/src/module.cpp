@@ -132,8 +132,14 @@ class map_table {
     const nb::gil_scoped_release unlocked;
     table_->reserve(n, stream);
   }
-  std::size_t capacity() const { return table_->capacity(); }
-  std::size_t memory_bytes() const { return table_->memory_bytes(); }
+  std::size_t capacity() const {
+    const nb::gil_scoped_release unlocked;
+    return table_->capacity();
+  }
+  std::size_t memory_bytes() const {
+    const nb::gil_scoped_release unlocked;
+    return table_->memory_bytes();
+  }
   float max_load_factor() const { return table_->max_load_factor(); }
   std::vector<std::uint64_t> reserved_keys() const { return table_->reserved_keys(); }
 
