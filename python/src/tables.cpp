@@ -26,7 +26,14 @@ void require_width(int bits, const char* what) {
                                 std::to_string(bits) + " bits");
 }
 
-#if !defined(GPUHASH_HAS_CUDA)
+#if defined(GPUHASH_HAS_CUDA)
+void require_gpu() {
+  if (!cuda_device_usable())
+    throw std::runtime_error(
+        "gpuhash: no CUDA GPU can be used here (no device, or no driver for this CUDA "
+        "runtime): use device='cpu'");
+}
+#else
 [[noreturn]] void no_cuda() {
   throw std::invalid_argument(
       "gpuhash: this build has no CUDA backend (nvcc was not found when it was built, or "
@@ -53,6 +60,7 @@ std::unique_ptr<map_interface> make_map(std::string_view design, int bits, devic
     map = make_cpu_map(design, bits, options);
   } else {
 #if defined(GPUHASH_HAS_CUDA)
+    require_gpu();
     map = make_cuda_map(design, bits, options, device.ordinal);
 #else
     no_cuda();
@@ -68,6 +76,7 @@ std::unique_ptr<static_map_interface> make_static_map(int bits, device_spec devi
   require_width(bits, "HashGraphMap");
   if (device.kind == device_kind::cpu) return make_cpu_static_map(bits);
 #if defined(GPUHASH_HAS_CUDA)
+  require_gpu();
   return make_cuda_static_map(bits, device.ordinal);
 #else
   no_cuda();
@@ -78,6 +87,7 @@ std::unique_ptr<static_set_interface> make_static_set(int bits, device_spec devi
   require_width(bits, "HashGraphSet");
   if (device.kind == device_kind::cpu) return make_cpu_static_set(bits);
 #if defined(GPUHASH_HAS_CUDA)
+  require_gpu();
   return make_cuda_static_set(bits, device.ordinal);
 #else
   no_cuda();

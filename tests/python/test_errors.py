@@ -81,10 +81,16 @@ def test_bad_construction_arguments():
         gpuhash.Map(key_dtype=object())
 
 
-@pytest.mark.skipif(gpuhash.built_with_cuda(), reason="this build has the CUDA backend")
-def test_a_cuda_map_without_the_cuda_backend_is_a_value_error():
-    with pytest.raises(ValueError, match=r"this build has no CUDA backend"):
+@pytest.mark.skipif(gpuhash.cuda_available(), reason="a GPU can be used here")
+def test_a_cuda_table_where_no_gpu_can_be_used():
+    if gpuhash.built_with_cuda():
+        error, message = RuntimeError, r"no CUDA GPU can be used here .*use device='cpu'"
+    else:
+        error, message = ValueError, r"this build has no CUDA backend"
+    with pytest.raises(error, match=message):
         gpuhash.Map(device="cuda")
+    with pytest.raises(error, match=message):
+        gpuhash.HashGraphSet.build(np.arange(3, dtype=np.uint32), device="cuda:0")
 
 
 def test_out_of_memory_is_a_memory_error(place):
