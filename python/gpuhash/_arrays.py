@@ -136,6 +136,9 @@ def zeros(library, n, dtype, like):
         with cupy.cuda.Device(like.device.id):
             return cupy.zeros(n, dtype=dtype)
     torch = sys.modules["torch"]
+    if dtype in ("uint32", "uint64"):  # PyTorch fills only its signed types everywhere
+        signed = getattr(torch, dtype[1:])
+        return torch.zeros(n, dtype=signed, device=like.device).view(torch_dtype(torch, dtype))
     return torch.zeros(n, dtype=torch_dtype(torch, dtype), device=like.device)
 
 

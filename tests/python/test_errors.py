@@ -56,7 +56,7 @@ def test_host_arrays_on_a_gpu_map_are_a_value_error(gpu_place):
         m.find(np.arange(4, dtype=np.uint64))
     if torch is not None:
         with pytest.raises(ValueError, match=r"keys are on cpu but this table is on cuda:0"):
-            m.find(torch.arange(4, dtype=torch.uint64))
+            m.find(torch.zeros(4, dtype=torch.int64).view(torch.uint64))
 
 
 def test_gpu_arrays_on_a_cpu_map_are_a_value_error(gpu_place):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import gpuhash
-from gpuhash import _gpuhash
+from gpuhash import _arrays, _gpuhash
 
 
 def address(place, array):
@@ -23,9 +23,12 @@ def address(place, array):
 def test_inputs_are_read_in_place(place):
     for dtype in ("uint32", "int64", "uint8", "bool"):
         array = place.array(np.ones(1000, dtype=dtype))
-        assert _gpuhash.data_pointer(array) == address(place, array)
+        # What the package hands the extension: the array, or for PyTorch's
+        # unsigned tensors a signed view of it.
+        passed = _arrays.signed_view(array, place.library)
+        assert _gpuhash.data_pointer(passed) == address(place, array)
     # A slice is a view, not a copy: the tables read from its first element.
-    whole = place.array(np.arange(100, dtype=np.uint64))
+    whole = place.array(np.arange(100, dtype=np.int64))
     part = whole[10:]
     assert _gpuhash.data_pointer(part) == address(place, whole) + 10 * 8
 
