@@ -87,8 +87,8 @@ def checked(array, library, dtype, role, call):
     `dtype` (the extension checks only the width: keys and values are stored
     as their bits). PyTorch's unsigned tensors go over as signed views of the
     same bits, which PyTorch exports through DLPack in every version."""
-    name = dtype_name(array.dtype)
-    if name != dtype:
+    if array.dtype != _dtype_object(library, dtype):
+        name = dtype_name(array.dtype)
         raise TypeError(
             f"gpuhash: {call}: {role} have dtype {name} but this table takes {dtype}: convert "
             f"them ({role}.astype('{dtype}') in NumPy or CuPy, {role}.to(torch.{dtype}) in "
@@ -97,12 +97,31 @@ def checked(array, library, dtype, role, call):
     return signed_view(array, library)
 
 
+_dtype_objects = {}
+
+
+def _dtype_object(library, name):
+    """The dtype object of `library` named `name`, cached: comparing dtype
+    objects is fast, while NumPy builds a dtype's name in Python code."""
+    key = (library, name)
+    found = _dtype_objects.get(key)
+    if found is None:
+        if library == "torch":
+            found = torch_dtype(sys.modules["torch"], name)
+        else:
+            found = np.dtype(name)
+        _dtype_objects[key] = found
+    return found
+
+
 def signed_view(array, library):
     """A PyTorch uint32/uint64 tensor as int32/int64 (no copy); anything else as it is."""
     if library == "torch":
-        name = str(array.dtype)
-        if name in ("torch.uint32", "torch.uint64"):
-            return array.view(getattr(sys.modules["torch"], name[len("torch.u"):]))
+        torch = sys.modules["torch"]
+        signed = {torch_dtype(torch, "uint32"): torch.int32,
+                  torch_dtype(torch, "uint64"): torch.int64}.get(array.dtype)
+        if signed is not None:
+            return array.view(signed)
     return array
 
 
