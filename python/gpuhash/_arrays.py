@@ -195,11 +195,15 @@ def stream_of(stream, library, like, device):
     (.cuda_stream) or any object with __cuda_stream__. Without one, the call
     runs on the current stream of the library that owns the keys (CuPy's
     current stream, torch.cuda.current_stream()), else on the default stream.
-    CPU tables take no stream."""
+    A given stream first waits for the work queued on that current stream,
+    where the outputs were allocated (and maybe the inputs written). CPU
+    tables take no stream."""
     if device.kind == "cpu":
         return 0
     if stream is not None:
-        return _stream_pointer(stream)
+        pointer = _stream_pointer(stream)
+        _wait_for_current_stream(pointer, library, like)
+        return pointer
     if library == "cupy":
         cupy = sys.modules["cupy"]
         with cupy.cuda.Device(like.device.id):
@@ -207,6 +211,24 @@ def stream_of(stream, library, like, device):
     if library == "torch" and like.device.type == "cuda":
         return sys.modules["torch"].cuda.current_stream(like.device).cuda_stream
     return 0
+
+
+def _wait_for_current_stream(pointer, library, like):
+    """Orders the stream `pointer` after the work queued so far on the
+    current stream of `library` (no host wait)."""
+    if like is None:
+        return
+    if library == "cupy":
+        cupy = sys.modules["cupy"]
+        with cupy.cuda.Device(like.device.id):
+            current = cupy.cuda.get_current_stream()
+            if current.ptr != pointer:
+                cupy.cuda.ExternalStream(pointer).wait_event(current.record())
+    elif library == "torch" and like.device.type == "cuda":
+        torch = sys.modules["torch"]
+        current = torch.cuda.current_stream(like.device)
+        if current.cuda_stream != pointer:
+            torch.cuda.ExternalStream(pointer, device=like.device).wait_stream(current)
 
 
 def _stream_pointer(stream):
