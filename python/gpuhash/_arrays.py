@@ -118,8 +118,8 @@ def signed_view(array, library):
     """A PyTorch uint32/uint64 tensor as int32/int64 (no copy); anything else as it is."""
     if library == "torch":
         torch = sys.modules["torch"]
-        signed = {torch_dtype(torch, "uint32"): torch.int32,
-                  torch_dtype(torch, "uint64"): torch.int64}.get(array.dtype)
+        signed = {getattr(torch, "uint32", None): torch.int32,
+                  getattr(torch, "uint64", None): torch.int64}.get(array.dtype)
         if signed is not None:
             return array.view(signed)
     return array
