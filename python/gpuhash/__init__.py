@@ -1,0 +1,49 @@
+"""gpuhash: concurrent hash tables on NVIDIA GPUs and on the CPU, one API.
+
+    import numpy as np, gpuhash
+    m = gpuhash.Map(key_dtype="uint64", value_dtype="uint64", device="cpu")
+    statuses = m.insert(np.arange(1, 5, dtype=np.uint64), np.arange(10, 14, dtype=np.uint64))
+    values, found = m.find(np.array([2, 7], dtype=np.uint64))
+
+device="cuda" takes CuPy arrays and PyTorch CUDA tensors, without copies, on
+the caller's current stream. See README.md, "Python".
+"""
+
+import enum
+
+from . import _gpuhash
+from ._hashgraph import HashGraphMap, HashGraphSet
+from ._map import Map
+
+Status = enum.IntEnum("Status", _gpuhash.status_names(), module=__name__)
+Status.__doc__ = "What a batch did with each key (one uint8 per key; gpuhash/status.hpp)."
+
+Operation = enum.IntEnum("Operation", _gpuhash.operation_names(), module=__name__)
+Operation.__doc__ = "The verbs of Map.apply's mixed batches (gpuhash/operation.hpp)."
+
+
+def designs():
+    """The names of the map designs, for Map(design=...)."""
+    return _gpuhash.designs()
+
+
+def built_with_cuda():
+    """Whether this build has the CUDA backend (nvcc was found when it was built)."""
+    return _gpuhash.built_with_cuda()
+
+
+def cuda_available():
+    """Whether the CUDA backend is built and a GPU can be used now."""
+    return _gpuhash.cuda_available()
+
+
+__all__ = [
+    "HashGraphMap",
+    "HashGraphSet",
+    "Map",
+    "Operation",
+    "Status",
+    "built_with_cuda",
+    "cuda_available",
+    "designs",
+]

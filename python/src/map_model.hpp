@@ -1,0 +1,182 @@
+#pragma once
+// map_interface over one basic_map, and the search of the design registry
+// (support/designs.hpp) for the map a Python caller names. Included by one
+// file per backend, after that backend's backend_support.
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend_support.hpp"
+#include "support/designs.hpp"
+#include "tables.hpp"
+
+namespace gpuhash::python {
+
+template <class Map>
+class map_model final : public map_interface {
+  using key_type = typename Map::key_type;
+  using mapped_type = typename Map::mapped_type;
+  using backend_type = typename Map::backend_type;
+  using support = backend_support<backend_type>;
+  using device_scope = typename support::device_scope;
+
+ public:
+  /// Constructs the table on `ordinal`'s device.
+  map_model(const table_options& options, int ordinal) : ordinal_(ordinal) {
+    const device_scope scope(ordinal_);
+    map_.emplace(options);
+  }
+  ~map_model() override {
+    // The table's buffers are freed on its own device.
+    try {
+      const device_scope scope(ordinal_);
+      map_.reset();
+    } catch (...) {  // a destructor must not throw; the runtime has reported the error
+    }
+  }
+  map_model(const map_model&) = delete;
+  map_model& operator=(const map_model&) = delete;
+
+  void insert(const void* keys, const void* values, std::size_t n, status* statuses,
+              stream_handle stream) override {
+    const call scope(*this);
+    map_->insert(key_pointer(keys), value_pointer(values), n, statuses, support::stream(stream));
+  }
+  void insert_or_assign(const void* keys, const void* values, std::size_t n, status* statuses,
+                        stream_handle stream) override {
+    const call scope(*this);
+    map_->insert_or_assign(key_pointer(keys), value_pointer(values), n, statuses,
+                           support::stream(stream));
+  }
+  void find(const void* keys, std::size_t n, void* values, bool* found,
+            stream_handle stream) override {
+    const call scope(*this);
+    const auto on = support::stream(stream);
+    auto statuses = backend_type::template allocate<status>(n, on);
+    map_->find_async(key_pointer(keys), n, static_cast<mapped_type*>(values), statuses.data(), on);
+    support::found_flags(statuses.data(), n, found, on);
+    backend_type::synchronize(on);
+  }
+  void contains(const void* keys, std::size_t n, bool* found, stream_handle stream) override {
+    const call scope(*this);
+    map_->contains(key_pointer(keys), n, found, support::stream(stream));
+  }
+  void erase(const void* keys, std::size_t n, status* statuses, stream_handle stream) override {
+    const call scope(*this);
+    map_->erase(key_pointer(keys), n, statuses, support::stream(stream));
+  }
+  void apply(const operation* ops, const void* keys, const void* values_in, void* values_out,
+             std::size_t n, status* statuses, stream_handle stream) override {
+    const call scope(*this);
+    const auto on = support::stream(stream);
+    auto* values = static_cast<mapped_type*>(values_out);
+    backend_type::copy(values, value_pointer(values_in), n, on);
+    map_->apply(ops, key_pointer(keys), values, n, statuses, on);
+  }
+
+  std::size_t size(stream_handle stream) override {
+    const call scope(*this);
+    return map_->size(support::stream(stream));
+  }
+  std::size_t retrieve_all(void* keys, void* values, std::size_t room,
+                           stream_handle stream) override {
+    const call scope(*this);
+    const auto on = support::stream(stream);
+    const std::size_t count = map_->size(on);
+    if (count > room)
+      throw std::runtime_error("gpuhash: the map holds " + std::to_string(count) +
+                               " keys, more than the " + std::to_string(room) +
+                               " it held when items() began: another thread changed it");
+    return map_->retrieve_all(static_cast<key_type*>(keys), static_cast<mapped_type*>(values), on);
+  }
+  void clear(stream_handle stream) override {
+    const call scope(*this);
+    const auto on = support::stream(stream);
+    map_->clear(on);
+    backend_type::synchronize(on);
+  }
+  void reserve(std::size_t n, stream_handle stream) override {
+    const call scope(*this);
+    const auto on = support::stream(stream);
+    map_->reserve(n, on);
+    backend_type::synchronize(on);
+  }
+  // A batch of another thread may be growing the table: these wait for it.
+  std::size_t capacity() const override {
+    const std::lock_guard lock(mutex_);
+    return map_->capacity();
+  }
+  std::size_t memory_bytes() const override {
+    const std::lock_guard lock(mutex_);
+    return map_->memory_bytes();
+  }
+  float max_load_factor() const override { return map_->max_load_factor(); }
+  std::vector<std::uint64_t> reserved_keys() const override {
+    const auto keys = Map::reserved_keys();
+    return {keys.begin(), keys.end()};
+  }
+
+  std::vector<double> time_bulk_call(bulk_call kind, const void* keys, const void* values,
+                                     std::size_t n, int repeats, stream_handle stream) override {
+    const call scope(*this);
+    const auto on = support::stream(stream);
+    auto statuses = backend_type::template allocate<status>(n, on);
+    auto found_values = backend_type::template allocate<mapped_type>(n, on);
+    std::vector<double> seconds;
+    for (int run = 0; run < repeats; ++run) {
+      if (kind == bulk_call::insert) map_->clear(on);
+      backend_type::synchronize(on);
+      const auto start = std::chrono::steady_clock::now();
+      if (kind == bulk_call::insert)
+        map_->insert(key_pointer(keys), value_pointer(values), n, statuses.data(), on);
+      else
+        map_->find(key_pointer(keys), n, found_values.data(), statuses.data(), on);
+      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+      seconds.push_back(elapsed.count());
+    }
+    return seconds;
+  }
+
+ private:
+  /// One call at a time (Python threads may call while the GIL is released),
+  /// with the table's device current.
+  struct call {
+    explicit call(map_model& model) : lock(model.mutex_), scope(model.ordinal_) {}
+    std::lock_guard<std::mutex> lock;
+    device_scope scope;
+  };
+
+  static const key_type* key_pointer(const void* keys) {
+    return static_cast<const key_type*>(keys);
+  }
+  static const mapped_type* value_pointer(const void* values) {
+    return static_cast<const mapped_type*>(values);
+  }
+
+  int ordinal_;
+  mutable std::mutex mutex_;
+  std::optional<Map> map_;
+};
+
+/// The registered map named `design` with `bits`-bit keys and values on
+/// Backend, or null when there is none.
+template <class Backend>
+std::unique_ptr<map_interface> find_registered_map(std::string_view design, int bits,
+                                                   const table_options& options, int ordinal) {
+  std::unique_ptr<map_interface> made;
+  support::for_each_type(support::registered_designs{}, [&]<class Design>() {
+    using map_type = typename Design::template on<Backend>;
+    if (!made && map_type::design_name == design &&
+        static_cast<int>(8 * sizeof(typename map_type::key_type)) == bits)
+      made = std::make_unique<map_model<map_type>>(options, ordinal);
+  });
+  return made;
+}
+
+}  // namespace gpuhash::python

@@ -1,0 +1,316 @@
+// gpuhash._gpuhash: the extension under the Python package (python/gpuhash).
+// It holds the tables and checks the arrays; the package above it picks the
+// stream and allocates outputs with the caller's array library.
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "arrays.hpp"
+#include "gpuhash/errors.hpp"
+#include "tables.hpp"
+
+namespace gpuhash::python {
+
+namespace {
+
+using namespace nb::literals;
+
+constexpr element_type status_type{nb::dlpack::dtype_code::UInt, 8};
+constexpr element_type operation_type{nb::dlpack::dtype_code::UInt, 8};
+constexpr element_type flag_type{nb::dlpack::dtype_code::Bool, 8};
+
+device_spec parse_device(const std::string& kind, int ordinal) {
+  if (kind == "cpu") return {device_kind::cpu, 0};
+  if (kind == "cuda") {
+    if (ordinal < 0)
+      throw nb::value_error(
+          ("gpuhash: CUDA device ordinals start at 0, got " + std::to_string(ordinal)).c_str());
+    return {device_kind::cuda, ordinal};
+  }
+  throw nb::value_error(
+      ("gpuhash: device must be 'cpu', 'cuda' or 'cuda:N', got '" + kind + "'").c_str());
+}
+
+/// gpuhash.Map's table: basic_map of one design, width and backend.
+class map_table {
+ public:
+  map_table(const std::string& design, const std::string& key_dtype, const std::string& value_dtype,
+            const std::string& device, int ordinal, std::optional<std::size_t> capacity,
+            float max_load_factor, std::optional<std::uint64_t> seed)
+      : key_(element_type::parse_key_type(key_dtype, "key_dtype")),
+        value_(element_type::parse_key_type(value_dtype, "value_dtype")),
+        device_(parse_device(device, ordinal)) {
+    if (key_.bits != value_.bits)
+      throw nb::value_error(("gpuhash: key_dtype " + key_.name() + " and value_dtype " +
+                             value_.name() +
+                             " differ in width; the library compiles 32/32 and 64/64-bit maps")
+                                .c_str());
+    table_options options;
+    if (capacity) options.capacity = *capacity;
+    options.max_load_factor = max_load_factor;
+    if (seed) options.seed = *seed;
+    table_ = make_map(design, key_.bits, device_, options);
+  }
+
+  void insert(const input_array& keys, const input_array& values, const output_array& statuses,
+              stream_handle stream) {
+    write_batch("Map.insert", &map_interface::insert, keys, values, statuses, stream);
+  }
+  void insert_or_assign(const input_array& keys, const input_array& values,
+                        const output_array& statuses, stream_handle stream) {
+    write_batch("Map.insert_or_assign", &map_interface::insert_or_assign, keys, values, statuses,
+                stream);
+  }
+  void find(const input_array& keys, const output_array& values, const output_array& found,
+            stream_handle stream) {
+    const array_checker check{"Map.find", device_};
+    const std::size_t n = check.length_of(keys, "keys");
+    const void* k = check.input(keys, {"keys", key_});
+    void* v = check.output(values, {"values", value_}, n);
+    auto* f = static_cast<bool*>(check.output(found, {"found", flag_type}, n));
+    const nb::gil_scoped_release unlocked;
+    table_->find(k, n, v, f, stream);
+  }
+  void contains(const input_array& keys, const output_array& found, stream_handle stream) {
+    const array_checker check{"Map.contains", device_};
+    const std::size_t n = check.length_of(keys, "keys");
+    const void* k = check.input(keys, {"keys", key_});
+    auto* f = static_cast<bool*>(check.output(found, {"found", flag_type}, n));
+    const nb::gil_scoped_release unlocked;
+    table_->contains(k, n, f, stream);
+  }
+  void erase(const input_array& keys, const output_array& statuses, stream_handle stream) {
+    const array_checker check{"Map.erase", device_};
+    const std::size_t n = check.length_of(keys, "keys");
+    const void* k = check.input(keys, {"keys", key_});
+    auto* s = static_cast<status*>(check.output(statuses, {"statuses", status_type}, n));
+    const nb::gil_scoped_release unlocked;
+    table_->erase(k, n, s, stream);
+  }
+  void apply(const input_array& ops, const input_array& keys, const input_array& values_in,
+             const output_array& values_out, const output_array& statuses, stream_handle stream) {
+    const array_checker check{"Map.apply", device_};
+    const std::size_t n = check.length_of(keys, "keys");
+    const void* k = check.input(keys, {"keys", key_});
+    const auto* o = static_cast<const operation*>(check.input(ops, {"ops", operation_type}, n));
+    const void* v_in = check.input(values_in, {"values", value_}, n);
+    void* v_out = check.output(values_out, {"values", value_}, n);
+    auto* s = static_cast<status*>(check.output(statuses, {"statuses", status_type}, n));
+    const nb::gil_scoped_release unlocked;
+    table_->apply(o, k, v_in, v_out, n, s, stream);
+  }
+  std::size_t items(const output_array& keys, const output_array& values, stream_handle stream) {
+    const array_checker check{"Map.items", device_};
+    const std::size_t room = check.length_of(keys, "keys");
+    void* k = check.output(keys, {"keys", key_}, room);
+    void* v = check.output(values, {"values", value_}, room);
+    const nb::gil_scoped_release unlocked;
+    return table_->retrieve_all(k, v, room, stream);
+  }
+
+  std::size_t size(stream_handle stream) {
+    const nb::gil_scoped_release unlocked;
+    return table_->size(stream);
+  }
+  void clear(stream_handle stream) {
+    const nb::gil_scoped_release unlocked;
+    table_->clear(stream);
+  }
+  void reserve(std::size_t n, stream_handle stream) {
+    const nb::gil_scoped_release unlocked;
+    table_->reserve(n, stream);
+  }
+  std::size_t capacity() const {
+    const nb::gil_scoped_release unlocked;
+    return table_->capacity();
+  }
+  std::size_t memory_bytes() const {
+    const nb::gil_scoped_release unlocked;
+    return table_->memory_bytes();
+  }
+  float max_load_factor() const { return table_->max_load_factor(); }
+  std::vector<std::uint64_t> reserved_keys() const { return table_->reserved_keys(); }
+
+  std::vector<double> time_bulk_call(const std::string& call, const input_array& keys,
+                                     const input_array& values, int repeats, stream_handle stream) {
+    if (call != "insert" && call != "find")
+      throw nb::value_error("gpuhash: time_bulk_call times 'insert' or 'find'");
+    const array_checker check{"MapTable.time_bulk_call", device_};
+    const std::size_t n = check.length_of(keys, "keys");
+    const void* k = check.input(keys, {"keys", key_});
+    const void* v = check.input(values, {"values", value_}, n);
+    const nb::gil_scoped_release unlocked;
+    return table_->time_bulk_call(call == "insert" ? bulk_call::insert : bulk_call::find, k, v, n,
+                                  repeats, stream);
+  }
+
+ private:
+  using write_member = void (map_interface::*)(const void*, const void*, std::size_t, status*,
+                                               stream_handle);
+
+  void write_batch(const char* call, write_member member, const input_array& keys,
+                   const input_array& values, const output_array& statuses, stream_handle stream) {
+    const array_checker check{call, device_};
+    const std::size_t n = check.length_of(keys, "keys");
+    const void* k = check.input(keys, {"keys", key_});
+    const void* v = check.input(values, {"values", value_}, n);
+    auto* s = static_cast<status*>(check.output(statuses, {"statuses", status_type}, n));
+    const nb::gil_scoped_release unlocked;
+    ((*table_).*member)(k, v, n, s, stream);
+  }
+
+  element_type key_;
+  element_type value_;
+  device_spec device_;
+  std::unique_ptr<map_interface> table_;
+};
+
+/// gpuhash.HashGraphMap's and gpuhash.HashGraphSet's table (static HashGraph,
+/// CSR segments); keys and values of one dtype each, of equal width.
+class static_table {
+ public:
+  static_table(const std::string& key_dtype, const std::string& value_dtype,
+               const std::string& device, int ordinal, bool is_set)
+      : key_(element_type::parse_key_type(key_dtype, "key dtype")),
+        value_(is_set ? key_ : element_type::parse_key_type(value_dtype, "value dtype")),
+        device_(parse_device(device, ordinal)) {
+    if (key_.bits != value_.bits)
+      throw nb::value_error(("gpuhash: keys of " + key_.name() + " and values of " + value_.name() +
+                             " differ in width; HashGraphMap takes 32/32 and 64/64-bit pairs")
+                                .c_str());
+    if (is_set)
+      set_ = make_static_set(key_.bits, device_);
+    else
+      map_ = make_static_map(key_.bits, device_);
+  }
+
+  void build_map(const input_array& keys, const input_array& values, stream_handle stream) {
+    const array_checker check{"HashGraphMap.build", device_};
+    const std::size_t n = check.length_of(keys, "keys");
+    const void* k = check.input(keys, {"keys", key_});
+    const void* v = check.input(values, {"values", value_}, n);
+    const nb::gil_scoped_release unlocked;
+    map_->build(k, v, n, stream);
+  }
+  void build_set(const input_array& keys, stream_handle stream) {
+    const array_checker check{"HashGraphSet.build", device_};
+    const std::size_t n = check.length_of(keys, "keys");
+    const void* k = check.input(keys, {"keys", key_});
+    const nb::gil_scoped_release unlocked;
+    set_->build(k, n, stream);
+  }
+  void find(const input_array& keys, const output_array& values, const output_array& found,
+            bool binned_probe, stream_handle stream) const {
+    const array_checker check{"HashGraphMap.find", device_};
+    const std::size_t n = check.length_of(keys, "keys");
+    const void* k = check.input(keys, {"keys", key_});
+    void* v = check.output(values, {"values", value_}, n);
+    auto* f = static_cast<bool*>(check.output(found, {"found", flag_type}, n));
+    const nb::gil_scoped_release unlocked;
+    map_->find(k, n, v, f, binned_probe, stream);
+  }
+  void contains(const input_array& keys, const output_array& found, bool binned_probe,
+                stream_handle stream) const {
+    const array_checker check{"HashGraphSet.contains", device_};
+    const std::size_t n = check.length_of(keys, "keys");
+    const void* k = check.input(keys, {"keys", key_});
+    auto* f = static_cast<bool*>(check.output(found, {"found", flag_type}, n));
+    const nb::gil_scoped_release unlocked;
+    set_->contains(k, n, f, binned_probe, stream);
+  }
+  std::size_t size() const { return map_ ? map_->size() : set_->size(); }
+  std::size_t memory_bytes() const { return map_ ? map_->memory_bytes() : set_->memory_bytes(); }
+
+ private:
+  element_type key_;
+  element_type value_;
+  device_spec device_;
+  std::unique_ptr<static_map_interface> map_;
+  std::unique_ptr<static_set_interface> set_;
+};
+
+template <class Enum>
+std::vector<std::pair<std::string, int>> enum_names(int count) {
+  std::vector<std::pair<std::string, int>> names;
+  for (int value = 0; value < count; ++value)
+    names.emplace_back(std::string(to_string(static_cast<Enum>(value))), value);
+  return names;
+}
+
+}  // namespace
+
+}  // namespace gpuhash::python
+
+NB_MODULE(_gpuhash, m) {
+  using namespace gpuhash::python;
+  using namespace nb::literals;
+
+  m.doc() = "gpuhash's tables; use them through the gpuhash package";
+
+  nb::register_exception_translator([](const std::exception_ptr& error, void*) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const gpuhash::out_of_memory& e) {
+      PyErr_SetString(PyExc_MemoryError, e.what());
+    }
+  });
+
+  m.def("designs", &design_names, "The map designs, by name.");
+  m.def("built_with_cuda", &built_with_cuda);
+  m.def("cuda_available", &cuda_available);
+  m.def("status_names", [] { return enum_names<gpuhash::status>(gpuhash::status_count); });
+  m.def("operation_names", [] {
+    return enum_names<gpuhash::operation>(static_cast<int>(gpuhash::operation::erase) + 1);
+  });
+  m.def(
+      "data_pointer",
+      [](const input_array& array) { return reinterpret_cast<std::uintptr_t>(array.data()); },
+      "array"_a, "The address the tables would read `array` at (no copy is made).");
+
+  nb::class_<map_table>(m, "MapTable")
+      .def(nb::init<const std::string&, const std::string&, const std::string&, const std::string&,
+                    int, std::optional<std::size_t>, float, std::optional<std::uint64_t>>(),
+           "design"_a, "key_dtype"_a, "value_dtype"_a, "device"_a, "ordinal"_a, "capacity"_a.none(),
+           "max_load_factor"_a, "seed"_a.none())
+      .def("insert", &map_table::insert, "keys"_a, "values"_a, "statuses"_a, "stream"_a)
+      .def("insert_or_assign", &map_table::insert_or_assign, "keys"_a, "values"_a, "statuses"_a,
+           "stream"_a)
+      .def("find", &map_table::find, "keys"_a, "values"_a, "found"_a, "stream"_a)
+      .def("contains", &map_table::contains, "keys"_a, "found"_a, "stream"_a)
+      .def("erase", &map_table::erase, "keys"_a, "statuses"_a, "stream"_a)
+      .def("apply", &map_table::apply, "ops"_a, "keys"_a, "values_in"_a, "values_out"_a,
+           "statuses"_a, "stream"_a)
+      .def("items", &map_table::items, "keys"_a, "values"_a, "stream"_a)
+      .def("size", &map_table::size, "stream"_a)
+      .def("clear", &map_table::clear, "stream"_a)
+      .def("reserve", &map_table::reserve, "n"_a, "stream"_a)
+      .def_prop_ro("capacity", &map_table::capacity)
+      .def_prop_ro("memory_bytes", &map_table::memory_bytes)
+      .def_prop_ro("max_load_factor", &map_table::max_load_factor)
+      .def_prop_ro("reserved_keys", &map_table::reserved_keys)
+      .def("time_bulk_call", &map_table::time_bulk_call, "call"_a, "keys"_a, "values"_a,
+           "repeats"_a, "stream"_a,
+           "Seconds of each of `repeats` bare C++ calls (insert or find) on these arrays.");
+
+  nb::class_<static_table>(m, "StaticTable")
+      .def(nb::init<const std::string&, const std::string&, const std::string&, int, bool>(),
+           "key_dtype"_a, "value_dtype"_a, "device"_a, "ordinal"_a, "is_set"_a)
+      .def("build_map", &static_table::build_map, "keys"_a, "values"_a, "stream"_a)
+      .def("build_set", &static_table::build_set, "keys"_a, "stream"_a)
+      .def("find", &static_table::find, "keys"_a, "values"_a, "found"_a, "binned"_a, "stream"_a)
+      .def("contains", &static_table::contains, "keys"_a, "found"_a, "binned"_a, "stream"_a)
+      .def_prop_ro("size", &static_table::size)
+      .def_prop_ro("memory_bytes", &static_table::memory_bytes);
+}

@@ -1,0 +1,119 @@
+#pragma once
+// The tables the Python extension exposes, behind interfaces free of
+// templates, so that the nanobind layer (module.cpp) is written once for
+// every design, width and backend. Implementations: map_model.hpp and
+// static_hashgraph_model.hpp, instantiated per backend (tables_cpu.cpp,
+// tables_cuda.cpp, static_hashgraph_cuda.cu).
+//
+// Pointers are backend memory: host memory for the CPU backend, device
+// memory of the table's GPU for the CUDA backend. `stream` is a cudaStream_t
+// as an integer for the CUDA backend and ignored by the CPU backend. Every
+// call returns when its results are written.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuhash/operation.hpp"
+#include "gpuhash/status.hpp"
+#include "gpuhash/table_options.hpp"
+
+namespace gpuhash::python {
+
+enum class device_kind { cpu, cuda };
+
+/// Where a table lives: the CPU, or one GPU by its CUDA ordinal.
+struct device_spec {
+  device_kind kind = device_kind::cpu;
+  int ordinal = 0;
+};
+
+using stream_handle = std::uintptr_t;
+
+/// The calls whose bare C++ time the Python overhead is measured against.
+enum class bulk_call { insert, find };
+
+/// A basic_map of one design at one width (32/32 or 64/64 bits) on one
+/// backend. Keys and values are passed as their bits: a signed dtype of the
+/// same width is stored unchanged. Calls are serialized by the model (one
+/// table is used from one stream at a time).
+class map_interface {
+ public:
+  virtual ~map_interface() = default;
+
+  virtual void insert(const void* keys, const void* values, std::size_t n, status* statuses,
+                      stream_handle stream) = 0;
+  virtual void insert_or_assign(const void* keys, const void* values, std::size_t n,
+                                status* statuses, stream_handle stream) = 0;
+  /// found[i] tells whether keys[i] is stored; values[i] is written where it is.
+  virtual void find(const void* keys, std::size_t n, void* values, bool* found,
+                    stream_handle stream) = 0;
+  virtual void contains(const void* keys, std::size_t n, bool* found, stream_handle stream) = 0;
+  virtual void erase(const void* keys, std::size_t n, status* statuses, stream_handle stream) = 0;
+  /// values_out starts as a copy of values_in; searches that find their key
+  /// overwrite their element.
+  virtual void apply(const operation* ops, const void* keys, const void* values_in,
+                     void* values_out, std::size_t n, status* statuses, stream_handle stream) = 0;
+
+  virtual std::size_t size(stream_handle stream) = 0;
+  /// Writes every pair to arrays of `room` elements; throws if the table
+  /// holds more than that. Returns the number written.
+  virtual std::size_t retrieve_all(void* keys, void* values, std::size_t room,
+                                   stream_handle stream) = 0;
+  virtual void clear(stream_handle stream) = 0;
+  virtual void reserve(std::size_t n, stream_handle stream) = 0;
+  virtual std::size_t capacity() const = 0;
+  virtual std::size_t memory_bytes() const = 0;
+  virtual float max_load_factor() const = 0;
+  /// The keys the design keeps as sentinels (their bits, zero-extended).
+  virtual std::vector<std::uint64_t> reserved_keys() const = 0;
+
+  /// The seconds of each of `repeats` synchronous basic_map calls on the
+  /// given arrays, outputs allocated beforehand, timed on the host clock as
+  /// Python times a call; the map is cleared before each insert. What the
+  /// Python layer adds is measured against it (bench/python/overhead.py).
+  virtual std::vector<double> time_bulk_call(bulk_call call, const void* keys, const void* values,
+                                             std::size_t n, int repeats, stream_handle stream) = 0;
+};
+
+/// HashGraph's static map (CSR segments), built in one batch and then queried.
+class static_map_interface {
+ public:
+  virtual ~static_map_interface() = default;
+  virtual void build(const void* keys, const void* values, std::size_t n, stream_handle stream) = 0;
+  virtual void find(const void* keys, std::size_t n, void* values, bool* found, bool binned_probe,
+                    stream_handle stream) const = 0;
+  virtual std::size_t size() const = 0;
+  virtual std::size_t memory_bytes() const = 0;
+};
+
+/// HashGraph's static set (CSR segments).
+class static_set_interface {
+ public:
+  virtual ~static_set_interface() = default;
+  virtual void build(const void* keys, std::size_t n, stream_handle stream) = 0;
+  virtual void contains(const void* keys, std::size_t n, bool* found, bool binned_probe,
+                        stream_handle stream) const = 0;
+  virtual std::size_t size() const = 0;
+  virtual std::size_t memory_bytes() const = 0;
+};
+
+/// The designs of support/designs.hpp, in its order, each named once.
+std::vector<std::string> design_names();
+
+/// A map of `design` with `bits`-bit keys and values (32 or 64); throws
+/// std::invalid_argument naming the choices when there is no such map.
+std::unique_ptr<map_interface> make_map(std::string_view design, int bits, device_spec device,
+                                        const table_options& options);
+std::unique_ptr<static_map_interface> make_static_map(int bits, device_spec device);
+std::unique_ptr<static_set_interface> make_static_set(int bits, device_spec device);
+
+/// Whether the extension was built with the CUDA backend, and whether a GPU
+/// can be used now.
+bool built_with_cuda();
+bool cuda_available();
+
+}  // namespace gpuhash::python

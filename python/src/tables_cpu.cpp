@@ -1,0 +1,22 @@
+// The CPU backend's tables for Python.
+
+#include "backends.hpp"
+#include "map_model.hpp"
+#include "static_hashgraph_model.hpp"
+
+namespace gpuhash::python {
+
+std::unique_ptr<map_interface> make_cpu_map(std::string_view design, int bits,
+                                            const table_options& options) {
+  return find_registered_map<cpu_backend>(design, bits, options, 0);
+}
+
+std::unique_ptr<static_map_interface> make_cpu_static_map(int bits) {
+  return make_static_map_on<cpu_backend>(bits, 0);
+}
+
+std::unique_ptr<static_set_interface> make_cpu_static_set(int bits) {
+  return make_static_set_on<cpu_backend>(bits, 0);
+}
+
+}  // namespace gpuhash::python
