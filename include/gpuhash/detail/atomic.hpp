@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <thread>
 
-#include "gpuhash/detail/host_device.hpp"
+#include "gpuhash/host_device.hpp"
 
 #if defined(__CUDACC__)
 #include <cooperative_groups.h>

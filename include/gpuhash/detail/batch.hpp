@@ -18,7 +18,7 @@
 
 #include "gpuhash/detail/counters.hpp"
 #include "gpuhash/detail/exec.hpp"
-#include "gpuhash/detail/host_device.hpp"
+#include "gpuhash/host_device.hpp"
 #include "gpuhash/operation.hpp"
 #include "gpuhash/status.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "gpuhash/detail/host_device.hpp"
+#include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
 
 namespace gpuhash::detail {

@@ -8,8 +8,8 @@
 #include <cstdint>
 
 #include "gpuhash/detail/atomic.hpp"
-#include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/detail/slot_layouts.hpp"
+#include "gpuhash/host_device.hpp"
 
 namespace gpuhash::detail {
 

@@ -21,7 +21,7 @@
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/bucketed_cuckoo/find_path.hpp"
 #include "gpuhash/detail/cuda/launch.cuh"
-#include "gpuhash/detail/host_device.hpp"
+#include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
 
 namespace gpuhash::detail::bucketed_cuckoo {

@@ -8,9 +8,9 @@
 #include <type_traits>
 
 #include "gpuhash/detail/batch.hpp"
-#include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/detail/slot_steps.hpp"
 #include "gpuhash/hash.hpp"
+#include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
 
 namespace gpuhash::detail::bucketed_cuckoo {

@@ -38,9 +38,9 @@
 
 #include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/batch.hpp"
-#include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/detail/node_pool.hpp"
 #include "gpuhash/hash.hpp"
+#include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
 
 namespace gpuhash::detail::cuckoo_node {

@@ -28,10 +28,10 @@
 #include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/dachash/super_node.hpp"
-#include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/detail/node_pool.hpp"
 #include "gpuhash/detail/slot_steps.hpp"
 #include "gpuhash/hash.hpp"
+#include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
 
 namespace gpuhash::detail::dachash {

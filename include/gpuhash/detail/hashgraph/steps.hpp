@@ -8,8 +8,8 @@
 #include <type_traits>
 
 #include "gpuhash/detail/atomic.hpp"
-#include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/hash.hpp"
+#include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
 
 namespace gpuhash::detail::hashgraph {

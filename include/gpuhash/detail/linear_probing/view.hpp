@@ -20,9 +20,9 @@
 
 #include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/batch.hpp"
-#include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/detail/slot_layouts.hpp"
 #include "gpuhash/hash.hpp"
+#include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
 
 namespace gpuhash::detail::linear_probing {

@@ -15,8 +15,8 @@
 #include <cstdint>
 
 #include "gpuhash/detail/atomic.hpp"
-#include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/hash.hpp"
+#include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
 
 namespace gpuhash::detail::signature_index {
