@@ -81,8 +81,8 @@ __device__ void run_searches(const resident_mailbox::search_fields& batch,
 /// Adds `count` to a tally in shared memory.
 __device__ void add_shared(std::uint64_t& total, std::uint64_t count) {
   if (count != 0)
-    cuda::atomic_ref<std::uint64_t, cuda::thread_scope_block>(total).fetch_add(
-        count, cuda::std::memory_order_relaxed);
+    ::cuda::atomic_ref<std::uint64_t, ::cuda::thread_scope_block>(total).fetch_add(
+        count, ::cuda::std::memory_order_relaxed);
 }
 
 /// The block's tally of the statuses its threads counted (a barrier for

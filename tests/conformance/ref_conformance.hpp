@@ -20,6 +20,7 @@
 #include <memory>
 #include <numeric>
 #include <optional>
+#include <sstream>
 #include <unordered_map>
 #include <vector>
 
@@ -260,9 +261,10 @@ TYPED_TEST_P(ref_conformance, random_differential) {
                         return false;
                       },
                       [&](std::size_t i) {
-                        return "key " + std::to_string(keys[i]) + " call " +
-                               std::to_string(static_cast<int>(calls[i])) + " status " +
-                               std::string(to_string(results.statuses[i]));
+                        std::ostringstream text;
+                        text << "key " << keys[i] << " call " << static_cast<int>(calls[i])
+                             << " status " << results.statuses[i];
+                        return text.str();
                       }));
     for (const status s : table.insert(retry_insert, retry_insert_values))
       ASSERT_EQ(s, status::inserted);
@@ -350,11 +352,11 @@ TYPED_TEST_P(ref_conformance, mixed_calls_match_a_serial_order) {
       if (const auto it = reference.find(key); it != reference.end()) history.before = it->second;
       if (const auto it = after.find(key); it != after.end()) history.after = it->second;
       if (!has_serial_order(history) && ++unexplained <= 3) {
-        std::string trace = "key " + std::to_string(key) + ":";
+        std::ostringstream trace;
+        trace << "key " << key << ":";
         for (const auto& c : history.operations)
-          trace += " " + std::to_string(static_cast<int>(c.call)) + "->" +
-                   std::string(to_string(c.result));
-        ADD_FAILURE() << "no serial order explains " << trace;
+          trace << " " << static_cast<int>(c.call) << "->" << c.result;
+        ADD_FAILURE() << "no serial order explains " << trace.str();
       }
     }
     EXPECT_EQ(unexplained, 0U);
