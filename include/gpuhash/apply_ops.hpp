@@ -3,8 +3,9 @@
 // op(stored, value) on the stored value of a present key, atomically. Any
 // functor with a host+device `void operator()(Value& stored, Value value)`
 // works: the table runs it in a compare-and-swap loop. gpuhash::plus is
-// recognized and done with one atomic add instead (no loop, so no retries
-// when many threads add to one key: the group-by case).
+// recognized and done with one atomic add instead, which the thread does not
+// wait for (no loop, so no retries when many threads add to one key: the
+// group-by case).
 
 #include "gpuhash/host_device.hpp"
 

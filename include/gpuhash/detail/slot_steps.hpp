@@ -64,19 +64,20 @@ struct packed_slots : packed_pair<Key, Value> {
   /// Applies op(stored, value) to the value of the key `copy` shows, as one
   /// atomic change of the pair: true once done; false, with the copy
   /// refreshed, if the slot no longer holds that key (erased meanwhile).
-  /// With gpuhash::plus, one atomic add to the value half: the key half is
-  /// untouched (a carry out of bit 63 is dropped), and if the key was erased
-  /// first the add lands on its tombstone, whose value no one reads
-  /// (tombstones are not reused while refs or batches run).
+  /// With gpuhash::plus, one atomic add to the value half that nobody waits
+  /// for (add_relaxed), always done: the key half is untouched (a carry out
+  /// of bit 63 is dropped). If an erase of the key came first, the add lands
+  /// on its tombstone, whose value no one reads (tombstones are not reused
+  /// while refs or batches run): the apply counts as ordered just before
+  /// that erase, its effect gone with the key, which no reader can tell
+  /// apart. The copy is not refreshed then.
   template <class Op>
   GPUHASH_HD static bool apply_value(slot_type* slot, slot_type& copy, Value value, Op op) {
     const Key key = key_of(copy);
     if constexpr (is_atomic_add<Op>) {
-      const slot_type addend = static_cast<slot_type>(value) << 32;
-      const slot_type before = fetch_add_relaxed(slot, addend);
-      copy = before;
-      if (key_of(before) != key) return false;
-      copy = before + addend;
+      (void)key;
+      (void)op;
+      add_relaxed(slot, static_cast<slot_type>(value) << 32);
       return true;
     } else {
       for (;;) {
@@ -160,23 +161,22 @@ struct pair_slots : published_pair<Key, Value> {
     return true;
   }
   /// Applies op(stored, value) to the value word by a compare-and-swap loop
-  /// (an atomic add for gpuhash::plus); always done. Racing with an erase of
-  /// the key, it is ordered before it: the value word of a tombstone is not
-  /// reused while refs or batches run.
+  /// (an atomic add nobody waits for, for gpuhash::plus); always done. The
+  /// copy's value is not kept up to date. Racing with an erase of the key,
+  /// it is ordered before it: the value word of a tombstone is not reused
+  /// while refs or batches run.
   template <class Op>
-  GPUHASH_HD static bool apply_value(slot_type* slot, slot_type& copy, Value value, Op op) {
+  GPUHASH_HD static bool apply_value(slot_type* slot, slot_type&, Value value, Op op) {
     if constexpr (is_atomic_add<Op>) {
-      copy.value = fetch_add_relaxed(&slot->value, value) + value;
+      (void)op;
+      add_relaxed(&slot->value, value);  // as packed_slots' add: nobody waits for it
     } else {
       Value seen = load_relaxed(&slot->value);
       for (;;) {
         Value updated = seen;
         op(updated, value);
         const Value current = compare_exchange_relaxed(&slot->value, seen, updated);
-        if (current == seen) {
-          copy.value = updated;
-          break;
-        }
+        if (current == seen) break;
         seen = current;
       }
     }
