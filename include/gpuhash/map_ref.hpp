@@ -48,6 +48,17 @@
 
 namespace gpuhash {
 
+namespace detail {
+/// Threads per key of a view's cooperative find (find(tile, ...)); 0: none.
+template <class View>
+inline constexpr unsigned cooperative_find_tile = 0;
+template <class View>
+requires requires {
+  View::find_tile_size;
+}
+inline constexpr unsigned cooperative_find_tile<View> = View::find_tile_size;
+}  // namespace detail
+
 template <class Engine>
 class basic_map;
 template <class Key, class Value>
@@ -61,12 +72,7 @@ class map_ref {
 
   /// Threads per key of the design's cooperative find (find(tile, ...)), or
   /// 0 where it has none.
-  static constexpr unsigned cooperative_find_tile = [] {
-    if constexpr (requires { View::find_tile_size; })
-      return View::find_tile_size;
-    else
-      return 0U;
-  }();
+  static constexpr unsigned cooperative_find_tile = detail::cooperative_find_tile<View>;
 
   map_ref() = default;
 
