@@ -21,6 +21,7 @@
 #include <numeric>
 #include <optional>
 #include <sstream>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -101,6 +102,7 @@ class ref_conformance : public ::testing::Test {
   using backend_type = typename Table::backend_type;
   using ref_type = typename Table::ref_type;
   using reference_map = std::unordered_map<key_type, value_type>;
+  static_assert(std::is_trivially_copyable_v<ref_type>, "a ref is passed to kernels by value");
 
   void SetUp() override {
     if (!backend_type::available())
