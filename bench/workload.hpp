@@ -18,8 +18,8 @@
 #include <string>
 
 #include "gpuhash/cpu/backend.hpp"
-#include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/hash.hpp"
+#include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
 #if defined(GPUHASH_HAS_CUDA)
 #include "gpuhash/cuda/backend.hpp"

@@ -18,5 +18,6 @@ std::vector<experiment> dachash_experiments();
 std::vector<experiment> hashgraph_experiments();
 experiment hashgraph_growth_experiment();
 std::vector<experiment> cnh_experiments();
+std::vector<experiment> device_api_experiments();
 
 }  // namespace gpuhash::bench

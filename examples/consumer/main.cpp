@@ -1,6 +1,7 @@
 // Counts word lengths in a table: insert, upsert, find, erase and a mixed
-// batch, on the CPU and, when available, on the GPU; then indexes a few
-// string keys with the signature index. Exits non-zero if any result is
+// batch, on the CPU and, when available, on the GPU; sums per key through
+// a CPU table's ref from two threads (the device-side API); then indexes a
+// few string keys with the signature index. Exits non-zero if any result is
 // wrong, so it doubles as a test of the installed package.
 
 #include <gpuhash/gpuhash.hpp>
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <thread>
 #include <vector>
 
 template <class Table>
@@ -65,8 +67,34 @@ int index_keys(const char* where) {
   return errors;
 }
 
+/// Two threads add 1..1000 to keys 0..9 through a ref: each key ends with
+/// the sum of its values, and size() counts the ten keys.
+int sum_through_a_ref() {
+  gpuhash::bucketed_cuckoo_map<std::uint32_t, std::uint32_t> sums(
+      gpuhash::table_options{.capacity = 64});
+  const auto ref = sums.ref();
+  const auto add = [ref](std::uint32_t first) {
+    for (std::uint32_t v = first; v <= 1000; v += 2)
+      ref.insert_or_apply(v % 10, v, gpuhash::plus{});
+  };
+  std::thread odd(add, 1);
+  std::thread even(add, 2);
+  odd.join();
+  even.join();
+  int errors = sums.size() != 10;
+  const auto [keys, values] = sums.retrieve_all();
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    std::uint32_t expected = 0;
+    for (std::uint32_t v = 1; v <= 1000; ++v) expected += v % 10 == keys[i] ? v : 0;
+    errors += values[i] != expected;
+  }
+  std::printf("cpu ref: %s\n", errors == 0 ? "ok" : "WRONG");
+  return errors;
+}
+
 int main() {
   int errors = exercise<gpuhash::linear_probing_map<std::uint32_t, std::uint32_t>>("cpu");
+  errors += sum_through_a_ref();
   errors += index_keys<gpuhash::signature_index<>>("cpu");
 #if defined(GPUHASH_HAS_CUDA)
   if (gpuhash::cuda_backend::available())

@@ -2,6 +2,7 @@
 // Everything public in one include. The CUDA backend is included when the
 // library was built with it (the gpuhash::cuda target defines GPUHASH_HAS_CUDA).
 
+#include "gpuhash/apply_ops.hpp"
 #include "gpuhash/bucketed_cuckoo_map.hpp"
 #include "gpuhash/cpu/backend.hpp"
 #include "gpuhash/cuckoo_node_map.hpp"
@@ -11,10 +12,14 @@
 #include "gpuhash/hashgraph_dynamic_map.hpp"
 #include "gpuhash/key_hash.hpp"
 #include "gpuhash/linear_probing_map.hpp"
+#include "gpuhash/local_linear_probing.hpp"
 #include "gpuhash/map.hpp"
+#include "gpuhash/map_ref.hpp"
 #include "gpuhash/operation.hpp"
 #include "gpuhash/signature_index.hpp"
+#include "gpuhash/signature_index_ref.hpp"
 #include "gpuhash/status.hpp"
+#include "gpuhash/status_counts.hpp"
 #include "gpuhash/table_options.hpp"
 
 #if defined(GPUHASH_HAS_CUDA)

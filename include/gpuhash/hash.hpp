@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "gpuhash/detail/host_device.hpp"
+#include "gpuhash/host_device.hpp"
 
 namespace gpuhash {
 

@@ -16,7 +16,10 @@
 // batches about the table's size; the dynamic variant is for small ones.
 //
 // Header-only (any key type can be used): a program that uses a table on the
-// CUDA backend includes this header from a .cu file. Pointers are backend
+// CUDA backend includes this header from a .cu file. table.ref() hands out
+// the device-side API for searches in the caller's own kernels
+// (hashgraph_set_ref, hashgraph_map_ref): a static table changes only by
+// build and insert, which replace its storage, so a ref is valid until then. Pointers are backend
 // memory (device memory on the CUDA backend); the span forms take host data.
 // A call returns when its work is queued on the stream, except build and
 // insert, which wait for the stream (they read a count back).
@@ -32,6 +35,7 @@
 #include "gpuhash/detail/hashgraph/static_table.hpp"
 #include "gpuhash/detail/staged.hpp"
 #include "gpuhash/hash.hpp"
+#include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
 
 namespace gpuhash {
@@ -40,6 +44,56 @@ namespace gpuhash {
 /// with Murmur), for 32- and 64-bit unsigned keys.
 template <class Key>
 using hashgraph_hash = seeded_hash<Key>;
+
+namespace detail::hashgraph {
+template <class Table>
+class static_facade;
+}  // namespace detail::hashgraph
+
+/// The device-side API of a hashgraph_set (map_ref.hpp has the maps'): a
+/// trivially copyable handle whose searches run in the caller's kernels or
+/// CPU threads, one key per thread, as the set's bulk probe (Alg. 6) does.
+/// No key is reserved. Valid until the set's next build or insert.
+template <class View>
+class hashgraph_set_ref {
+ public:
+  using key_type = typename View::key_type;
+
+  /// Whether the key is in the set.
+  GPUHASH_HD bool contains(const key_type& key) const { return view_.locate(key) != View::nowhere; }
+
+ private:
+  template <class Table>
+  friend class detail::hashgraph::static_facade;
+  explicit hashgraph_set_ref(View view) : view_(view) {}
+
+  View view_;
+};
+
+/// The device-side API of a hashgraph_map: find and contains per key, as
+/// hashgraph_set_ref.
+template <class View>
+class hashgraph_map_ref {
+ public:
+  using key_type = typename View::key_type;
+  using mapped_type = typename View::slots_type::value_type;
+
+  /// found (*value set, if value is not null) or not_found.
+  GPUHASH_HD status find(const key_type& key, mapped_type* value) const {
+    const std::uint64_t at = view_.locate(key);
+    if (at == View::nowhere) return status::not_found;
+    if (value != nullptr) *value = view_.slots.value(at);
+    return status::found;
+  }
+  GPUHASH_HD bool contains(const key_type& key) const { return view_.locate(key) != View::nowhere; }
+
+ private:
+  template <class Table>
+  friend class detail::hashgraph::static_facade;
+  explicit hashgraph_map_ref(View view) : view_(view) {}
+
+  View view_;
+};
 
 namespace detail::hashgraph {
 
@@ -57,11 +111,14 @@ class static_facade {
   /// Slots allocated, padding included (the thesis' Fig. 4.1).
   std::uint64_t slot_count() const noexcept { return table_.slot_count(); }
   std::size_t memory_bytes() const noexcept { return table_.memory_bytes(); }
-  /// The trivially copyable view that the probes use inside kernels.
-  auto view() const { return table_.view(); }
 
  protected:
   using view_type = typename Table::view_type;
+
+  template <class Ref>
+  Ref make_ref() const {
+    return Ref(table_.view());
+  }
 
   template <class Hash, class KeyEqual>
   static_facade(hashgraph_options options, Hash hash, KeyEqual equal)
@@ -100,12 +157,16 @@ class hashgraph_set : public detail::hashgraph::static_facade<detail::hashgraph:
 
  public:
   using key_type = Key;
+  using ref_type = hashgraph_set_ref<view_type>;
   using facade::size;
   using typename facade::backend_type;
   using typename facade::stream_type;
 
   explicit hashgraph_set(hashgraph_options options = {}, Hash hash = {}, KeyEqual equal = {})
       : facade(options, hash, equal) {}
+
+  /// The device-side API for searches in the caller's kernels (hashgraph_set_ref).
+  ref_type ref() const { return this->template make_ref<ref_type>(); }
 
   /// Replaces the contents with keys[0, n).
   void build(const Key* keys, std::uint64_t n, stream_type stream = {}) {
@@ -181,12 +242,16 @@ class hashgraph_map : public detail::hashgraph::static_facade<detail::hashgraph:
  public:
   using key_type = Key;
   using mapped_type = Value;
+  using ref_type = hashgraph_map_ref<view_type>;
   using facade::size;
   using typename facade::backend_type;
   using typename facade::stream_type;
 
   explicit hashgraph_map(hashgraph_options options = {}, Hash hash = {}, KeyEqual equal = {})
       : facade(options, hash, equal) {}
+
+  /// The device-side API for searches in the caller's kernels (hashgraph_map_ref).
+  ref_type ref() const { return this->template make_ref<ref_type>(); }
 
   /// Replaces the contents with the pairs (keys[i], values[i]), i < n.
   void build(const Key* keys, const Value* values, std::uint64_t n, stream_type stream = {}) {

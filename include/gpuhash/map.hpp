@@ -21,10 +21,14 @@
 // can `reclaim`) "rebuild" without moving keys between buckets: they clean
 // their chains and add pool nodes; when keys come back `full` (the pool ran
 // dry) they clean first and add nodes only if that freed too few.
+//
+// Refs: table.ref() hands out the device-side API (map_ref.hpp) for the
+// caller's own kernels and threads, between batches on the same stream.
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -35,6 +39,7 @@
 #include "gpuhash/detail/counters.hpp"
 #include "gpuhash/detail/staged.hpp"
 #include "gpuhash/errors.hpp"
+#include "gpuhash/map_ref.hpp"
 #include "gpuhash/operation.hpp"
 #include "gpuhash/status.hpp"
 #include "gpuhash/table_options.hpp"
@@ -49,6 +54,8 @@ class basic_map {
   using mapped_type = typename Engine::mapped_type;
   using backend_type = typename Engine::backend_type;
   using stream_type = typename backend_type::stream_type;
+  /// The device-side API (map_ref.hpp); the same type on every backend.
+  using ref_type = map_ref<typename Engine::view_type>;
 
   static constexpr std::string_view design_name = Engine::name;
 
@@ -61,9 +68,9 @@ class basic_map {
   explicit basic_map(table_options options = {}, stream_type stream = {})
       : max_load_factor_(checked_load_factor(options.max_load_factor)),
         engine_(options.capacity, options.seed, stream),
-        counters_(backend_type::template allocate<detail::table_counters>(1, stream)),
+        counters_(backend_type::template allocate<detail::counter_block>(1, stream)),
         last_stream_(stream) {
-    backend_type::fill_bytes(counters_.data(), sizeof(detail::table_counters), 0, stream);
+    backend_type::fill_bytes(counters_.data(), sizeof(detail::counter_block), 0, stream);
   }
 
   ~basic_map() {
@@ -207,6 +214,20 @@ class basic_map {
     return {keys.to_vector(), values.to_vector()};
   }
 
+  // ---- The device-side API --------------------------------------------------
+
+  /// A ref for the caller's kernels (or CPU threads): valid until the next
+  /// call that may rebuild or grow the table (insert, insert_or_assign,
+  /// apply and their _async forms, reserve, compact, clear). Its inserts and
+  /// erases count towards size(); keys it reports `full` are the caller's
+  /// to insert from the host (map_ref.hpp, docs/device_api.md).
+  ref_type ref() {
+    refs_handed_out_ = true;
+    return ref_type(engine_.view(), reinterpret_cast<detail::ref_counts*>(
+                                        reinterpret_cast<unsigned char*>(counters_.data()) +
+                                        offsetof(detail::counter_block, refs)));
+  }
+
   // ---- The whole table -----------------------------------------------------
 
   /// Number of stored keys. Waits for the stream.
@@ -220,7 +241,8 @@ class basic_map {
   void clear(stream_type stream = {}) {
     use_stream(stream);
     engine_.clear(stream);
-    backend_type::fill_bytes(counters_.data(), sizeof(detail::table_counters), 0, stream);
+    backend_type::fill_bytes(counters_.data(), sizeof(detail::counter_block), 0, stream);
+    refs_handed_out_ = false;
     synced_ = {};
     at_rehash_ = {};
     live_at_rehash_ = 0;
@@ -248,7 +270,7 @@ class basic_map {
   std::size_t capacity() const noexcept { return engine_.capacity(); }
   /// Bytes of backend memory held by the table.
   std::size_t memory_bytes() const noexcept {
-    return engine_.memory_bytes() + sizeof(detail::table_counters);
+    return engine_.memory_bytes() + sizeof(detail::counter_block);
   }
   float max_load_factor() const noexcept { return max_load_factor_; }
 
@@ -316,7 +338,7 @@ class basic_map {
     use_stream(stream);
     if (args.n == 0) return;
     if (args.may_insert()) make_room(args.n, stream);
-    engine_.execute_async(args, counters_.data(), stream);
+    engine_.execute_async(args, batch_counters(), stream);
   }
 
   void run(const batch_type& args, stream_type stream) {
@@ -360,7 +382,7 @@ class basic_map {
         backend_type::gather(args.ops, positions.data(), count, ops.data(), stream);
         retry.ops = ops.data();
       }
-      engine_.execute_async(retry, counters_.data(), stream);
+      engine_.execute_async(retry, batch_counters(), stream);
       backend_type::scatter(static_cast<const status*>(statuses.data()), positions.data(), count,
                             args.statuses, stream);
       sync_counters(stream);
@@ -398,7 +420,9 @@ class basic_map {
   /// grows (at least doubling); otherwise tombstones are the problem and it is
   /// rebuilt at the same size.
   void make_room(std::size_t n, stream_type stream) {
-    if (occupied() + unsynced_inserts_ + n > slot_limit()) {
+    // A kernel of the caller's may have inserted through a ref since the
+    // last synchronization: the host-side bound does not know of those keys.
+    if (refs_handed_out_ || occupied() + unsynced_inserts_ + n > slot_limit()) {
       sync_counters(stream);
       if (occupied() + n > slot_limit()) {
         const std::size_t needed = minimum_capacity_for(live() + n);
@@ -433,9 +457,25 @@ class basic_map {
     return static_cast<std::size_t>(slots);
   }
 
+  /// Reads the counters back: the batches', plus the refs' once a ref was
+  /// handed out (their shards are zero before).
   void sync_counters(stream_type stream) {
-    backend_type::copy_to_host(&synced_, counters_.data(), 1, stream);
+    if (refs_handed_out_) {
+      const auto block = std::make_unique<detail::counter_block>();
+      backend_type::copy_to_host(block.get(), counters_.data(), 1, stream);
+      const status_counts refs = block->refs.total();
+      synced_ = block->batches;
+      synced_.inserted += refs.inserted;
+      synced_.erased += refs.erased;
+    } else {
+      backend_type::copy_to_host(&synced_, batch_counters(), 1, stream);
+    }
     unsynced_inserts_ = 0;
+  }
+
+  /// Where batch kernels count (the block's first member; backend memory).
+  detail::table_counters* batch_counters() {
+    return reinterpret_cast<detail::table_counters*>(counters_.data());
   }
 
   void use_stream(stream_type stream) {
@@ -457,11 +497,12 @@ class basic_map {
 
   float max_load_factor_;
   Engine engine_;
-  buffer<detail::table_counters> counters_;
+  buffer<detail::counter_block> counters_;
   detail::table_counters synced_{};     // device counters at the last synchronization
   detail::table_counters at_rehash_{};  // ... at the last rehash
   std::uint64_t live_at_rehash_ = 0;    // keys (and occupied slots) right after it
   std::uint64_t unsynced_inserts_ = 0;  // upper bound of inserts launched since synchronizing
+  bool refs_handed_out_ = false;        // since construction or clear: ref counts may be nonzero
   stream_type last_stream_{};
 };
 

@@ -42,7 +42,9 @@
 #include "gpuhash/detail/signature_index/view.hpp"
 #include "gpuhash/key_hash.hpp"
 #include "gpuhash/operation.hpp"
+#include "gpuhash/signature_index_ref.hpp"
 #include "gpuhash/status.hpp"
+#include "gpuhash/status_counts.hpp"
 
 namespace gpuhash {
 
@@ -186,32 +188,34 @@ class signature_index {
   float max_load_factor() const noexcept { return max_load_factor_; }
   /// Times the index has rebuilt itself larger.
   std::size_t rebuilds() const noexcept { return rebuilds_; }
-  /// The table, for a kernel of the caller's own (the server's resident
-  /// kernel, server/index/gpu_resident.cuh): valid until the next call that
-  /// may grow the index (insert, apply, apply_async, settle_async, reserve,
-  /// make_room_for, adopt_batch, clear: growth frees the old table in stream
-  /// order). Such a kernel's searches must not overlap a batch that changes
-  /// the index: settle the one apply_async queued first, and start the next
-  /// only once the kernel's batch has finished.
-  detail::signature_index::index_view table_view() const { return view(); }
 
   // ---- Batches run by the caller's own kernel ------------------------------
-  // The server's resident kernel runs small batches' inserts and erases
-  // itself, with the functors of detail/signature_index/batch.hpp on
-  // table_view() (phase_one<apply>, then place_pending_entries over the
-  // inserts phase 1 left pending), and tells the index what they did. Such
-  // a batch must not overlap any other that changes the index.
+  // A kernel of the caller's (the server's resident kernel,
+  // server/index/gpu_resident.cuh) runs a batch through ref(): make_room_for
+  // before it, then the batch's inserts, erases and replaces (each with
+  // its status tallied), then insert_by_eviction for the inserts that came
+  // back full, once no other operation runs, and adopt_batch after it. Such
+  // a batch must not overlap any other that changes the index, nor a
+  // kernel's searches: settle the batch apply_async queued first, and start
+  // the next only once the kernel's batch has finished.
 
+  /// The device-side API (signature_index_ref.hpp): valid until the next
+  /// call that may grow the index (insert, apply, apply_async,
+  /// settle_async, reserve, make_room_for, adopt_batch, clear: growth frees
+  /// the old table in stream order).
+  signature_index_ref ref() const { return signature_index_ref(view()); }
   /// Grows the index, as a batch does before it runs, if `inserts` more
   /// entries could pass max_load_factor; returns once the grown table is
-  /// ready (take table_view() after it).
+  /// ready (take ref() after it).
   void make_room_for(std::size_t inserts, stream_type stream = {});
-  /// Accounts for such a batch once it has run: its phase-1 tally (inserted,
-  /// erased) and its walks' tally (inserted: placed; full: homeless, each
-  /// homeless entry left in held[0, n), the other slots there empty). The
-  /// homeless entries are stored (the index grows for them) before it returns.
-  void adopt_batch(const detail::table_counters& phase_one, const detail::table_counters& walks,
-                   const detail::signature_index::slot_type* held, std::size_t n,
+  /// Accounts for such a batch once it has run: the tally of its inserts,
+  /// erases and replaces (inserted, erased; full: those left for walks) and
+  /// its walks' tally (inserted: placed; full: left an entry in hand), each
+  /// entry left in hand in held[0, n) (backend memory; no_entry elsewhere).
+  /// The held entries are stored (the index grows for them) before it
+  /// returns.
+  void adopt_batch(const status_counts& phase_one, const status_counts& walks,
+                   const signature_index_ref::entry_type* held, std::size_t n,
                    stream_type stream = {});
   void clear(stream_type stream = {});
   /// Makes room for `n` entries in all.

@@ -249,7 +249,7 @@ class gpu_index final : public index_service {
     if (batch.inserts != 0) index_.make_room_for(batch.inserts, stream_);
     resident_batch posted;
     resident_mailbox::search_fields& searched = posted.searches;
-    searched.view = index_.table_view();
+    searched.view = index_.ref();
     // A resident kernel reads only memory allocated before its launch (for
     // compute-sanitizer: resident_kernel::end_kernel). Memory moves rarely:
     // when batches grow, and when the index does.
@@ -468,7 +468,7 @@ class gpu_index final : public index_service {
   cuda::pinned_buffer<location_type> host_full_matches_;  // the resident kernel's, written here
   // What the resident kernel was last given, and whether reserve() has
   // moved the buffers since (post_resident).
-  detail::signature_index::index_view posted_view_;
+  signature_index_ref posted_view_;
   const void* posted_signatures_ = nullptr;
   bool buffers_moved_ = false;
   bool resident_mutations_ = false;  // the last batch posted to resident_ had inserts or erases

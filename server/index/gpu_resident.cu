@@ -1,5 +1,7 @@
 // The resident kernel and its host side (gpu_resident.cuh).
 
+#include <cuda/atomic>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -8,7 +10,8 @@
 #include <type_traits>
 
 #include "gpuhash/cuda/error.hpp"
-#include "gpuhash/detail/signature_index/batch.hpp"
+#include "gpuhash/hash.hpp"
+#include "gpuhash/operation.hpp"
 #include "index/gpu_resident.cuh"
 #include "index/gpu_results.cuh"
 
@@ -16,23 +19,27 @@ namespace gpuhash::server::index {
 
 namespace {
 
-namespace si = detail::signature_index;
-using l2_view = si::basic_index_view<si::bucket_reads::from_l2>;
+using l2_ref = basic_signature_index_ref<bucket_reads::from_l2>;
+using entry_type = signature_index_ref::entry_type;
+using signature_type = signature_index_ref::signature_type;
+using location_type = signature_index_ref::location_type;
+constexpr std::uint32_t max_matches = signature_index_ref::max_matches;
 
 constexpr unsigned resident_threads = 512;
 static_assert(
     resident_mailbox::fits_payload(0, 1) &&
         !resident_mailbox::fits_payload(0, resident_mailbox::payload_bytes / mutation_bytes(1) + 1),
     "fits_payload counts a mutation's arguments as mutation_bytes does");
-static_assert(std::is_trivially_copyable_v<si::index_view> && sizeof(si::index_view) % 8 == 0);
+static_assert(std::is_trivially_copyable_v<signature_index_ref> &&
+              sizeof(signature_index_ref) % 8 == 0);
 
-/// Where a batch's pending inserts go on the device (one allocation).
+/// Where a batch's pending inserts go on the device (one allocation): their
+/// positions, then the entries their walks leave in hand.
 struct pending_memory {
   static constexpr std::size_t positions_bytes =
-      resident_kernel::max_mutations * sizeof(std::size_t);
-  static constexpr std::size_t count_bytes = sizeof(std::uint64_t);
-  static constexpr std::size_t held_bytes = resident_kernel::max_mutations * sizeof(si::slot_type);
-  static constexpr std::size_t bytes = positions_bytes + count_bytes + held_bytes;
+      resident_kernel::max_mutations * sizeof(std::uint32_t);
+  static constexpr std::size_t held_bytes = resident_kernel::max_mutations * sizeof(entry_type);
+  static constexpr std::size_t bytes = positions_bytes + held_bytes;
 };
 
 __device__ std::uint64_t now_ns() {
@@ -59,45 +66,65 @@ __device__ void store_volatile(std::uint32_t* address, std::uint32_t value) {
 /// memory; null: read from batch.signatures.
 __device__ void run_searches(const resident_mailbox::search_fields& batch,
                              const std::uint32_t* inline_signatures) {
-  const l2_view view = batch.view.reading_from_l2();
+  const l2_ref table = batch.view.reading_from_l2();
   for (std::uint32_t i = threadIdx.x; i < batch.count; i += blockDim.x) {
     const std::uint32_t signature =
         inline_signatures != nullptr ? inline_signatures[i] : __ldcv(batch.signatures + i);
-    si::location_type matches[si::max_matches];
-    const std::uint32_t count = view.find(signature, matches);
-    std::uint32_t* row = batch.rows + std::size_t{i} * si::max_matches;
+    location_type matches[max_matches];
+    const std::uint32_t count = table.find(signature, matches);
+    std::uint32_t* row = batch.rows + std::size_t{i} * max_matches;
     for (std::uint32_t k = 0; k < count; ++k) row[k] = matches[k];
     write_result(batch.results, batch.count, i, count, matches, batch.batch);
   }
 }
 
-/// The block's tally of the statuses its threads counted.
-__device__ detail::status_tally add_up(const detail::status_tally& mine,
-                                       detail::status_tally& shared) {
+/// Adds `count` to a tally in shared memory.
+__device__ void add_shared(std::uint64_t& total, std::uint64_t count) {
+  if (count != 0)
+    ::cuda::atomic_ref<std::uint64_t, ::cuda::thread_scope_block>(total).fetch_add(
+        count, ::cuda::std::memory_order_relaxed);
+}
+
+/// The block's tally of the statuses its threads counted (a barrier for
+/// every thread of the block, before and after).
+__device__ status_counts add_up(const status_counts& mine, status_counts& shared) {
   __syncthreads();
   if (threadIdx.x == 0) shared = {};
   __syncthreads();
-  if (mine.inserted != 0) atomicAdd(&shared.inserted, mine.inserted);
-  if (mine.erased != 0) atomicAdd(&shared.erased, mine.erased);
-  if (mine.full != 0) atomicAdd(&shared.full, mine.full);
+  add_shared(shared.inserted, mine.inserted);
+  add_shared(shared.erased, mine.erased);
+  add_shared(shared.full, mine.full);
   __syncthreads();
   return shared;
 }
 
+/// One insert or erase, as signature_index's batches run it (no entry moves).
+__device__ status run_mutation(const l2_ref& table, operation op, signature_type signature,
+                               location_type location) {
+  if (l2_ref::is_reserved(signature)) return status::invalid_key;
+  switch (op) {
+    case operation::insert: return table.insert(signature, location);
+    case operation::erase: return table.erase(signature, location);
+    default: return status::invalid_operation;
+  }
+}
+
 /// The batch's inserts and erases, as signature_index::apply_async runs
-/// them: phase 1 over all (no entry moves), then the eviction walks of the
-/// inserts that found both buckets full, once phase 1 is over. Returns the
-/// tallies in the answer line. `inline_arguments`: the arguments, from the
-/// payload in shared memory; null: read from batch.arguments.
-__device__ void run_mutations(const resident_mailbox::mutation_fields& batch, const l2_view& view,
+/// them: each entry's step for all (no entry moves), then the eviction walks
+/// of the inserts that found both buckets full, once every step is done.
+/// Returns the tallies in the answer line. `inline_arguments`: the
+/// arguments, from the payload in shared memory; null: read from
+/// batch.arguments.
+__device__ void run_mutations(const resident_mailbox::mutation_fields& batch, const l2_ref& table,
                               const unsigned char* inline_arguments,
                               unsigned char* pending_memory_base, resident_mailbox* box) {
-  // The arguments, copied into shared memory, where both phases read them
+  // The arguments, copied into shared memory, where both passes read them
   // (from host memory past L1: the host rewrites these blocks).
-  __shared__ si::signature_type signatures[resident_kernel::max_mutations];
-  __shared__ si::location_type locations[resident_kernel::max_mutations];
+  __shared__ signature_type signatures[resident_kernel::max_mutations];
+  __shared__ location_type locations[resident_kernel::max_mutations];
   __shared__ operation ops[resident_kernel::max_mutations];
-  __shared__ detail::status_tally tally;
+  __shared__ status_counts tally;
+  __shared__ std::uint32_t pending_count;
   const std::uint32_t n = batch.count;
   if (inline_arguments != nullptr) {
     const auto* from_signatures = reinterpret_cast<const std::uint32_t*>(inline_arguments);
@@ -118,42 +145,49 @@ __device__ void run_mutations(const resident_mailbox::mutation_fields& batch, co
       ops[i] = static_cast<operation>(*static_cast<const volatile unsigned char*>(from_ops + i));
     }
   }
-  auto* pending = reinterpret_cast<std::size_t*>(pending_memory_base);
-  auto* pending_count =
-      reinterpret_cast<std::uint64_t*>(pending_memory_base + pending_memory::positions_bytes);
-  auto* held = reinterpret_cast<si::slot_type*>(
-      pending_memory_base + pending_memory::positions_bytes + pending_memory::count_bytes);
-  if (threadIdx.x == 0) *pending_count = 0;
+  auto* pending = reinterpret_cast<std::uint32_t*>(pending_memory_base);
+  auto* held = reinterpret_cast<entry_type*>(pending_memory_base + pending_memory::positions_bytes);
+  if (threadIdx.x == 0) pending_count = 0;
   __syncthreads();
 
-  si::index_batch args{
-      si::batch_kind::apply, n, ops, signatures, locations, nullptr, nullptr, nullptr,
-      batch.statuses};
-  args.pending = pending;
-  args.pending_count = pending_count;
-  args.pending_capacity = n;
-  const si::phase_one<si::batch_kind::apply, l2_view> phase_one{view, args};
-  detail::status_tally mine;
-  for (std::uint32_t i = threadIdx.x; i < n; i += blockDim.x) mine.count(phase_one(i));
-  const detail::status_tally first = add_up(mine, tally);
+  status_counts mine;
+  for (std::uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+    const status result = run_mutation(table, ops[i], signatures[i], locations[i]);
+    batch.statuses[i] = result;
+    if (result == status::full) pending[atomicAdd(&pending_count, 1U)] = i;
+    mine.count(result);
+  }
+  const status_counts first = add_up(mine, tally);
 
-  // first.full inserts are pending, their positions recorded (the count was
-  // added to in L2: read there).
-  const si::place_pending_entries<l2_view> walks{view, args,         pending,
-                                                 held, batch.random, batch.max_exchanges};
-  detail::status_tally walked;
-  for (std::uint32_t t = threadIdx.x; t < first.full; t += blockDim.x) walked.count(walks(t));
-  const detail::status_tally second = add_up(walked, tally);
+  // first.full inserts are pending, their positions recorded. The walks
+  // move entries, so they start only now that every step above is done (the
+  // barrier in add_up), and no search runs until the next batch.
+  status_counts walked;
+  for (std::uint32_t t = threadIdx.x; t < first.full; t += blockDim.x) {
+    held[t] = signature_index_ref::no_entry;
+    const std::uint32_t i = pending[t];
+    // A 17th entry under its signature: no slot could ever take it, so it
+    // is refused and its status stays full.
+    if (table.count(signatures[i]) == max_matches) continue;
+    batch.statuses[i] = status::inserted;
+    const auto placement = table.insert_by_eviction(
+        signatures[i], locations[i], murmur3_fmix64(batch.random ^ t), batch.max_exchanges);
+    // Left in hand: the walk's own entry is stored (reported inserted) and
+    // the one in hand goes back to the index by adopt_batch.
+    held[t] = placement.held;
+    walked.count(placement.placed ? status::inserted : status::full);
+  }
+  const status_counts second = add_up(walked, tally);
 
   // The statuses (host memory) and held entries before the tallies.
   __threadfence_system();
   __syncthreads();
   if (threadIdx.x == 0) {
-    store_volatile(&box->answer.inserted, first.inserted);
-    store_volatile(&box->answer.erased, first.erased);
-    store_volatile(&box->answer.pending, first.full);
-    store_volatile(&box->answer.walks_placed, second.inserted);
-    store_volatile(&box->answer.walks_homeless, second.full);
+    store_volatile(&box->answer.inserted, static_cast<std::uint32_t>(first.inserted));
+    store_volatile(&box->answer.erased, static_cast<std::uint32_t>(first.erased));
+    store_volatile(&box->answer.pending, static_cast<std::uint32_t>(first.full));
+    store_volatile(&box->answer.walks_placed, static_cast<std::uint32_t>(second.inserted));
+    store_volatile(&box->answer.walks_homeless, static_cast<std::uint32_t>(second.full));
   }
 }
 
@@ -260,8 +294,7 @@ resident_kernel::resident_kernel(std::chrono::microseconds lifetime)
   }
   auto* base = static_cast<unsigned char*>(pending);
   pending_ = base;
-  held_ = reinterpret_cast<detail::signature_index::slot_type*>(
-      base + pending_memory::positions_bytes + pending_memory::count_bytes);
+  held_ = reinterpret_cast<entry_type*>(base + pending_memory::positions_bytes);
 }
 
 resident_kernel::~resident_kernel() {

@@ -2,9 +2,10 @@
 // The resident kernel: one block that stays on the GPU and takes a shard's
 // small index batches from a mailbox in page-locked host memory, so that a
 // batch costs no kernel launch. It runs a batch's searches and answers them,
-// then runs its inserts and erases (phase 1 and the eviction walks of
-// signature_index, detail/signature_index/batch.hpp) while the host answers
-// the clients. Measured on the H200 (docs/results/server.md): 64 searches
+// then runs its inserts and erases through the index's ref (each entry's
+// step, then the eviction walks of the inserts that found no room, as
+// signature_index's own batches run them) while the host answers the
+// clients. Measured on the H200 (docs/results/server.md): 64 searches
 // took 8 us from the call to the answer, against 15 us for a launched search
 // and packing kernel waited for with an event; launching a batch's inserts
 // and erases cost the host about 20 us more. Each read of host memory costs
@@ -50,9 +51,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "gpuhash/detail/counters.hpp"
-#include "gpuhash/detail/signature_index/view.hpp"
+#include "gpuhash/signature_index_ref.hpp"
 #include "gpuhash/status.hpp"
+#include "gpuhash/status_counts.hpp"
 #include "index/index_service.hpp"
 
 namespace gpuhash::server::index {
@@ -71,7 +72,7 @@ struct resident_mailbox {
     const std::uint32_t* signatures = nullptr;  ///< page-locked
     std::uint32_t* results = nullptr;           ///< page-locked results block
     std::uint32_t* rows = nullptr;              ///< page-locked, max_matches per search
-    detail::signature_index::index_view view;
+    signature_index_ref view;
   };
   struct alignas(64) mutation_fields {
     std::uint32_t count = 0;  ///< inserts and erases, at most resident_kernel::max_mutations
@@ -136,12 +137,12 @@ struct resident_batch {
 
 /// What a finished batch's inserts and erases did (for adopt_batch).
 struct resident_outcome {
-  detail::table_counters phase_one;  ///< inserted, erased; full: pending
-  detail::table_counters walks;      ///< inserted: placed; full: homeless
+  status_counts phase_one;  ///< inserted, erased; full: pending
+  status_counts walks;      ///< inserted: placed; full: homeless
   /// The walks' entries left in hand, by pending position, phase_one.full
   /// of them (empty slots where the walk placed its entry); device memory,
   /// valid until the next batch is posted.
-  const detail::signature_index::slot_type* held = nullptr;
+  const signature_index_ref::entry_type* held = nullptr;
 };
 
 class resident_kernel {
@@ -214,7 +215,7 @@ class resident_kernel {
   // Device memory for a batch's pending inserts: their positions, how many
   // (phase 1 counts them), then the entries their walks leave in hand (held_).
   unsigned char* pending_ = nullptr;
-  detail::signature_index::slot_type* held_ = nullptr;
+  signature_index_ref::entry_type* held_ = nullptr;
   std::uint32_t requests_ = 0;        // batches posted
   std::size_t posted_mutations_ = 0;  // the last batch posted: its inserts and erases
   std::uint32_t generation_ = 0;      // the current kernel's number (wraps: compared for equality)

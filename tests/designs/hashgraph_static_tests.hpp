@@ -12,12 +12,15 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "gpuhash/detail/exec.hpp"
 #include "gpuhash/hashgraph.hpp"
+#include "support/launch.hpp"
 #include "support/random.hpp"
 
 namespace gpuhash::testing {
@@ -36,6 +39,24 @@ struct point_hash {
 /// A 32-bit hash: buckets must still be reached across the whole range.
 struct narrow_hash {
   GPUHASH_HD std::uint32_t operator()(std::uint32_t key) const { return murmur3_fmix32(key); }
+};
+
+/// Query i through a static table's ref, as a kernel of the caller's would.
+template <class SetRef, class MapRef>
+struct static_ref_queries {
+  SetRef set;
+  MapRef map;
+  const std::uint32_t* keys;
+  bool* in_set;
+  std::uint32_t* values;
+  status* statuses;
+  GPUHASH_HD void operator()(std::uint64_t i) const {
+    in_set[i] = set.contains(keys[i]);
+    std::uint32_t value = 0;
+    statuses[i] = map.find(keys[i], &value);
+    if (statuses[i] == status::found) values[i] = value;
+    if (map.contains(keys[i]) != (statuses[i] == status::found)) statuses[i] = status::invalid_key;
+  }
 };
 
 template <class Backend>
@@ -367,17 +388,62 @@ TYPED_TEST_P(hashgraph_static, insert_into_an_empty_set_and_first_wins_when_sort
   EXPECT_EQ(set.size(), 2U);
 }
 
-REGISTER_TYPED_TEST_SUITE_P(hashgraph_static, one_full_bucket_among_empty_ones,
-                            insert_into_an_empty_set_and_first_wins_when_sorted,
-                            set_in_csr_matches_unordered_set, set_in_ellpack_matches_unordered_set,
-                            set_in_sliced_ellpack_matches_unordered_set,
-                            map_of_structures_in_csr_matches_unordered_map,
-                            map_of_arrays_in_csr_matches_unordered_map,
-                            map_of_arrays_in_ellpack_matches_unordered_map,
-                            map_of_structures_in_sliced_ellpack_matches_unordered_map,
-                            empty_table_finds_nothing, no_key_value_is_reserved,
-                            rehash_insert_adds_absent_keys_and_keeps_stored_values,
-                            any_key_type_with_its_own_hash, narrow_hash_spreads_over_all_buckets,
-                            radix_sort_is_stable_over_the_bits_asked_for);
+// The refs (search-only) answer as the bulk probes do: a set's contains and
+// a map's find and contains per query, from the caller's kernel or threads.
+TYPED_TEST_P(hashgraph_static, refs_answer_as_the_bulk_probes) {
+  using set_type = hashgraph_set<std::uint32_t, TypeParam, hashgraph_hash<std::uint32_t>,
+                                 segment_layout::ellpack>;
+  using map_type = hashgraph_map<std::uint32_t, std::uint32_t, TypeParam>;
+  static_assert(std::is_trivially_copyable_v<typename set_type::ref_type> &&
+                std::is_trivially_copyable_v<typename map_type::ref_type>);
+  seeded_random random;
+  const std::size_t n = scaled(20000);
+  const auto keys = this->draw(random, n, 2 * n);
+  std::vector<std::uint32_t> values(n);
+  for (std::size_t i = 0; i < n; ++i) values[i] = keys[i] * 3 + 1;  // equal keys, equal values
+  set_type set(this->options_for(hashgraph_build::binned));
+  map_type map(this->options_for(hashgraph_build::sorted));
+  set.build(keys);
+  map.build(keys, values);
+  const auto queries = this->draw(random, n, 4 * n);  // about half are stored
+
+  auto d_keys = TypeParam::template allocate<std::uint32_t>(n);
+  TypeParam::copy_from_host(d_keys.data(), queries.data(), n);
+  auto d_in_set = TypeParam::template allocate<bool>(n);
+  auto d_values = TypeParam::template allocate<std::uint32_t>(n);
+  auto d_statuses = TypeParam::template allocate<status>(n);
+  support::launcher<TypeParam>::for_each(
+      n, static_ref_queries<typename set_type::ref_type, typename map_type::ref_type>{
+             set.ref(), map.ref(), d_keys.data(), d_in_set.data(), d_values.data(),
+             d_statuses.data()});
+  TypeParam::synchronize({});
+  const auto in_set = std::make_unique<bool[]>(n);
+  std::vector<std::uint32_t> found(n);
+  std::vector<status> statuses(n);
+  TypeParam::copy_to_host(in_set.get(), d_in_set.data(), n);
+  TypeParam::copy_to_host(found.data(), d_values.data(), n);
+  TypeParam::copy_to_host(statuses.data(), d_statuses.data(), n);
+
+  const auto flags = set.contains(queries);
+  const auto expected = map.find(queries);
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(in_set[i], flags[i]) << "key " << queries[i];
+    ASSERT_EQ(statuses[i], expected.statuses[i]) << "key " << queries[i];
+    if (statuses[i] == status::found) {
+      ASSERT_EQ(found[i], queries[i] * 3 + 1) << "key " << queries[i];
+    }
+  }
+}
+
+REGISTER_TYPED_TEST_SUITE_P(
+    hashgraph_static, one_full_bucket_among_empty_ones, refs_answer_as_the_bulk_probes,
+    insert_into_an_empty_set_and_first_wins_when_sorted, set_in_csr_matches_unordered_set,
+    set_in_ellpack_matches_unordered_set, set_in_sliced_ellpack_matches_unordered_set,
+    map_of_structures_in_csr_matches_unordered_map, map_of_arrays_in_csr_matches_unordered_map,
+    map_of_arrays_in_ellpack_matches_unordered_map,
+    map_of_structures_in_sliced_ellpack_matches_unordered_map, empty_table_finds_nothing,
+    no_key_value_is_reserved, rehash_insert_adds_absent_keys_and_keeps_stored_values,
+    any_key_type_with_its_own_hash, narrow_hash_spreads_over_all_buckets,
+    radix_sort_is_stable_over_the_bits_asked_for);
 
 }  // namespace gpuhash::testing

@@ -3,9 +3,12 @@
 // statuses, search results and final state must equal those of SOME serial
 // order of the batch's operations on that key. The check is a depth-first
 // search over orders, pruned at the first operation whose observed outcome
-// does not fit the state reached so far.
+// does not fit the state reached so far. The calls are a batch's operations
+// (observed_operation) or, for refs, calls of a ref's methods
+// (observed_ref_call): each has its step().
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -22,11 +25,23 @@ struct observed_operation {
   Value output;   ///< value a search reported (when result == found)
 };
 
-/// Everything a batch did to one key, as observed.
+/// A ref's methods (gpuhash/map_ref.hpp), insert_or_apply with gpuhash::plus.
+enum class ref_call : std::uint8_t { find, insert, insert_or_assign, erase, insert_or_apply_plus };
+inline constexpr int ref_call_count = 5;
+
 template <class Value>
+struct observed_ref_call {
+  ref_call call;
+  Value input;    ///< value given to insert, insert_or_assign, insert_or_apply
+  status result;  ///< status the ref returned
+  Value output;   ///< value find reported (when result == found)
+};
+
+/// Everything a batch (or a kernel's ref calls) did to one key, as observed.
+template <class Value, class Call = observed_operation<Value>>
 struct key_history {
   std::optional<Value> before;  ///< the key's state before the batch
-  std::vector<observed_operation<Value>> operations;
+  std::vector<Call> operations;
   std::optional<Value> after;  ///< the key's state after the batch
 };
 
@@ -64,9 +79,43 @@ bool step(const observed_operation<Value>& op, std::optional<Value>& state) {
   return false;
 }
 
+/// The same for a ref's call. A write that found no room (`full`) did
+/// nothing, which fits only an absent key: a ref answers `full` only where
+/// the key is not stored (bucketed cuckoo's, when both buckets are taken).
 template <class Value>
-bool search_orders(const key_history<Value>& history, std::vector<bool>& used, std::size_t placed,
-                   const std::optional<Value>& state) {
+bool step(const observed_ref_call<Value>& call, std::optional<Value>& state) {
+  const bool present = state.has_value();
+  if (call.result == status::full)
+    return call.call != ref_call::find && call.call != ref_call::erase && !present;
+  switch (call.call) {
+    case ref_call::find:
+      if (present) return call.result == status::found && call.output == *state;
+      return call.result == status::not_found;
+    case ref_call::insert:
+      if (present) return call.result == status::exists;
+      if (call.result != status::inserted) return false;
+      state = call.input;
+      return true;
+    case ref_call::insert_or_assign:
+      if (call.result != (present ? status::updated : status::inserted)) return false;
+      state = call.input;
+      return true;
+    case ref_call::erase:
+      if (!present) return call.result == status::not_found;
+      if (call.result != status::erased) return false;
+      state.reset();
+      return true;
+    case ref_call::insert_or_apply_plus:
+      if (call.result != (present ? status::updated : status::inserted)) return false;
+      state = present ? static_cast<Value>(*state + call.input) : call.input;
+      return true;
+  }
+  return false;
+}
+
+template <class Value, class Call>
+bool search_orders(const key_history<Value, Call>& history, std::vector<bool>& used,
+                   std::size_t placed, const std::optional<Value>& state) {
   if (placed == history.operations.size()) return state == history.after;
   for (std::size_t i = 0; i < history.operations.size(); ++i) {
     if (used[i]) continue;
@@ -84,8 +133,8 @@ bool search_orders(const key_history<Value>& history, std::vector<bool>& used, s
 
 /// True when some serial order of the key's operations explains every
 /// observed status, every search result and the final state.
-template <class Value>
-bool has_serial_order(const key_history<Value>& history) {
+template <class Value, class Call>
+bool has_serial_order(const key_history<Value, Call>& history) {
   std::vector<bool> used(history.operations.size(), false);
   return detail::search_orders(history, used, 0, history.before);
 }

@@ -62,5 +62,67 @@ TEST(serial_order, rejects_invalid_statuses) {
   EXPECT_FALSE(has_serial_order(h));
 }
 
+using ref_history = key_history<std::uint32_t, observed_ref_call<std::uint32_t>>;
+
+TEST(serial_order_of_ref_calls, accepts_sums_in_any_order) {
+  // Two applies and a find that saw the first one's sum.
+  ref_history h{std::nullopt,
+                {{ref_call::insert_or_apply_plus, 5, status::updated, 0},
+                 {ref_call::find, 0, status::found, 3},
+                 {ref_call::insert_or_apply_plus, 3, status::inserted, 0}},
+                8u};
+  EXPECT_TRUE(has_serial_order(h));
+}
+
+TEST(serial_order_of_ref_calls, rejects_a_lost_or_doubled_apply) {
+  ref_history lost{1u,
+                   {{ref_call::insert_or_apply_plus, 2, status::updated, 0},
+                    {ref_call::insert_or_apply_plus, 4, status::updated, 0}},
+                   5u};
+  EXPECT_FALSE(has_serial_order(lost));
+  lost.after = 7u;
+  EXPECT_TRUE(has_serial_order(lost));
+  ref_history two_inserts{std::nullopt,
+                          {{ref_call::insert_or_apply_plus, 2, status::inserted, 0},
+                           {ref_call::insert_or_apply_plus, 4, status::inserted, 0}},
+                          6u};
+  EXPECT_FALSE(has_serial_order(two_inserts));
+}
+
+TEST(serial_order_of_ref_calls, follows_erase_and_reinsert) {
+  ref_history h{9u,
+                {{ref_call::erase, 0, status::erased, 0},
+                 {ref_call::insert_or_apply_plus, 4, status::inserted, 0},
+                 {ref_call::insert, 1, status::exists, 0},
+                 {ref_call::insert_or_assign, 6, status::updated, 0}},
+                6u};
+  EXPECT_TRUE(has_serial_order(h));
+  h.operations[3].result = status::inserted;
+  EXPECT_FALSE(has_serial_order(h));
+}
+
+TEST(serial_order_of_ref_calls, accepts_full_only_for_an_absent_key) {
+  ref_history h{std::nullopt,
+                {{ref_call::insert, 3, status::full, 0},
+                 {ref_call::insert_or_apply_plus, 5, status::full, 0}},
+                std::nullopt};
+  EXPECT_TRUE(has_serial_order(h));
+  h.before = 1u;
+  h.after = 1u;
+  EXPECT_FALSE(has_serial_order(h));
+  ref_history after_erase{
+      1u,
+      {{ref_call::insert_or_assign, 4, status::full, 0}, {ref_call::erase, 0, status::erased, 0}},
+      std::nullopt};
+  EXPECT_TRUE(has_serial_order(after_erase));
+  after_erase.operations[1].result = status::full;
+  EXPECT_FALSE(has_serial_order(after_erase)) << "erase never answers full";
+}
+
+TEST(serial_order_of_ref_calls, wraps_sums_as_the_value_type_does) {
+  ref_history h{0xffffffffu, {{ref_call::insert_or_apply_plus, 2, status::updated, 0}}, 1u};
+  EXPECT_TRUE(has_serial_order(h));
+}
+
 }  // namespace
 }  // namespace gpuhash::testing

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <thread>
 
-#include "gpuhash/detail/host_device.hpp"
+#include "gpuhash/host_device.hpp"
 
 #if defined(__CUDACC__)
 #include <cooperative_groups.h>
@@ -112,6 +112,24 @@ GPUHASH_HD GPUHASH_FORCEINLINE T exchange_relaxed(T* address, T desired) {
 template <class T>
 GPUHASH_HD GPUHASH_FORCEINLINE T fetch_add_relaxed(T* address, T value) {
   return atomic_ref_t<T>(*address).fetch_add(value, mo::memory_order_relaxed);
+}
+
+/// An atomic add whose result is not needed. On the device it is a
+/// reduction (RED, from atomicAdd with the result unused): the thread does
+/// not wait for the memory's answer, as it must for fetch_add's. Relaxed,
+/// device scope, on any memory (shared included: generic addressing).
+template <class T>
+GPUHASH_HD GPUHASH_FORCEINLINE void add_relaxed(T* address, T value) {
+#if defined(__CUDA_ARCH__)
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "gpuhash: add_relaxed adds 32 or 64 bits");
+  if constexpr (sizeof(T) == 4)
+    atomicAdd(reinterpret_cast<unsigned*>(address), static_cast<unsigned>(value));
+  else
+    atomicAdd(reinterpret_cast<unsigned long long*>(address),
+              static_cast<unsigned long long>(value));
+#else
+  fetch_add_relaxed(address, value);
+#endif
 }
 
 /// fetch_add for a counter at one address that many threads of a warp take

@@ -11,14 +11,21 @@
 //   status upsert(key_type, mapped_type) const            // inserted / updated / full
 //   status update(key_type, mapped_type) const            // updated / not_found
 //   status erase(key_type) const                          // erased / not_found
-// find() may write *value_out only when it returns found.
+//   status insert_or_assign(key_type, mapped_type) const  // inserted / updated / full
+//   template <class Op>                                   // inserted / updated / full
+//   status insert_or_apply(key_type, mapped_type, Op) const
+// find() may write *value_out only when it returns found. insert_or_assign
+// and insert_or_apply are for refs (gpuhash/map_ref.hpp): an upsert whose
+// value always lands (write_mode says why), and an insert of an absent key
+// with the value or a call of op(stored value, value), atomically, on a
+// present key's value.
 
 #include <cstddef>
 #include <cstdint>
 
 #include "gpuhash/detail/counters.hpp"
 #include "gpuhash/detail/exec.hpp"
-#include "gpuhash/detail/host_device.hpp"
+#include "gpuhash/host_device.hpp"
 #include "gpuhash/operation.hpp"
 #include "gpuhash/status.hpp"
 
@@ -27,7 +34,23 @@ namespace gpuhash::detail {
 enum class batch_kind : std::uint8_t { apply, insert, upsert, find, contains, erase };
 
 /// What a view's write does when it meets the key, or learns it is absent.
-enum class write_mode { insert_if_absent, upsert, update_if_present };
+/// insert_or_assign and insert_or_apply are refs' (map_ref.hpp).
+/// insert_or_assign is an upsert whose value always lands: a batch's
+/// upsert whose CAS loses to another write of the key's value counts as done
+/// just before the winner (retrying would serialize the writers of a hot
+/// key), which is a serial order only while every other write is a blind
+/// one; a ref's may lose to an insert_or_apply, which read the value before
+/// it, so it retries.
+enum class write_mode {
+  insert_if_absent,
+  upsert,
+  update_if_present,
+  insert_or_assign,
+  insert_or_apply
+};
+
+/// The op of a write whose mode applies none.
+struct no_apply_op {};
 
 /// The arguments of one batch; pointers are in the backend's memory. Which
 /// fields are used depends on `kind`:

@@ -1,20 +1,31 @@
 #pragma once
-// Running totals of a table's batches, kept in backend memory and updated by
-// the batch kernels (one atomic add per warp or CPU chunk, not per key). The
-// host derives size and occupancy from them whenever it synchronizes.
+// Running totals of a table's changes, kept in backend memory; the host
+// derives size and occupancy from them whenever it synchronizes.
+//  * Batch kernels add their statuses to table_counters, one atomic add per
+//    warp or CPU chunk, not per key.
+//  * Refs (gpuhash/map_ref.hpp) add their inserts and erases to ref_counts,
+//    spread over shards so that threads of a user's kernel, which the table
+//    cannot tally at the kernel's end as a batch kernel does, do not all add
+//    to one address: on the GPU one add per group of a warp's threads that
+//    count together, on the CPU one per call into a shard of the thread's own.
 
+#include <atomic>
 #include <cstdint>
 
-#include "gpuhash/detail/host_device.hpp"
+#include "gpuhash/detail/atomic.hpp"
+#include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
+#include "gpuhash/status_counts.hpp"
+
+#if defined(__CUDACC__)
+#include <cooperative_groups.h>
+#endif
 
 namespace gpuhash::detail {
 
-struct table_counters {
-  std::uint64_t inserted = 0;  ///< statuses `inserted` since construction or clear
-  std::uint64_t erased = 0;    ///< statuses `erased`
-  std::uint64_t full = 0;      ///< statuses `full`
-};
+/// Statuses of a table's batches since construction or clear (full counts
+/// the keys that came back without room, which the frontend retries).
+using table_counters = status_counts;
 
 /// Per-thread tally of the statuses that change a table's bookkeeping.
 struct status_tally {
@@ -28,6 +39,64 @@ struct status_tally {
     full += s == status::full;
   }
   GPUHASH_HD bool empty() const { return (inserted | erased | full) == 0; }
+};
+
+/// One shard of the refs' counts, on a cache line (CPU) and a set of L2
+/// sectors (GPU) of its own.
+struct alignas(64) ref_count_shard {
+  std::uint64_t inserted = 0;
+  std::uint64_t erased = 0;
+};
+
+/// Inserts and erases done through refs since construction or clear.
+struct ref_counts {
+  static constexpr std::uint32_t shards = 64;
+  ref_count_shard shard[shards];
+
+  /// Counts one insert (`inserted`) or erase (not `inserted`) by this thread.
+  GPUHASH_HD void count(bool inserted) {
+#if defined(__CUDA_ARCH__)
+    // The threads of the warp that count now, together: one add per group
+    // and kind, by its first thread, into the shard of its warp.
+    namespace cg = ::cooperative_groups;
+    const cg::coalesced_group group = cg::coalesced_threads();
+    const auto inserts = static_cast<std::uint64_t>(__popc(group.ballot(inserted)));
+    if (group.thread_rank() == 0) {
+      const unsigned warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+      ref_count_shard& mine = shard[warp % shards];
+      if (inserts != 0) fetch_add_relaxed(&mine.inserted, inserts);
+      if (inserts != group.size()) fetch_add_relaxed(&mine.erased, group.size() - inserts);
+    }
+#else
+    ref_count_shard& mine = shard[host_thread_shard()];
+    fetch_add_relaxed<std::uint64_t>(inserted ? &mine.inserted : &mine.erased, 1);
+#endif
+  }
+
+  /// The totals over the shards (read on the host, between kernels).
+  status_counts total() const {
+    status_counts sum;
+    for (const ref_count_shard& s : shard) {
+      sum.inserted += s.inserted;
+      sum.erased += s.erased;
+    }
+    return sum;
+  }
+
+ private:
+  /// A shard per CPU thread (round robin as threads first count), so that
+  /// threads do not share a cache line up to `shards` of them.
+  static std::uint32_t host_thread_shard() {
+    static std::atomic<std::uint32_t> next{0};
+    thread_local const std::uint32_t mine = next.fetch_add(1, std::memory_order_relaxed) % shards;
+    return mine;
+  }
+};
+
+/// What a table keeps in backend memory for its bookkeeping.
+struct counter_block {
+  table_counters batches;
+  ref_counts refs;
 };
 
 }  // namespace gpuhash::detail

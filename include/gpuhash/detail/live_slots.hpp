@@ -9,8 +9,8 @@
 #include <string_view>
 
 #include "gpuhash/detail/exec.hpp"
-#include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/errors.hpp"
+#include "gpuhash/host_device.hpp"
 
 namespace gpuhash::detail {
 

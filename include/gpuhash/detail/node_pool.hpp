@@ -31,8 +31,8 @@
 
 #include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/exec.hpp"
-#include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/errors.hpp"
+#include "gpuhash/host_device.hpp"
 
 namespace gpuhash::detail {
 

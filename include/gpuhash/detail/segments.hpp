@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "gpuhash/detail/exec.hpp"
-#include "gpuhash/detail/host_device.hpp"
+#include "gpuhash/host_device.hpp"
 
 namespace gpuhash {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "gpuhash/detail/atomic.hpp"
-#include "gpuhash/detail/host_device.hpp"
+#include "gpuhash/host_device.hpp"
 
 namespace gpuhash::detail {
 

@@ -6,12 +6,18 @@
 // re-examines the slot (docs/designs/bucketed_cuckoo.md).
 
 #include <cstdint>
+#include <type_traits>
 
+#include "gpuhash/apply_ops.hpp"
 #include "gpuhash/detail/atomic.hpp"
-#include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/detail/slot_layouts.hpp"
+#include "gpuhash/host_device.hpp"
 
 namespace gpuhash::detail {
+
+/// insert_or_apply's ops that are one atomic add (apply_ops.hpp).
+template <class Op>
+inline constexpr bool is_atomic_add = std::is_same_v<Op, gpuhash::plus>;
 
 /// 32-bit keys and values: packed_pair's one-word slots, every change one CAS.
 template <class Key, class Value>
@@ -54,6 +60,33 @@ struct packed_slots : packed_pair<Key, Value> {
   /// Turns the key `copy` shows into a tombstone.
   GPUHASH_HD static bool bury(slot_type* slot, slot_type& copy) {
     return swap_if_unchanged(slot, copy, pack(tombstone_key, value_of(copy)));
+  }
+  /// Applies op(stored, value) to the value of the key `copy` shows, as one
+  /// atomic change of the pair: true once done; false, with the copy
+  /// refreshed, if the slot no longer holds that key (erased meanwhile).
+  /// With gpuhash::plus, one atomic add to the value half that nobody waits
+  /// for (add_relaxed), always done: the key half is untouched (a carry out
+  /// of bit 63 is dropped). If an erase of the key came first, the add lands
+  /// on its tombstone, whose value no one reads (tombstones are not reused
+  /// while refs or batches run): the apply counts as ordered just before
+  /// that erase, its effect gone with the key, which no reader can tell
+  /// apart. The copy is not refreshed then.
+  template <class Op>
+  GPUHASH_HD static bool apply_value(slot_type* slot, slot_type& copy, Value value, Op op) {
+    const Key key = key_of(copy);
+    if constexpr (is_atomic_add<Op>) {
+      (void)key;
+      (void)op;
+      add_relaxed(slot, static_cast<slot_type>(value) << 32);
+      return true;
+    } else {
+      for (;;) {
+        Value updated = value_of(copy);
+        op(updated, value);
+        if (swap_if_unchanged(slot, copy, pack(key, updated))) return true;
+        if (key_of(copy) != key) return false;
+      }
+    }
   }
   /// Puts (key, value) into the slot whatever it holds; returns what it held.
   /// Used only by the eviction walk, which runs without readers.
@@ -125,6 +158,28 @@ struct pair_slots : published_pair<Key, Value> {
   GPUHASH_HD static bool set_value(slot_type* slot, slot_type& copy, Value value) {
     store_relaxed(&slot->value, value);
     copy.value = value;
+    return true;
+  }
+  /// Applies op(stored, value) to the value word by a compare-and-swap loop
+  /// (an atomic add nobody waits for, for gpuhash::plus); always done. The
+  /// copy's value is not kept up to date. Racing with an erase of the key,
+  /// it is ordered before it: the value word of a tombstone is not reused
+  /// while refs or batches run.
+  template <class Op>
+  GPUHASH_HD static bool apply_value(slot_type* slot, slot_type&, Value value, Op op) {
+    if constexpr (is_atomic_add<Op>) {
+      (void)op;
+      add_relaxed(&slot->value, value);  // as packed_slots' add: nobody waits for it
+    } else {
+      Value seen = load_relaxed(&slot->value);
+      for (;;) {
+        Value updated = seen;
+        op(updated, value);
+        const Value current = compare_exchange_relaxed(&slot->value, seen, updated);
+        if (current == seen) break;
+        seen = current;
+      }
+    }
     return true;
   }
   GPUHASH_HD static bool bury(slot_type* slot, slot_type& copy) {

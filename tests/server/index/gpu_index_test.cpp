@@ -339,7 +339,7 @@ TEST(resident_kernel, answers_and_changes_the_index_while_kernels_come_and_go) {
     batch.searches.signatures = arrays.searches.data();
     batch.searches.results = arrays.results.data();
     batch.searches.rows = arrays.rows.data();
-    batch.searches.view = index.table_view();
+    batch.searches.view = index.ref();
     batch.mutations.count = static_cast<std::uint32_t>(m);
     batch.mutations.max_exchanges = b % 2 == 0 ? 0 : signature_index<cuda_backend>::max_exchanges;
     batch.mutations.random = murmur3_fmix64(b);

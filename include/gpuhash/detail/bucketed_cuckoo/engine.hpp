@@ -75,6 +75,12 @@ class engine {
   /// Writes the `count` stored pairs (count must equal the table's size).
   void retrieve_all(Key* keys, Value* values, std::size_t count, stream_type stream) const;
 
+  /// The design's per-key algorithms over this table's storage, for batches
+  /// and refs (map_ref.hpp); valid until the storage moves (rehash).
+  view_type view() const {
+    return view_type(const_cast<slot_type*>(slots_.data()), buckets_, seed_);
+  }
+
  private:
   struct phase_one_totals {
     std::uint64_t inserted;
@@ -82,7 +88,6 @@ class engine {
     std::uint64_t pending;
   };
 
-  view_type view() const;
   phase_one_totals run_phase_one(const batch<Key, Value>& args, stream_type stream);
   std::uint64_t place_pending(const batch<Key, Value>& args, std::uint64_t pending,
                               stream_type stream);

@@ -100,13 +100,6 @@ engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::engine(
 
 template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
           eviction_policy Eviction, find_path FindPath>
-auto engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::view() const
-    -> view_type {
-  return view_type(const_cast<slot_type*>(slots_.data()), buckets_, seed_);
-}
-
-template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction, find_path FindPath>
 void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::clear(
     stream_type stream) {
   // Both layouts' empty slot is all one bits (empty key ~0), so one byte fill.

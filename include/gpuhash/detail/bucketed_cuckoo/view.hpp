@@ -8,10 +8,14 @@
 #include <type_traits>
 
 #include "gpuhash/detail/batch.hpp"
-#include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/detail/slot_steps.hpp"
 #include "gpuhash/hash.hpp"
+#include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
+
+#if defined(__CUDACC__)
+#include "gpuhash/detail/bucketed_cuckoo/tile_find.cuh"
+#endif
 
 namespace gpuhash::detail::bucketed_cuckoo {
 
@@ -51,6 +55,8 @@ class table_view {
   static_assert(Choices >= 2 && Choices <= 4,
                 "gpuhash::bucketed_cuckoo_map: 2 to 4 bucket choices per key");
   static constexpr auto reserved_keys = slot_ops::reserved_keys;
+  /// Lanes of a cooperative find (tile_find.cuh): one per 16-byte piece of a bucket.
+  static constexpr unsigned find_tile_size = BucketBytes / 16;
 
   table_view() = default;
   GPUHASH_HD table_view(slot_type* slots, std::uint64_t buckets, std::uint64_t seed)
@@ -91,6 +97,27 @@ class table_view {
     return result;
   }
 
+#if defined(__CUDACC__)
+  /// find with one cooperative tile of find_tile_size threads per key
+  /// (tile_find.cuh), for refs; device only.
+  template <class Tile>
+  __device__ status find(const Tile& tile, Key key, Value* value_out) const {
+    static_assert(Tile::num_threads() == find_tile_size,
+                  "gpuhash: a bucketed cuckoo ref's cooperative find takes tiles of "
+                  "cooperative_find_tile threads (cooperative_groups::tiled_partition)");
+    const key_outcome<Value> out = find_in_tile<true>(tile, *this, key);
+    if (out.result == status::found && value_out != nullptr) *value_out = out.value;
+    return out.result;
+  }
+  template <class Tile>
+  __device__ bool contains(const Tile& tile, Key key) const {
+    static_assert(Tile::num_threads() == find_tile_size,
+                  "gpuhash: a bucketed cuckoo ref's cooperative find takes tiles of "
+                  "cooperative_find_tile threads (cooperative_groups::tiled_partition)");
+    return find_in_tile<false>(tile, *this, key).result == status::found;
+  }
+#endif
+
   /// Phase 1 writes. `full` means pending: no free slot without moving keys.
   GPUHASH_HD status insert(Key key, Value value) const {
     return write<write_mode::insert_if_absent>(key, value);
@@ -100,6 +127,15 @@ class table_view {
   }
   GPUHASH_HD status update(Key key, Value value) const {
     return write<write_mode::update_if_present>(key, value);
+  }
+  /// For refs (map_ref.hpp): `full` when the key is absent and no slot of
+  /// its buckets is empty (nothing moves; see docs/designs/bucketed_cuckoo.md).
+  GPUHASH_HD status insert_or_assign(Key key, Value value) const {
+    return write<write_mode::insert_or_assign>(key, value);
+  }
+  template <class Op>
+  GPUHASH_HD status insert_or_apply(Key key, Value value, Op op) const {
+    return write<write_mode::insert_or_apply>(key, value, op);
   }
 
   GPUHASH_HD status erase(Key key) const {
@@ -231,8 +267,8 @@ class table_view {
     return false;
   }
 
-  template <write_mode Mode>
-  GPUHASH_HD status write(Key key, Value value) const {
+  template <write_mode Mode, class Op = no_apply_op>
+  GPUHASH_HD status write(Key key, Value value, Op op = {}) const {
     status result = Mode == write_mode::update_if_present ? status::not_found : status::full;
     probe(key, [&](slot_type* slot, slot_type& copy) {
       // Re-examine the slot until it holds neither our key nor empty.
@@ -243,10 +279,21 @@ class table_view {
             result = status::exists;
             return true;
           }
+          if constexpr (Mode == write_mode::insert_or_apply) {
+            // Not done when lost to another write of the key (unlike an
+            // upsert): apply_value retries with the value that write left.
+            if (slot_ops::apply_value(slot, copy, value, op)) {
+              result = status::updated;
+              return true;
+            }
+            continue;  // erased meanwhile: the copy shows the tombstone
+          }
           // A lost CAS that still shows our key lost to another write of its
-          // value: ours counts as done, ordered just before the winner (see
-          // linear_probing/view.hpp; retrying serializes a hot key's writers).
-          if (slot_ops::set_value(slot, copy, value) || slot_ops::key_of(copy) == key) {
+          // value: an upsert counts as done, ordered just before the winner
+          // (see linear_probing/view.hpp; retrying serializes a hot key's
+          // writers); a ref's insert_or_assign retries (write_mode says why).
+          if (slot_ops::set_value(slot, copy, value) ||
+              (Mode != write_mode::insert_or_assign && slot_ops::key_of(copy) == key)) {
             result = status::updated;
             return true;
           }

@@ -92,9 +92,17 @@ class engine {
   probe_tally probes(stream_type stream) const requires counts_probes;
   void reset_probes(stream_type stream) requires counts_probes;
 
- private:
-  view_type view() const;
+  /// The design's per-key algorithms over this table's storage, for batches
+  /// and refs (map_ref.hpp); valid until the pool grows (rehash).
+  view_type view() const {
+    probe_tally* tally = nullptr;
+    if constexpr (counts_probes) tally = const_cast<probe_tally*>(tally_.data());
+    return view_type(const_cast<node_type*>(heads_.data()),
+                     const_cast<std::uint32_t*>(versions_.data()), buckets_, seed_, pool_.view(),
+                     max_loop, tally);
+  }
 
+ private:
   typename Backend::template buffer<node_type> heads_;
   typename Backend::template buffer<std::uint32_t> versions_;
   std::size_t buckets_ = 0;

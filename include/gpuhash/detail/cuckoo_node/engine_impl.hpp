@@ -102,15 +102,6 @@ engine<Key, Value, Backend, Preset>::engine(std::size_t min_capacity, std::uint6
 }
 
 template <class Key, class Value, class Backend, class Preset>
-auto engine<Key, Value, Backend, Preset>::view() const -> view_type {
-  probe_tally* tally = nullptr;
-  if constexpr (counts_probes) tally = const_cast<probe_tally*>(tally_.data());
-  return view_type(const_cast<node_type*>(heads_.data()),
-                   const_cast<std::uint32_t*>(versions_.data()), buckets_, seed_, pool_.view(),
-                   max_loop, tally);
-}
-
-template <class Key, class Value, class Backend, class Preset>
 void engine<Key, Value, Backend, Preset>::execute_async(const batch<Key, Value>& args,
                                                         table_counters* counters,
                                                         stream_type stream) {

@@ -38,9 +38,9 @@
 
 #include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/batch.hpp"
-#include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/detail/node_pool.hpp"
 #include "gpuhash/hash.hpp"
+#include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
 
 namespace gpuhash::detail::cuckoo_node {
@@ -148,6 +148,15 @@ class chain_view {
   GPUHASH_HD status update(Key key, Value value) const {
     return write<write_mode::update_if_present>(key, value);
   }
+  /// Under the bucket's lock, a store that lands: as upsert.
+  GPUHASH_HD status insert_or_assign(Key key, Value value) const {
+    return write<write_mode::upsert>(key, value);
+  }
+  /// Under the bucket's lock, so op needs no atomics: read, op, store.
+  template <class Op>
+  GPUHASH_HD status insert_or_apply(Key key, Value value, Op op) const {
+    return write<write_mode::insert_or_apply>(key, value, op);
+  }
 
   GPUHASH_HD status erase(Key key) const {
     const std::uint64_t b = bucket(key);
@@ -186,8 +195,8 @@ class chain_view {
   GPUHASH_HD node_type& node_at(node_index index) const { return pool_.node(index); }
 
  private:
-  template <write_mode Mode>
-  GPUHASH_HD status write(Key key, Value value) const {
+  template <write_mode Mode, class Op = no_apply_op>
+  GPUHASH_HD status write(Key key, Value value, Op op = {}) const {
     const std::uint64_t b = bucket(key);
     const std::uint32_t held = lock(b);
     status result = status::not_found;
@@ -195,6 +204,11 @@ class chain_view {
     if (found.holder != nullptr) {
       if constexpr (Mode == write_mode::insert_if_absent) {
         result = status::exists;
+      } else if constexpr (Mode == write_mode::insert_or_apply) {
+        Value stored = load_relaxed(&found.holder->value);
+        op(stored, value);
+        store_relaxed(&found.holder->value, stored);
+        result = status::updated;
       } else {
         store_relaxed(&found.holder->value, value);
         result = status::updated;

@@ -104,8 +104,13 @@ class engine {
   /// Writes the `count` stored pairs (count must equal the table's size).
   void retrieve_all(Key* keys, Value* values, std::size_t count, stream_type stream) const;
 
+  /// The design's per-key algorithms over this table's storage, for batches
+  /// and refs (map_ref.hpp); valid until the pool grows (rehash).
+  view_type view() const {
+    return view_type(const_cast<node_type*>(heads_.data()), buckets_, seed_, pool_.view());
+  }
+
  private:
-  view_type view() const;
   /// Runs a batch, in the given order, with the mapping the settings choose.
   void run_mapped(const batch<Key, Value>& args, table_counters* counters, stream_type stream);
   /// Runs a batch in the reorder's order and puts the results back in the

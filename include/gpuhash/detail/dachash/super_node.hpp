@@ -16,8 +16,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/detail/node_pool.hpp"
+#include "gpuhash/host_device.hpp"
 
 namespace gpuhash::detail::dachash {
 

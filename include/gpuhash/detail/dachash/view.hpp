@@ -28,10 +28,10 @@
 #include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/dachash/super_node.hpp"
-#include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/detail/node_pool.hpp"
 #include "gpuhash/detail/slot_steps.hpp"
 #include "gpuhash/hash.hpp"
+#include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
 
 namespace gpuhash::detail::dachash {
@@ -109,6 +109,13 @@ class chain_view {
   }
   GPUHASH_HD status update(Key key, Value value) const {
     return write<write_mode::update_if_present>(key, value);
+  }
+  GPUHASH_HD status insert_or_assign(Key key, Value value) const {
+    return write<write_mode::insert_or_assign>(key, value);
+  }
+  template <class Op>
+  GPUHASH_HD status insert_or_apply(Key key, Value value, Op op) const {
+    return write<write_mode::insert_or_apply>(key, value, op);
   }
 
   /// Thesis "delete": marks the key's slot as a tombstone (logical delete).
@@ -292,8 +299,8 @@ class chain_view {
     }
   }
 
-  template <write_mode Mode>
-  GPUHASH_HD status write(Key key, Value value) const {
+  template <write_mode Mode, class Op = no_apply_op>
+  GPUHASH_HD status write(Key key, Value value, Op op = {}) const {
     node_type* node = &heads_[bucket_of(key)];
     for (;;) {
       status result = status::not_found;
@@ -308,10 +315,21 @@ class chain_view {
               result = status::exists;
               return true;
             }
-            // Lost to another write of the key's value: ours counts as done,
-            // ordered just before the one that won (retrying would serialize
-            // every writer of a hot key).
-            if (steps::set_value(slot, copy, value) || steps::settled_key(slot, copy) == key) {
+            if constexpr (Mode == write_mode::insert_or_apply) {
+              // Not done when lost to another write of the key (unlike an
+              // upsert): apply_value retries with the value that write left.
+              if (steps::apply_value(slot, copy, value, op)) {
+                result = status::updated;
+                return true;
+              }
+              continue;  // erased meanwhile: the copy shows the tombstone
+            }
+            // Lost to another write of the key's value: an upsert counts as
+            // done, ordered just before the one that won (retrying would
+            // serialize every writer of a hot key); a ref's insert_or_assign
+            // retries (write_mode says why).
+            if (steps::set_value(slot, copy, value) ||
+                (Mode != write_mode::insert_or_assign && steps::settled_key(slot, copy) == key)) {
               result = status::updated;
               return true;
             }

@@ -106,12 +106,18 @@ class dynamic_engine {
   void find_in_bucket_order(const Key* keys, std::size_t n, Value* values, status* statuses,
                             stream_type stream) const;
 
+  /// The design's per-key algorithms over this table's storage, for batches
+  /// and refs (map_ref.hpp); valid until the storage moves (rehash).
+  view_type view() const {
+    return view_type(const_cast<slot_type*>(slots_.data()), slot_count_,
+                     home_type{seeded_hash<Key>{seed_}, buckets_, segments_.view()});
+  }
+
  private:
   /// Alg. 9: `buckets` buckets, each with room for its keys among keys[0, n)
   /// (which must be distinct) plus e, and the pairs in them.
   void build(const Key* keys, const Value* values, std::uint64_t n, std::uint64_t buckets,
              stream_type stream);
-  view_type view() const;
 
   segments_type segments_;
   typename Backend::template buffer<slot_type> slots_;

@@ -68,12 +68,6 @@ dynamic_engine<Key, Value, Backend, Layout>::dynamic_engine(std::size_t min_capa
 }
 
 template <class Key, class Value, class Backend, segment_layout Layout>
-auto dynamic_engine<Key, Value, Backend, Layout>::view() const -> view_type {
-  return view_type(const_cast<slot_type*>(slots_.data()), slot_count_,
-                   home_type{seeded_hash<Key>{seed_}, buckets_, segments_.view()});
-}
-
-template <class Key, class Value, class Backend, segment_layout Layout>
 void dynamic_engine<Key, Value, Backend, Layout>::build(const Key* keys, const Value* values,
                                                         std::uint64_t n, std::uint64_t buckets,
                                                         stream_type stream) {

@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "gpuhash/detail/host_device.hpp"
+#include "gpuhash/host_device.hpp"
 
 namespace gpuhash {
 

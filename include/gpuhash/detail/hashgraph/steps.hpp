@@ -8,8 +8,8 @@
 #include <type_traits>
 
 #include "gpuhash/detail/atomic.hpp"
-#include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/hash.hpp"
+#include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
 
 namespace gpuhash::detail::hashgraph {
@@ -158,6 +158,9 @@ struct fill_padding {
 /// The probe's view of a built table: where a key is, if anywhere (Alg. 5).
 template <class Slots, class Segments, class Hash, class KeyEqual>
 struct table_view {
+  using slots_type = Slots;
+  using key_type = typename Slots::key_type;
+
   Slots slots;
   Segments segments;
   bucket_of<Hash> bucket;

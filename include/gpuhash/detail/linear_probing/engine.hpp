@@ -56,9 +56,14 @@ class engine {
   /// Writes the `count` stored pairs (count must equal the table's size).
   void retrieve_all(Key* keys, Value* values, std::size_t count, stream_type stream) const;
 
- private:
-  view_type view() const;
+  /// The design's per-key algorithms over this table's storage, for batches
+  /// and refs (map_ref.hpp); valid until the storage moves (rehash).
+  view_type view() const {
+    return view_type(const_cast<slot_type*>(slots_.data()), capacity_,
+                     hashed_home<Key>{seeded_hash<Key>{seed_}, capacity_});
+  }
 
+ private:
   typename Backend::template buffer<slot_type> slots_;
   std::size_t capacity_ = 0;
   std::uint64_t seed_ = 0;

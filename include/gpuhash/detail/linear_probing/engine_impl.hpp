@@ -40,12 +40,6 @@ engine<Key, Value, Backend>::engine(std::size_t min_capacity, std::uint64_t seed
 }
 
 template <class Key, class Value, class Backend>
-auto engine<Key, Value, Backend>::view() const -> view_type {
-  return view_type(const_cast<slot_type*>(slots_.data()), capacity_,
-                   hashed_home<Key>{seeded_hash<Key>{seed_}, capacity_});
-}
-
-template <class Key, class Value, class Backend>
 void engine<Key, Value, Backend>::execute_async(const batch<Key, Value>& args,
                                                 table_counters* counters, stream_type stream) {
   run_batch<Backend>(view(), args, counters, stream);

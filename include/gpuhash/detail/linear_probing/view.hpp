@@ -20,9 +20,10 @@
 
 #include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/batch.hpp"
-#include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/detail/slot_layouts.hpp"
+#include "gpuhash/detail/slot_steps.hpp"
 #include "gpuhash/hash.hpp"
+#include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
 
 namespace gpuhash::detail::linear_probing {
@@ -35,6 +36,17 @@ struct hashed_home {
   seeded_hash<Key> hash;
   std::uint64_t capacity = 0;
   GPUHASH_HD std::uint64_t operator()(Key key) const { return reduce_range(hash(key), capacity); }
+};
+
+/// Where a view's slots live, which decides how a search may read them on
+/// the device.
+enum class slot_memory : std::uint8_t {
+  /// Global memory (a table's own storage): 16-byte windows by weak
+  /// ld.global vector loads (packed_view).
+  global,
+  /// Any memory, a block's shared memory included (gpuhash/
+  /// local_linear_probing.hpp): one slot at a time by generic atomic loads.
+  any,
 };
 
 /// Walks the probe sequence of a key: home slot, then right, wrapping around.
@@ -58,7 +70,8 @@ struct probe_sequence {
 /// change is a CAS against the copy, which fails and returns the current
 /// content if the copy was stale. Measurements of the alternatives (one slot
 /// per probe, 32-byte windows, relaxed loads): docs/results/linear_probing.md.
-template <class Key, class Value, class Home = hashed_home<Key>>
+template <class Key, class Value, class Home = hashed_home<Key>,
+          slot_memory Memory = slot_memory::global>
 class packed_view : public packed_pair<Key, Value> {
   using layout = packed_pair<Key, Value>;
 
@@ -80,7 +93,8 @@ class packed_view : public packed_pair<Key, Value> {
 
   GPUHASH_HD status find(Key key, Value* value_out) const {
 #if defined(__CUDA_ARCH__)
-    constexpr probe_reads reads = probe_reads::windows;
+    constexpr probe_reads reads =
+        Memory == slot_memory::global ? probe_reads::windows : probe_reads::slots;
 #else
     constexpr probe_reads reads = probe_reads::slots;  // a CPU cache line holds 8 slots anyway
 #endif
@@ -104,6 +118,13 @@ class packed_view : public packed_pair<Key, Value> {
   }
   GPUHASH_HD status update(Key key, Value value) const {
     return write<write_mode::update_if_present>(key, value);
+  }
+  GPUHASH_HD status insert_or_assign(Key key, Value value) const {
+    return write<write_mode::insert_or_assign>(key, value);
+  }
+  template <class Op>
+  GPUHASH_HD status insert_or_apply(Key key, Value value, Op op) const {
+    return write<write_mode::insert_or_apply>(key, value, op);
   }
 
   GPUHASH_HD status erase(Key key) const {
@@ -157,8 +178,8 @@ class packed_view : public packed_pair<Key, Value> {
     return false;
   }
 
-  template <write_mode Mode>
-  GPUHASH_HD status write(Key key, Value value) const {
+  template <write_mode Mode, class Op = no_apply_op>
+  GPUHASH_HD status write(Key key, Value value, Op op = {}) const {
     const slot_type desired = pack(key, value);
     status result = Mode == write_mode::update_if_present ? status::not_found : status::full;
     probe<probe_reads::slots>(key, [&](slot_type seen, slot_type* address) {
@@ -170,12 +191,22 @@ class packed_view : public packed_pair<Key, Value> {
             result = status::exists;
             return true;
           }
+          if constexpr (Mode == write_mode::insert_or_apply) {
+            // Unlike an upsert, an apply lost to another write of the key is
+            // not done: it retries with the value that write left.
+            if (packed_slots<Key, Value>::apply_value(address, seen, value, op)) {
+              result = status::updated;
+              return true;
+            }
+            continue;  // erased meanwhile: `seen` shows the tombstone, walk on
+          }
           const slot_type current = compare_exchange_relaxed(address, seen, desired);
-          // Lost to another write of this key's value: ours counts as done,
-          // ordered just before the one that won (its value stays). Retrying
-          // instead serializes every writer of a hot key: Zipf upserts at
-          // exponent 0.99 ran at 0.007 G/s that way.
-          if (current == seen || key_of(current) == key) {
+          // Lost to another write of this key's value: an upsert counts as
+          // done, ordered just before the one that won (its value stays).
+          // Retrying instead serializes every writer of a hot key: Zipf
+          // upserts at exponent 0.99 ran at 0.007 G/s that way. A ref's
+          // insert_or_assign retries (write_mode says why).
+          if (current == seen || (Mode != write_mode::insert_or_assign && key_of(current) == key)) {
             result = status::updated;
             return true;
           }
@@ -247,6 +278,14 @@ class pair_view : public published_pair<Key, Value> {
   GPUHASH_HD status update(Key key, Value value) const {
     return write<write_mode::update_if_present>(key, value);
   }
+  /// The value word is written by a store, which lands: as upsert.
+  GPUHASH_HD status insert_or_assign(Key key, Value value) const {
+    return write<write_mode::upsert>(key, value);
+  }
+  template <class Op>
+  GPUHASH_HD status insert_or_apply(Key key, Value value, Op op) const {
+    return write<write_mode::insert_or_apply>(key, value, op);
+  }
 
   GPUHASH_HD status erase(Key key) const {
     probe_sequence probe = start(key);
@@ -271,8 +310,8 @@ class pair_view : public published_pair<Key, Value> {
     return layout::settled_key(slot, load_acquire(&slot.key));
   }
 
-  template <write_mode Mode>
-  GPUHASH_HD status write(Key key, Value value) const {
+  template <write_mode Mode, class Op = no_apply_op>
+  GPUHASH_HD status write(Key key, Value value, Op op = {}) const {
     probe_sequence probe = start(key);
     for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
       slot_type& slot = slots_[probe.position];
@@ -280,6 +319,11 @@ class pair_view : public published_pair<Key, Value> {
       for (;;) {
         if (seen == key) {
           if constexpr (Mode == write_mode::insert_if_absent) return status::exists;
+          if constexpr (Mode == write_mode::insert_or_apply) {
+            slot_type copy{key, Value{}};
+            pair_slots<Key, Value>::apply_value(&slot, copy, value, op);
+            return status::updated;
+          }
           // A concurrent erase may tombstone the slot around this store; the
           // update then simply happened first in the serial order.
           store_relaxed(&slot.value, value);
@@ -303,9 +347,11 @@ class pair_view : public published_pair<Key, Value> {
   Home home_{};
 };
 
-/// The view for a key/value width: packed for 32/32, pairs for 64/64.
-template <class Key, class Value, class Home = hashed_home<Key>>
-using view_for = std::conditional_t<sizeof(Key) == 4, packed_view<Key, Value, Home>,
+/// The view for a key/value width: packed for 32/32, pairs for 64/64 (whose
+/// searches read one slot at a time in any memory).
+template <class Key, class Value, class Home = hashed_home<Key>,
+          slot_memory Memory = slot_memory::global>
+using view_for = std::conditional_t<sizeof(Key) == 4, packed_view<Key, Value, Home, Memory>,
                                     pair_view<Key, Value, Home>>;
 
 }  // namespace gpuhash::detail::linear_probing

@@ -9,8 +9,8 @@
 
 #include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/counters.hpp"
-#include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/detail/signature_index/view.hpp"
+#include "gpuhash/host_device.hpp"
 #include "gpuhash/operation.hpp"
 #include "gpuhash/status.hpp"
 

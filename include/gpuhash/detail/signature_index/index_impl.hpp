@@ -240,10 +240,10 @@ void signature_index<Backend>::make_room_for(std::size_t inserts, stream_type st
 }
 
 template <class Backend>
-void signature_index<Backend>::adopt_batch(const detail::table_counters& phase_one,
-                                           const detail::table_counters& walks,
-                                           const slot_type* held, std::size_t n,
-                                           stream_type stream) {
+void signature_index<Backend>::adopt_batch(const status_counts& phase_one,
+                                           const status_counts& walks,
+                                           const signature_index_ref::entry_type* held,
+                                           std::size_t n, stream_type stream) {
   use_stream(stream);
   size_ += phase_one.inserted;
   size_ -= phase_one.erased;

@@ -10,13 +10,15 @@
 // caller's keys.
 //
 // Phase 1 of a batch (find, insert, erase, replace) never moves an entry;
-// place() is the eviction walk of phase 2, which runs alone.
+// place() is the eviction walk of phase 2, which runs alone. The public face
+// of a view, for the caller's kernels, is gpuhash::signature_index_ref.
 
 #include <cstdint>
 
+#include "gpuhash/bucket_reads.hpp"
 #include "gpuhash/detail/atomic.hpp"
-#include "gpuhash/detail/host_device.hpp"
 #include "gpuhash/hash.hpp"
+#include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
 
 namespace gpuhash::detail::signature_index {
@@ -45,13 +47,6 @@ struct walk_result {
   bool placed;
   slot_type entry;
 };
-
-/// How a view reads buckets on the device: through the SM's L1 (the
-/// default: a kernel that no other kernel changes the index under), or
-/// from L2, for a kernel that stays resident while other kernels, or its own
-/// earlier batches, change the index: its L1 may hold lines from before the
-/// change. A CAS or exchange goes to L2 either way.
-enum class bucket_reads : std::uint8_t { through_l1, from_l2 };
 
 template <bucket_reads Reads = bucket_reads::through_l1>
 class basic_index_view {

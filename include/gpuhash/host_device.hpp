@@ -1,7 +1,9 @@
 #pragma once
-// One macro marks code that runs on both the host and the device. Everything
-// that differs between the two lives behind it or behind detail/atomic.hpp, not
-// in #ifdefs spread through the algorithms.
+// One macro marks code that runs on both the host and the device: the
+// library's per-key algorithms, and the functors a user writes around a
+// table's ref (gpuhash/map_ref.hpp) to run them in CPU threads and in CUDA
+// kernels alike. Everything that differs between the two lives behind it or
+// behind detail/atomic.hpp, not in #ifdefs spread through the algorithms.
 
 #if defined(__CUDACC__)
 #define GPUHASH_HD __host__ __device__
