@@ -4,6 +4,7 @@
 // file per backend, after that backend's backend_support.
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>

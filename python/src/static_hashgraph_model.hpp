@@ -6,6 +6,7 @@
 // A table is built once, before Python sees it, and only read after that, so
 // calls from several Python threads need no lock.
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 

@@ -8,6 +8,7 @@
 // below included, so that clients in step with memcached stay in step).
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
