@@ -27,6 +27,16 @@
 // that uses a ref runs on the table's stream (or is synchronized with it)
 // between the table's batches, never at the same time as one.
 //
+// Warps. On the GPU the threads of a warp that call a method together also
+// leave it together (their coalesced group synchronizes after the work), so
+// that the caller's code after the call runs converged: its stores coalesce
+// and the next keys' loads go out together. Without it, a kernel of ref
+// inserts ran at 6.5 G/s and one of group-by sums at 16 G rows/s where the
+// table's batches run 10 and 33 (H100, 2^26 keys at load 0.5;
+// docs/results/device_api.md). A thread that never returns from a call
+// would stall the others of its group, and none does: every method returns
+// once its own key is done (locks are released before).
+//
 // Size. The ref counts its inserts and erases into the table's counters
 // (warp-aggregated on the GPU, a shard per thread on the CPU), so size()
 // after such a kernel is right, and the table's growth checks see the keys
@@ -45,6 +55,10 @@
 #include "gpuhash/detail/counters.hpp"
 #include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
+
+#if defined(__CUDACC__)
+#include <cooperative_groups.h>
+#endif
 
 namespace gpuhash {
 
@@ -81,27 +95,25 @@ class map_ref {
 
   /// found (*value set, if value is not null) or not_found.
   GPUHASH_HD status find(key_type key, mapped_type* value) const {
-    if (is_reserved(key)) return status::invalid_key;
-    return view_.find(key, value);
+    return together([&] { return is_reserved(key) ? status::invalid_key : view_.find(key, value); });
   }
   /// Whether the key is stored (false for reserved keys).
   GPUHASH_HD bool contains(key_type key) const {
-    return !is_reserved(key) && view_.find(key, nullptr) == status::found;
+    return find(key, nullptr) == status::found;
   }
   /// Inserts an absent key: inserted, exists (value unchanged) or full.
   GPUHASH_HD status insert(key_type key, mapped_type value) const {
-    if (is_reserved(key)) return status::invalid_key;
-    return counted(view_.insert(key, value));
+    return counted([&] { return is_reserved(key) ? status::invalid_key : view_.insert(key, value); });
   }
   /// Upsert: inserted, updated or full.
   GPUHASH_HD status insert_or_assign(key_type key, mapped_type value) const {
-    if (is_reserved(key)) return status::invalid_key;
-    return counted(view_.insert_or_assign(key, value));
+    return counted([&] {
+      return is_reserved(key) ? status::invalid_key : view_.insert_or_assign(key, value);
+    });
   }
   /// erased or not_found.
   GPUHASH_HD status erase(key_type key) const {
-    if (is_reserved(key)) return status::invalid_key;
-    return counted(view_.erase(key));
+    return counted([&] { return is_reserved(key) ? status::invalid_key : view_.erase(key); });
   }
   /// Inserts (key, value) if the key is absent (inserted); otherwise calls
   /// op(stored, value) on its stored value, atomically (updated): `stored`
@@ -111,8 +123,9 @@ class map_ref {
   /// atomic add (apply_ops.hpp).
   template <class Op>
   GPUHASH_HD status insert_or_apply(key_type key, mapped_type value, Op op) const {
-    if (is_reserved(key)) return status::invalid_key;
-    return counted(view_.insert_or_apply(key, value, op));
+    return counted([&] {
+      return is_reserved(key) ? status::invalid_key : view_.insert_or_apply(key, value, op);
+    });
   }
 
 #if defined(__CUDACC__)
@@ -147,10 +160,39 @@ class map_ref {
 
   GPUHASH_HD map_ref(View view, detail::ref_counts* counts) : view_(view), counts_(counts) {}
 
-  GPUHASH_HD status counted(status result) const {
-    if (counts_ != nullptr && (result == status::inserted || result == status::erased))
-      counts_->count(result == status::inserted);
+  /// work() for this thread's key; on the GPU the threads that called
+  /// together wait for each other before they return (see "Warps" above).
+  template <class Work>
+  GPUHASH_HD status together(Work&& work) const {
+#if defined(__CUDA_ARCH__)
+    const ::cooperative_groups::coalesced_group group = ::cooperative_groups::coalesced_threads();
+    const status result = work();
+    group.sync();
     return result;
+#else
+    return work();
+#endif
+  }
+
+  /// together(work), counting the inserts and erases: on the GPU one add
+  /// per group of threads that called together.
+  template <class Work>
+  GPUHASH_HD status counted(Work&& work) const {
+#if defined(__CUDA_ARCH__)
+    const ::cooperative_groups::coalesced_group group = ::cooperative_groups::coalesced_threads();
+    const status result = work();
+    group.sync();
+    // Threads of one group may use refs of different tables: each table
+    // counts its own threads.
+    const ::cooperative_groups::coalesced_group same_table = ::cooperative_groups::labeled_partition(
+        group, reinterpret_cast<unsigned long long>(counts_));
+    if (counts_ != nullptr) counts_->count(same_table, result);
+    return result;
+#else
+    const status result = work();
+    if (counts_ != nullptr) counts_->count(result);
+    return result;
+#endif
   }
 
   View view_{};

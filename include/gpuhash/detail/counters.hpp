@@ -7,7 +7,8 @@
 //    spread over shards so that threads of a user's kernel, which the table
 //    cannot tally at the kernel's end as a batch kernel does, do not all add
 //    to one address: on the GPU one add per group of a warp's threads that
-//    count together, on the CPU one per call into a shard of the thread's own.
+//    called the ref together (map_ref.hpp), on the CPU one per call into a
+//    shard of the thread's own.
 
 #include <atomic>
 #include <cstdint>
@@ -53,25 +54,30 @@ struct ref_counts {
   static constexpr std::uint32_t shards = 64;
   ref_count_shard shard[shards];
 
-  /// Counts one insert (`inserted`) or erase (not `inserted`) by this thread.
-  GPUHASH_HD void count(bool inserted) {
 #if defined(__CUDA_ARCH__)
-    // The threads of the warp that count now, together: one add per group
-    // and kind, by its first thread, into the shard of its warp.
-    namespace cg = ::cooperative_groups;
-    const cg::coalesced_group group = cg::coalesced_threads();
-    const auto inserts = static_cast<std::uint64_t>(__popc(group.ballot(inserted)));
+  /// Counts the inserts and erases among `result` of the threads of
+  /// `group` (a warp's coalesced group; all of its threads call this, with
+  /// their own results): one add per kind, by its first thread, into the
+  /// shard of its warp.
+  __device__ void count(const ::cooperative_groups::coalesced_group& group, status result) {
+    const auto inserts = static_cast<std::uint64_t>(__popc(group.ballot(result == status::inserted)));
+    const auto erases = static_cast<std::uint64_t>(__popc(group.ballot(result == status::erased)));
     if (group.thread_rank() == 0) {
       const unsigned warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
       ref_count_shard& mine = shard[warp % shards];
       if (inserts != 0) fetch_add_relaxed(&mine.inserted, inserts);
-      if (inserts != group.size()) fetch_add_relaxed(&mine.erased, group.size() - inserts);
+      if (erases != 0) fetch_add_relaxed(&mine.erased, erases);
     }
-#else
-    ref_count_shard& mine = shard[host_thread_shard()];
-    fetch_add_relaxed<std::uint64_t>(inserted ? &mine.inserted : &mine.erased, 1);
-#endif
   }
+#else
+  /// Counts one insert or erase (other statuses count nothing) by this thread.
+  void count(status result) {
+    if (result != status::inserted && result != status::erased) return;
+    ref_count_shard& mine = shard[host_thread_shard()];
+    fetch_add_relaxed<std::uint64_t>(
+        result == status::inserted ? &mine.inserted : &mine.erased, 1);
+  }
+#endif
 
   /// The totals over the shards (read on the host, between kernels).
   status_counts total() const {
