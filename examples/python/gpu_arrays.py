@@ -22,8 +22,9 @@ m = gpuhash.Map(key_dtype="int64", value_dtype="int64", capacity=1 << 22, device
 stream = cupy.cuda.Stream(non_blocking=True)
 with stream:
     keys = cupy.arange(1, 1 << 20, dtype=cupy.int64)
-    statuses = m.insert(keys, keys * 2)                  # a CuPy array of gpuhash.Status
-    assert isinstance(statuses, cupy.ndarray) and bool((statuses == gpuhash.Status.inserted).all())
+    statuses = m.insert(keys, keys * 2)  # a CuPy array of gpuhash.Status values
+    # CuPy compares arrays with plain Python numbers only, not with an IntEnum: int(...)
+    assert isinstance(statuses, cupy.ndarray) and bool((statuses == int(gpuhash.Status.inserted)).all())
 
 # PyTorch: the same map, tensors in and out, on torch's current stream.
 queries = torch.tensor([5, -5, 1 << 19], device="cuda")

@@ -1,6 +1,6 @@
 #pragma once
 // What the Python tables need from a backend beyond basic_map: the stream a
-// call runs on, the device it runs on, and turning statuses into the bool
+// call runs on (call_stream), the device it runs on, and turning statuses into the bool
 // flags that Map.find returns. The CPU backend is here; the CUDA backend's
 // specialization is in cuda_support.hpp.
 
@@ -20,6 +20,10 @@ struct backend_support;
 template <>
 struct backend_support<cpu_backend> {
   static cpu::stream stream(stream_handle) noexcept { return {}; }
+  /// The CPU backend's calls run on the shared thread pool, whatever the caller.
+  struct call_stream {
+    cpu::stream after(stream_handle) const noexcept { return {}; }
+  };
 
   /// The CPU has no current device to select.
   struct device_scope {

@@ -21,6 +21,39 @@ struct backend_support<cuda_backend> {
     return reinterpret_cast<cudaStream_t>(handle);
   }
 
+  /// The stream a table's calls run on: the table's own, made to wait first
+  /// for the work queued so far on the caller's stream (an event). A table
+  /// never runs on the caller's stream itself, because it keeps the last
+  /// stream it used (it synchronizes it and frees its memory in order on
+  /// it, basic_map and device_buffer), and CuPy and PyTorch destroy a
+  /// stream when its Python object goes: a table that had grown on such a
+  /// stream crashed the interpreter when it was collected later. Every call
+  /// is synchronous, so nothing of the table's is left queued after it.
+  class call_stream {
+   public:
+    /// On the current device (the table's: construct inside its device_scope).
+    call_stream() { GPUHASH_CUDA_TRY(cudaStreamCreateWithFlags(&own_, cudaStreamNonBlocking)); }
+    ~call_stream() { GPUHASH_CUDA_REPORT(cudaStreamDestroy(own_)); }
+    call_stream(const call_stream&) = delete;
+    call_stream& operator=(const call_stream&) = delete;
+
+    /// The table's stream, ordered after what `caller` holds now. One event
+    /// per call, so that calls from several Python threads do not share one.
+    cudaStream_t after(stream_handle caller) const {
+      cudaEvent_t ready = nullptr;
+      GPUHASH_CUDA_TRY(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+      const cudaError_t recorded = cudaEventRecord(ready, stream(caller));
+      const cudaError_t waited =
+          recorded == cudaSuccess ? cudaStreamWaitEvent(own_, ready, 0) : recorded;
+      GPUHASH_CUDA_REPORT(cudaEventDestroy(ready));  // released once the wait is done
+      GPUHASH_CUDA_TRY(waited);
+      return own_;
+    }
+
+   private:
+    cudaStream_t own_ = nullptr;
+  };
+
   /// Makes the table's GPU current for the scope of a call and restores the
   /// caller's device after it (CuPy and PyTorch keep their own notion of the
   /// current device in the same runtime).

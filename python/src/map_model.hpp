@@ -31,6 +31,7 @@ class map_model final : public map_interface {
   /// Constructs the table on `ordinal`'s device.
   map_model(const table_options& options, int ordinal) : ordinal_(ordinal) {
     const device_scope scope(ordinal_);
+    streams_.emplace();
     map_.emplace(options);
   }
   ~map_model() override {
@@ -38,6 +39,7 @@ class map_model final : public map_interface {
     try {
       const device_scope scope(ordinal_);
       map_.reset();
+      streams_.reset();  // after the table, which synchronizes it
     } catch (...) {  // a destructor must not throw; the runtime has reported the error
     }
   }
@@ -47,18 +49,18 @@ class map_model final : public map_interface {
   void insert(const void* keys, const void* values, std::size_t n, status* statuses,
               stream_handle stream) override {
     const call scope(*this);
-    map_->insert(key_pointer(keys), value_pointer(values), n, statuses, support::stream(stream));
+    map_->insert(key_pointer(keys), value_pointer(values), n, statuses, streams_->after(stream));
   }
   void insert_or_assign(const void* keys, const void* values, std::size_t n, status* statuses,
                         stream_handle stream) override {
     const call scope(*this);
     map_->insert_or_assign(key_pointer(keys), value_pointer(values), n, statuses,
-                           support::stream(stream));
+                           streams_->after(stream));
   }
   void find(const void* keys, std::size_t n, void* values, bool* found,
             stream_handle stream) override {
     const call scope(*this);
-    const auto on = support::stream(stream);
+    const auto on = streams_->after(stream);
     auto statuses = backend_type::template allocate<status>(n, on);
     map_->find_async(key_pointer(keys), n, static_cast<mapped_type*>(values), statuses.data(), on);
     support::found_flags(statuses.data(), n, found, on);
@@ -66,16 +68,16 @@ class map_model final : public map_interface {
   }
   void contains(const void* keys, std::size_t n, bool* found, stream_handle stream) override {
     const call scope(*this);
-    map_->contains(key_pointer(keys), n, found, support::stream(stream));
+    map_->contains(key_pointer(keys), n, found, streams_->after(stream));
   }
   void erase(const void* keys, std::size_t n, status* statuses, stream_handle stream) override {
     const call scope(*this);
-    map_->erase(key_pointer(keys), n, statuses, support::stream(stream));
+    map_->erase(key_pointer(keys), n, statuses, streams_->after(stream));
   }
   void apply(const operation* ops, const void* keys, const void* values_in, void* values_out,
              std::size_t n, status* statuses, stream_handle stream) override {
     const call scope(*this);
-    const auto on = support::stream(stream);
+    const auto on = streams_->after(stream);
     auto* values = static_cast<mapped_type*>(values_out);
     backend_type::copy(values, value_pointer(values_in), n, on);
     map_->apply(ops, key_pointer(keys), values, n, statuses, on);
@@ -83,12 +85,12 @@ class map_model final : public map_interface {
 
   std::size_t size(stream_handle stream) override {
     const call scope(*this);
-    return map_->size(support::stream(stream));
+    return map_->size(streams_->after(stream));
   }
   std::size_t retrieve_all(void* keys, void* values, std::size_t room,
                            stream_handle stream) override {
     const call scope(*this);
-    const auto on = support::stream(stream);
+    const auto on = streams_->after(stream);
     const std::size_t count = map_->size(on);
     if (count > room)
       throw std::runtime_error("gpuhash: the map holds " + std::to_string(count) +
@@ -98,13 +100,13 @@ class map_model final : public map_interface {
   }
   void clear(stream_handle stream) override {
     const call scope(*this);
-    const auto on = support::stream(stream);
+    const auto on = streams_->after(stream);
     map_->clear(on);
     backend_type::synchronize(on);
   }
   void reserve(std::size_t n, stream_handle stream) override {
     const call scope(*this);
-    const auto on = support::stream(stream);
+    const auto on = streams_->after(stream);
     map_->reserve(n, on);
     backend_type::synchronize(on);
   }
@@ -126,7 +128,7 @@ class map_model final : public map_interface {
   std::vector<double> time_bulk_call(bulk_call kind, const void* keys, const void* values,
                                      std::size_t n, int repeats, stream_handle stream) override {
     const call scope(*this);
-    const auto on = support::stream(stream);
+    const auto on = streams_->after(stream);
     auto statuses = backend_type::template allocate<status>(n, on);
     auto found_values = backend_type::template allocate<mapped_type>(n, on);
     std::vector<double> seconds;
@@ -162,6 +164,7 @@ class map_model final : public map_interface {
 
   int ordinal_;
   mutable std::mutex mutex_;
+  std::optional<typename support::call_stream> streams_;  // made before the table, gone after it
   std::optional<Map> map_;
 };
 

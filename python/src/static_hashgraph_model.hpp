@@ -29,12 +29,14 @@ class static_map_model final : public static_map_interface {
  public:
   explicit static_map_model(int ordinal) : ordinal_(ordinal) {
     const device_scope scope(ordinal_);
+    streams_.emplace();
     table_.emplace();
   }
   ~static_map_model() override {
     try {
       const device_scope scope(ordinal_);
       table_.reset();
+      streams_.reset();  // after the table, which synchronizes it
     } catch (...) {  // a destructor must not throw; the runtime has reported the error
     }
   }
@@ -43,13 +45,14 @@ class static_map_model final : public static_map_interface {
 
   void build(const void* keys, const void* values, std::size_t n, stream_handle stream) override {
     const device_scope scope(ordinal_);
-    table_->build(static_cast<const Key*>(keys), static_cast<const Key*>(values), n,
-                  support::stream(stream));
+    const auto on = streams_->after(stream);
+    table_->build(static_cast<const Key*>(keys), static_cast<const Key*>(values), n, on);
+    Backend::synchronize(on);
   }
   void find(const void* keys, std::size_t n, void* values, bool* found, bool binned_probe,
             stream_handle stream) const override {
     const device_scope scope(ordinal_);
-    const auto on = support::stream(stream);
+    const auto on = streams_->after(stream);
     auto statuses = Backend::template allocate<status>(n, on);
     table_->find(static_cast<const Key*>(keys), n, static_cast<Key*>(values), statuses.data(),
                  probe_of(binned_probe), on);
@@ -61,6 +64,7 @@ class static_map_model final : public static_map_interface {
 
  private:
   int ordinal_;
+  std::optional<typename support::call_stream> streams_;  // made before the table, gone after it
   std::optional<table_type> table_;
 };
 
@@ -73,12 +77,14 @@ class static_set_model final : public static_set_interface {
  public:
   explicit static_set_model(int ordinal) : ordinal_(ordinal) {
     const device_scope scope(ordinal_);
+    streams_.emplace();
     table_.emplace();
   }
   ~static_set_model() override {
     try {
       const device_scope scope(ordinal_);
       table_.reset();
+      streams_.reset();  // after the table, which synchronizes it
     } catch (...) {  // a destructor must not throw; the runtime has reported the error
     }
   }
@@ -87,12 +93,14 @@ class static_set_model final : public static_set_interface {
 
   void build(const void* keys, std::size_t n, stream_handle stream) override {
     const device_scope scope(ordinal_);
-    table_->build(static_cast<const Key*>(keys), n, support::stream(stream));
+    const auto on = streams_->after(stream);
+    table_->build(static_cast<const Key*>(keys), n, on);
+    Backend::synchronize(on);
   }
   void contains(const void* keys, std::size_t n, bool* found, bool binned_probe,
                 stream_handle stream) const override {
     const device_scope scope(ordinal_);
-    const auto on = support::stream(stream);
+    const auto on = streams_->after(stream);
     table_->contains(static_cast<const Key*>(keys), n, found, probe_of(binned_probe), on);
     Backend::synchronize(on);
   }
@@ -101,6 +109,7 @@ class static_set_model final : public static_set_interface {
 
  private:
   int ordinal_;
+  std::optional<typename support::call_stream> streams_;  // made before the table, gone after it
   std::optional<table_type> table_;
 };
 

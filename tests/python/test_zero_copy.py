@@ -58,9 +58,6 @@ def test_the_gil_is_released_during_a_batch():
     keys = np.arange(1, (1 << 21) + 1, dtype=np.uint64)
     m.insert(keys, keys)
     m.find(keys)
-    start = time.perf_counter()
-    m.find(keys)
-    one_find = time.perf_counter() - start
 
     interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-4)
@@ -78,17 +75,18 @@ def test_the_gil_is_released_during_a_batch():
         thread = threading.Thread(target=ticker)
         thread.start()
         running.wait()
-        begin = time.perf_counter()
+        calls = []
         for _ in range(3):
+            begin = time.perf_counter()
             m.find(keys)
-        end = time.perf_counter()
+            calls.append((begin, time.perf_counter()))
         finished.set()
         thread.join()
     finally:
         sys.setswitchinterval(interval)
-    during = [t for t in ticks if begin < t < end]
-    # Holding the GIL, the finds would leave the ticker only the gaps between
-    # them; released, it ticks throughout.
-    assert len(during) > 100, f"{len(during)} ticks in {end - begin:.3f} s of finds"
-    gaps = np.diff([begin, *during, end])
-    assert gaps.max() < 0.5 * one_find, f"the ticker stalled {gaps.max():.3f} s (a find: {one_find:.3f} s)"
+    # Holding the GIL, a find would let the ticker run only before it enters
+    # the extension (a tick or two); released, the ticker runs all along it
+    # (about a tick per 50 us there, a find taking milliseconds).
+    for begin, end in calls:
+        during = sum(begin < t < end for t in ticks)
+        assert during >= 10, f"{during} ticks during a find of {end - begin:.4f} s"
