@@ -4,45 +4,66 @@
 // adds growth, retries and the host-container forms shared by all designs.
 //
 // This header only declares; the members are defined in engine_impl.hpp and
-// compiled into the library for 32/32 and 64/64-bit pairs on each backend
-// (src/cpu/linear_probing.cpp, src/cuda/linear_probing.cu), so code that uses
-// the table compiles without nvcc and without re-instantiating kernels.
+// compiled into the library for 32/32 and 64/64-bit unsigned pairs with the
+// default policies on each backend (src/cpu/linear_probing.cpp,
+// src/cuda/linear_probing.cu), so code that uses those tables compiles
+// without nvcc and without re-instantiating kernels. Other key and value
+// types (gpuhash/key_types.hpp) are header-only: gpuhash/linear_probing_map.hpp
+// says how.
 
+#include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <span>
 #include <string_view>
 
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/counters.hpp"
 #include "gpuhash/detail/linear_probing/view.hpp"
+#include "gpuhash/detail/typed_view.hpp"
+#include "gpuhash/key_types.hpp"
 
 namespace gpuhash::detail::linear_probing {
 
-template <class Key, class Value, class Backend>
+template <class Key, class Value, class Backend, class Hash = key_bytes_hash<Key>,
+          class KeyEqual = bitwise_equal<Key>>
 class engine {
-  static_assert((sizeof(Key) == 4 && sizeof(Value) == 4) ||
-                    (sizeof(Key) == 8 && sizeof(Value) == 8),
-                "gpuhash::linear_probing_map stores 32/32 or 64/64-bit key/value pairs: use "
-                "std::uint32_t or std::uint64_t for both");
+  static_assert(is_word_sized_v<Key> && is_word_sized_v<Value> && sizeof(Key) == sizeof(Value),
+                "gpuhash::linear_probing_map stores keys and values of 4 bytes each or of 8 bytes "
+                "each, of trivially copyable types (std::uint32_t, std::uint64_t, or a type of "
+                "your own: see gpuhash/key_types.hpp)");
+  using key_word = word_of<Key>;
+  using value_word = word_of<Value>;
+  using home_type = policy_home<Key, Hash>;
+  static constexpr bool bitwise = std::is_same_v<KeyEqual, bitwise_equal<Key>>;
+  using reserved_type = view_for<key_word, value_word>;
+  using equal_type =
+      std::conditional_t<bitwise, word_equal, policy_equal<Key, KeyEqual, reserved_type>>;
 
  public:
   using key_type = Key;
   using mapped_type = Value;
   using backend_type = Backend;
   using stream_type = typename Backend::stream_type;
-  using view_type = view_for<Key, Value>;
-  using slot_type = typename view_type::slot_type;
+  /// The per-key algorithms over words; batches and refs of other key and
+  /// value types go through typed_view.
+  using word_view_type = view_for<key_word, value_word, home_type, slot_memory::global, equal_type>;
+  using view_type =
+      std::conditional_t<std::is_same_v<Key, key_word> && std::is_same_v<Value, value_word>,
+                         word_view_type, typed_view<word_view_type, Key, Value>>;
+  using slot_type = typename word_view_type::slot_type;
 
   static constexpr std::string_view name = "linear_probing";
   static constexpr float default_max_load_factor = 0.8f;
   /// Erase leaves a tombstone that keeps its slot occupied until a rehash.
   static constexpr bool erase_frees_slot = false;
 
-  static constexpr bool is_reserved(Key key) noexcept { return view_type::is_reserved(key); }
-  static constexpr std::span<const Key> reserved_keys() noexcept {
-    return view_type::reserved_keys;
+  static constexpr bool is_reserved(Key key) noexcept {
+    return word_view_type::is_reserved(to_word(key));
   }
+  static constexpr std::span<const Key> reserved_keys() noexcept { return reserved_keys_; }
 
   engine(std::size_t min_capacity, std::uint64_t seed, stream_type stream);
 
@@ -58,12 +79,22 @@ class engine {
 
   /// The design's per-key algorithms over this table's storage, for batches
   /// and refs (map_ref.hpp); valid until the storage moves (rehash).
-  view_type view() const {
-    return view_type(const_cast<slot_type*>(slots_.data()), capacity_,
-                     hashed_home<Key>{seeded_hash<Key>{seed_}, capacity_});
-  }
+  view_type view() const { return view_type(word_view()); }
 
  private:
+  word_view_type word_view() const {
+    return word_view_type(const_cast<slot_type*>(slots_.data()), capacity_,
+                          home_type{Hash{}, seed_, capacity_});
+  }
+
+  /// The reserved words, as keys.
+  static constexpr auto reserved_keys_ = [] {
+    constexpr auto& words = word_view_type::reserved_keys;
+    std::array<Key, words.size()> keys{};
+    for (std::size_t i = 0; i < words.size(); ++i) keys[i] = from_word<Key>(words[i]);
+    return keys;
+  }();
+
   typename Backend::template buffer<slot_type> slots_;
   std::size_t capacity_ = 0;
   std::uint64_t seed_ = 0;

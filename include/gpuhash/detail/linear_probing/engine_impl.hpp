@@ -30,27 +30,28 @@ inline std::size_t round_up(std::size_t n, std::size_t multiple) {
   return (n + multiple - 1) / multiple * multiple;
 }
 
-template <class Key, class Value, class Backend>
-engine<Key, Value, Backend>::engine(std::size_t min_capacity, std::uint64_t seed,
+template <class Key, class Value, class Backend, class Hash, class KeyEqual>
+engine<Key, Value, Backend, Hash, KeyEqual>::engine(std::size_t min_capacity, std::uint64_t seed,
                                     stream_type stream)
-    : capacity_(round_up(std::max<std::size_t>(min_capacity, 1), view_type::window_slots)),
+    : capacity_(round_up(std::max<std::size_t>(min_capacity, 1), word_view_type::window_slots)),
       seed_(seed) {
   slots_ = Backend::template allocate<slot_type>(capacity_, stream);
   clear(stream);
 }
 
-template <class Key, class Value, class Backend>
-void engine<Key, Value, Backend>::execute_async(const batch<Key, Value>& args,
+template <class Key, class Value, class Backend, class Hash, class KeyEqual>
+void engine<Key, Value, Backend, Hash, KeyEqual>::execute_async(const batch<Key, Value>& args,
                                                 table_counters* counters, stream_type stream) {
   run_batch<Backend>(view(), args, counters, stream);
 }
 
-template <class Key, class Value, class Backend>
-void engine<Key, Value, Backend>::rehash(std::size_t min_capacity, stream_type stream) {
+template <class Key, class Value, class Backend, class Hash, class KeyEqual>
+void engine<Key, Value, Backend, Hash, KeyEqual>::rehash(std::size_t min_capacity, stream_type stream) {
   engine grown(min_capacity, seed_, stream);
   auto counters = Backend::template allocate<table_counters>(1, stream);
   Backend::fill_bytes(counters.data(), sizeof(table_counters), 0, stream);
-  exec<Backend>::for_each_tally(capacity_, reinsert_slot<view_type>{grown.view(), slots_.data()},
+  exec<Backend>::for_each_tally(capacity_,
+                                reinsert_slot<word_view_type>{grown.word_view(), slots_.data()},
                                 counters.data(), stream);
   table_counters moved;
   Backend::copy_to_host(&moved, counters.data(), 1, stream);
@@ -62,16 +63,19 @@ void engine<Key, Value, Backend>::rehash(std::size_t min_capacity, stream_type s
   *this = std::move(grown);
 }
 
-template <class Key, class Value, class Backend>
-void engine<Key, Value, Backend>::clear(stream_type stream) {
+template <class Key, class Value, class Backend, class Hash, class KeyEqual>
+void engine<Key, Value, Backend, Hash, KeyEqual>::clear(stream_type stream) {
   // Every layout's empty slot is all one bits (empty_key = ~0), so one byte fill.
   Backend::fill_bytes(slots_.data(), capacity_ * sizeof(slot_type), 0xff, stream);
 }
 
-template <class Key, class Value, class Backend>
-void engine<Key, Value, Backend>::retrieve_all(Key* keys, Value* values, std::size_t count,
+template <class Key, class Value, class Backend, class Hash, class KeyEqual>
+void engine<Key, Value, Backend, Hash, KeyEqual>::retrieve_all(Key* keys, Value* values, std::size_t count,
                                                stream_type stream) const {
-  retrieve_live<Backend, view_type>(slots_.data(), capacity(), keys, values, count, stream, name);
+  // Keys and values are stored as their words: the output arrays take them.
+  retrieve_live<Backend, word_view_type>(slots_.data(), capacity(),
+                                         reinterpret_cast<key_word*>(keys),
+                                         reinterpret_cast<value_word*>(values), count, stream, name);
 }
 
 }  // namespace gpuhash::detail::linear_probing

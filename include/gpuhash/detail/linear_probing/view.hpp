@@ -38,6 +38,16 @@ struct hashed_home {
   GPUHASH_HD std::uint64_t operator()(Key key) const { return reduce_range(hash(key), capacity); }
 };
 
+/// How a view compares a stored key word with the key it looks for (both
+/// words). The integer tables compare the words; a table of user keys passes
+/// its key-equality policy over them (key_types.hpp, typed_view.hpp).
+struct word_equal {
+  template <class Word>
+  GPUHASH_HD bool operator()(Word stored, Word key) const {
+    return stored == key;
+  }
+};
+
 /// Where a view's slots live, which decides how a search may read them on
 /// the device.
 enum class slot_memory : std::uint8_t {
@@ -71,7 +81,7 @@ struct probe_sequence {
 /// content if the copy was stale. Measurements of the alternatives (one slot
 /// per probe, 32-byte windows, relaxed loads): docs/results/linear_probing.md.
 template <class Key, class Value, class Home = hashed_home<Key>,
-          slot_memory Memory = slot_memory::global>
+          slot_memory Memory = slot_memory::global, class Equal = word_equal>
 class packed_view : public packed_pair<Key, Value> {
   using layout = packed_pair<Key, Value>;
 
@@ -88,8 +98,8 @@ class packed_view : public packed_pair<Key, Value> {
   static constexpr std::uint64_t window_slots = 2;
 
   packed_view() = default;
-  GPUHASH_HD packed_view(slot_type* slots, std::uint64_t capacity, Home home)
-      : slots_(slots), capacity_(capacity), home_(home) {}
+  GPUHASH_HD packed_view(slot_type* slots, std::uint64_t capacity, Home home, Equal equal = {})
+      : slots_(slots), capacity_(capacity), home_(home), equal_(equal) {}
 
   GPUHASH_HD status find(Key key, Value* value_out) const {
 #if defined(__CUDA_ARCH__)
@@ -100,7 +110,7 @@ class packed_view : public packed_pair<Key, Value> {
 #endif
     status result = status::not_found;
     probe<reads>(key, [&](slot_type seen, slot_type*) {
-      if (key_of(seen) == key) {
+      if (equal_(key_of(seen), key)) {
         if (value_out != nullptr) *value_out = value_of(seen);
         result = status::found;
         return true;
@@ -130,7 +140,7 @@ class packed_view : public packed_pair<Key, Value> {
   GPUHASH_HD status erase(Key key) const {
     status result = status::not_found;
     probe<probe_reads::slots>(key, [&](slot_type seen, slot_type* address) {
-      while (key_of(seen) == key) {
+      while (equal_(key_of(seen), key)) {
         // The CAS fails if a concurrent upsert changed the value (retry with
         // it) or a concurrent erase won (the loop then sees the tombstone).
         const slot_type current = compare_exchange_relaxed(address, seen, pack(tombstone_key, 0));
@@ -186,7 +196,7 @@ class packed_view : public packed_pair<Key, Value> {
       // Re-examine this slot until it holds neither our key nor empty: a lost
       // CAS means someone else changed it, and that change decides what we do.
       for (;;) {
-        if (key_of(seen) == key) {
+        if (equal_(key_of(seen), key)) {
           if constexpr (Mode == write_mode::insert_if_absent) {
             result = status::exists;
             return true;
@@ -200,13 +210,17 @@ class packed_view : public packed_pair<Key, Value> {
             }
             continue;  // erased meanwhile: `seen` shows the tombstone, walk on
           }
-          const slot_type current = compare_exchange_relaxed(address, seen, desired);
+          // The stored key stays as it was written (an equal key may differ
+          // in its bytes under a key-equality policy).
+          const slot_type current =
+              compare_exchange_relaxed(address, seen, pack(key_of(seen), value));
           // Lost to another write of this key's value: an upsert counts as
           // done, ordered just before the one that won (its value stays).
           // Retrying instead serializes every writer of a hot key: Zipf
           // upserts at exponent 0.99 ran at 0.007 G/s that way. A ref's
           // insert_or_assign retries (write_mode says why).
-          if (current == seen || (Mode != write_mode::insert_or_assign && key_of(current) == key)) {
+          if (current == seen ||
+              (Mode != write_mode::insert_or_assign && equal_(key_of(current), key))) {
             result = status::updated;
             return true;
           }
@@ -233,12 +247,13 @@ class packed_view : public packed_pair<Key, Value> {
   slot_type* slots_ = nullptr;
   std::uint64_t capacity_ = 0;
   Home home_{};
+  Equal equal_{};
 };
 
 /// 64-bit keys and values: key and value are separate words of a 16-byte
 /// slot, written under published_pair's protocol (busy, value, release the
 /// key); readers load the key with acquire order.
-template <class Key, class Value, class Home = hashed_home<Key>>
+template <class Key, class Value, class Home = hashed_home<Key>, class Equal = word_equal>
 class pair_view : public published_pair<Key, Value> {
   using layout = published_pair<Key, Value>;
 
@@ -252,15 +267,15 @@ class pair_view : public published_pair<Key, Value> {
   static constexpr std::uint64_t window_slots = 1;
 
   pair_view() = default;
-  GPUHASH_HD pair_view(slot_type* slots, std::uint64_t capacity, Home home)
-      : slots_(slots), capacity_(capacity), home_(home) {}
+  GPUHASH_HD pair_view(slot_type* slots, std::uint64_t capacity, Home home, Equal equal = {})
+      : slots_(slots), capacity_(capacity), home_(home), equal_(equal) {}
 
   GPUHASH_HD status find(Key key, Value* value_out) const {
     probe_sequence probe = start(key);
     for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
       slot_type& slot = slots_[probe.position];
       const Key seen = published_key(slot);
-      if (seen == key) {
+      if (equal_(seen, key)) {
         if (value_out != nullptr) *value_out = load_relaxed(&slot.value);
         return status::found;
       }
@@ -292,10 +307,10 @@ class pair_view : public published_pair<Key, Value> {
     for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
       slot_type& slot = slots_[probe.position];
       const Key seen = published_key(slot);
-      if (seen == key) {
+      if (equal_(seen, key)) {
         // Only a concurrent erase can change a published key: whoever wins erased it.
-        return compare_exchange_relaxed(&slot.key, key, tombstone_key) == key ? status::erased
-                                                                              : status::not_found;
+        return compare_exchange_relaxed(&slot.key, seen, tombstone_key) == seen ? status::erased
+                                                                                : status::not_found;
       }
       if (seen == empty_key) return status::not_found;
     }
@@ -317,7 +332,7 @@ class pair_view : public published_pair<Key, Value> {
       slot_type& slot = slots_[probe.position];
       Key seen = published_key(slot);
       for (;;) {
-        if (seen == key) {
+        if (equal_(seen, key)) {
           if constexpr (Mode == write_mode::insert_if_absent) return status::exists;
           if constexpr (Mode == write_mode::insert_or_apply) {
             slot_type copy{key, Value{}};
@@ -345,13 +360,14 @@ class pair_view : public published_pair<Key, Value> {
   slot_type* slots_ = nullptr;
   std::uint64_t capacity_ = 0;
   Home home_{};
+  Equal equal_{};
 };
 
 /// The view for a key/value width: packed for 32/32, pairs for 64/64 (whose
 /// searches read one slot at a time in any memory).
 template <class Key, class Value, class Home = hashed_home<Key>,
-          slot_memory Memory = slot_memory::global>
-using view_for = std::conditional_t<sizeof(Key) == 4, packed_view<Key, Value, Home, Memory>,
-                                    pair_view<Key, Value, Home>>;
+          slot_memory Memory = slot_memory::global, class Equal = word_equal>
+using view_for = std::conditional_t<sizeof(Key) == 4, packed_view<Key, Value, Home, Memory, Equal>,
+                                    pair_view<Key, Value, Home, Equal>>;
 
 }  // namespace gpuhash::detail::linear_probing

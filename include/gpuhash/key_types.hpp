@@ -1,0 +1,83 @@
+#pragma once
+// Keys and values of the user's own types (docs/key_types.md).
+//
+// A table that takes them stores each key and value as an unsigned word of
+// the same size (its bytes, unchanged): the slot layouts, sentinels and
+// atomic steps are those of the integer tables. What a type adds is at the
+// edges: a hash policy and a key-equality policy, given as template
+// parameters, and the conversion of keys and values to and from words.
+//
+//  * A hash policy is a host+device callable `std::uint64_t(const Key&)`.
+//    The table mixes its result with the table's seed through MurmurHash3's
+//    finalizer before it reduces it onto the slots, so the policy need not
+//    scatter its output: the default, key_bytes_hash, returns the key's
+//    bytes as a number (for std::uint32_t and std::uint64_t keys that is
+//    exactly the integer tables' own hash).
+//  * A key-equality policy is a host+device callable
+//    `bool(const Key&, const Key&)`; keys it calls equal must hash equal.
+//    The default, bitwise_equal, compares the bytes. A stored key is never
+//    rewritten by a later write of a key equal to it.
+//  * Reserved keys are bit patterns, whatever the type: the words whose
+//    bits are all ones, minus 0, 1 (and 2 for 8-byte pairs); a key with
+//    those bytes gets invalid_key. table::reserved_keys() lists them as keys.
+
+#include <bit>
+#include <cstdint>
+#include <type_traits>
+
+#include "gpuhash/host_device.hpp"
+
+namespace gpuhash {
+
+namespace detail {
+template <std::size_t Bytes>
+struct word_for;
+template <>
+struct word_for<4> {
+  using type = std::uint32_t;
+};
+template <>
+struct word_for<8> {
+  using type = std::uint64_t;
+};
+}  // namespace detail
+
+/// Whether T can be a key or value of the tables that take user types: a
+/// trivially copyable type of 4 or 8 bytes.
+template <class T>
+inline constexpr bool is_word_sized_v =
+    std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
+
+/// The unsigned word a key or value of type T is stored as.
+template <class T>
+requires is_word_sized_v<T>
+using word_of = typename detail::word_for<sizeof(T)>::type;
+
+/// T's bytes as its word.
+template <class T>
+GPUHASH_HD constexpr word_of<T> to_word(const T& value) {
+  return std::bit_cast<word_of<T>>(value);
+}
+
+/// The T whose bytes are `word`.
+template <class T>
+GPUHASH_HD constexpr T from_word(word_of<T> word) {
+  return std::bit_cast<T>(word);
+}
+
+/// The default hash policy: the key's bytes as a number, which the table
+/// then mixes with its seed.
+template <class Key>
+struct key_bytes_hash {
+  GPUHASH_HD constexpr std::uint64_t operator()(const Key& key) const { return to_word(key); }
+};
+
+/// The default key-equality policy: equal bytes.
+template <class Key>
+struct bitwise_equal {
+  GPUHASH_HD constexpr bool operator()(const Key& a, const Key& b) const {
+    return to_word(a) == to_word(b);
+  }
+};
+
+}  // namespace gpuhash

@@ -1,0 +1,259 @@
+#pragma once
+// Keys and values of the user's own types (gpuhash/key_types.hpp) in
+// linear_probing_map, on one backend: a .cpp (CPU) and a .cu (CUDA) include
+// this header and instantiate it, so both run the same tests. The tables are
+// header-only here (linear_probing_map_impl.hpp), as a user's would be.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <unordered_map>
+#include <vector>
+
+#include "gpuhash/apply_ops.hpp"
+#include "gpuhash/host_device.hpp"
+#include "gpuhash/linear_probing_map_impl.hpp"
+#include "gpuhash/status.hpp"
+#include "gpuhash/table_options.hpp"
+#include "support/launch.hpp"
+#include "support/random.hpp"
+
+namespace gpuhash::testing {
+
+/// An 8-byte struct key with its own hash and equality.
+struct point {
+  std::int32_t x;
+  std::int32_t y;
+  bool operator==(const point&) const = default;
+};
+struct point_hash {
+  GPUHASH_HD std::uint64_t operator()(const point& p) const {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(p.x)) << 32) ^
+           static_cast<std::uint32_t>(p.y) * 0x9e3779b9U;
+  }
+};
+struct point_equal {
+  GPUHASH_HD bool operator()(const point& a, const point& b) const {
+    return a.x == b.x && a.y == b.y;
+  }
+};
+struct point_std_hash {
+  std::size_t operator()(const point& p) const { return point_hash{}(p); }
+};
+
+/// A key whose equality looks at `id` only (the tag rides along): equal keys
+/// with different bytes.
+struct tagged {
+  std::uint32_t id;
+  std::uint32_t tag;
+};
+struct tagged_hash {
+  GPUHASH_HD std::uint64_t operator()(const tagged& k) const { return k.id; }
+};
+struct tagged_equal {
+  GPUHASH_HD bool operator()(const tagged& a, const tagged& b) const { return a.id == b.id; }
+};
+
+/// Row i of a group-by: adds values[i] to keys[i]'s sum through the ref.
+template <class Ref>
+struct add_through_ref {
+  Ref ref;
+  const typename Ref::key_type* keys;
+  const typename Ref::mapped_type* values;
+  status* statuses;
+  GPUHASH_HD void operator()(std::uint64_t i) const {
+    statuses[i] = ref.insert_or_apply(keys[i], values[i], plus{});
+  }
+};
+
+template <class Backend>
+class key_types : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!Backend::available())
+      GTEST_SKIP() << "no " << Backend::name
+                   << " device: these tests need an NVIDIA GPU (scripts/gpu-check runs them)";
+  }
+
+  template <class T>
+  static auto to_backend(const std::vector<T>& host) {
+    auto buffer = Backend::template allocate<T>(std::max<std::size_t>(host.size(), 1));
+    if (!host.empty()) Backend::copy_from_host(buffer.data(), host.data(), host.size());
+    return buffer;
+  }
+  template <class T, class Buffer>
+  static std::vector<T> to_host(const Buffer& buffer, std::size_t n) {
+    std::vector<T> host(n);
+    if (n != 0) Backend::copy_to_host(host.data(), buffer.data(), n);
+    return host;
+  }
+};
+TYPED_TEST_SUITE_P(key_types);
+
+// Rounds of random inserts (with keys repeated inside a batch), finds of
+// present and absent keys, erases and reinserts, from a small table that
+// grows, against std::unordered_map.
+TYPED_TEST_P(key_types, struct_keys_match_an_unordered_map) {
+  using map_type = linear_probing_map<point, double, TypeParam, point_hash, point_equal>;
+  seeded_random random;
+  map_type table(table_options{16, 0.0f, random.next()});
+  std::unordered_map<point, double, point_std_hash> model;
+  const auto some_point = [&] {
+    return point{static_cast<std::int32_t>(random.below(200)) - 100,
+                 static_cast<std::int32_t>(random.below(8)) - 4};
+  };
+  for (int round = 0; round < 20; ++round) {
+    std::vector<point> keys(scaled(800));
+    std::vector<double> values(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      keys[i] = some_point();
+      values[i] = static_cast<double>(random.below(1000)) / 8;
+    }
+    const auto statuses = table.insert(keys, values);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      // (-1, -1), (-2, -1) and (-3, -1) have the reserved bytes. A key
+      // repeated in the batch is inserted by one of its copies.
+      if (map_type::is_reserved(keys[i])) {
+        ASSERT_EQ(statuses[i], status::invalid_key);
+      } else if (model.count(keys[i]) != 0) {
+        ASSERT_EQ(statuses[i], status::exists);
+      } else {
+        ASSERT_TRUE(statuses[i] == status::inserted || statuses[i] == status::exists);
+      }
+    }
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (statuses[i] == status::inserted) {
+        ASSERT_TRUE(model.emplace(keys[i], values[i]).second);
+      }
+    }
+    ASSERT_EQ(table.size(), model.size());
+
+    std::vector<point> erased(scaled(100));
+    for (auto& key : erased) key = some_point();
+    const auto erase_statuses = table.erase(erased);
+    for (std::size_t i = 0; i < erased.size(); ++i) {
+      if (map_type::is_reserved(erased[i])) {
+        ASSERT_EQ(erase_statuses[i], status::invalid_key);
+      } else if (erase_statuses[i] == status::erased) {
+        ASSERT_EQ(model.erase(erased[i]), 1U);
+      } else {
+        ASSERT_EQ(erase_statuses[i], status::not_found);
+        ASSERT_EQ(model.count(erased[i]), 0U);
+      }
+    }
+    std::vector<point> queries(scaled(400));
+    for (auto& key : queries) key = some_point();
+    const auto [found_values, found_statuses] = table.find(queries);
+    for (std::size_t i = 0; i < queries.size(); ++i) {
+      const auto it = model.find(queries[i]);
+      if (map_type::is_reserved(queries[i])) {
+        ASSERT_EQ(found_statuses[i], status::invalid_key);
+      } else if (it == model.end()) {
+        ASSERT_EQ(found_statuses[i], status::not_found);
+      } else {
+        ASSERT_EQ(found_statuses[i], status::found);
+        ASSERT_EQ(found_values[i], it->second);
+      }
+    }
+    ASSERT_EQ(table.size(), model.size());
+  }
+  const auto [keys, values] = table.retrieve_all();
+  ASSERT_EQ(keys.size(), model.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(model.at(keys[i]), values[i]);
+}
+
+// Keys the policy calls equal are one key: the first stored keeps its bytes,
+// a later insert finds it, an upsert changes its value only, and an erase
+// with any equal key removes it.
+TYPED_TEST_P(key_types, the_equality_policy_decides_which_keys_are_one) {
+  using map_type = linear_probing_map<tagged, std::uint64_t, TypeParam, tagged_hash, tagged_equal>;
+  map_type table(table_options{64, 0.0f, 7});
+  EXPECT_EQ(table.insert(std::vector<tagged>{{5, 1}}, std::vector<std::uint64_t>{10})[0],
+            status::inserted);
+  EXPECT_EQ(table.insert(std::vector<tagged>{{5, 2}}, std::vector<std::uint64_t>{20})[0],
+            status::exists);
+  auto [values, statuses] = table.find(std::vector<tagged>{{5, 9}});
+  EXPECT_EQ(statuses[0], status::found);
+  EXPECT_EQ(values[0], 10U);
+  EXPECT_EQ(table.insert_or_assign(std::vector<tagged>{{5, 3}}, std::vector<std::uint64_t>{30})[0],
+            status::updated);
+  const auto [keys, stored] = table.retrieve_all();
+  ASSERT_EQ(keys.size(), 1U);
+  EXPECT_EQ(keys[0].id, 5U);
+  EXPECT_EQ(keys[0].tag, 1U);  // the bytes first written
+  EXPECT_EQ(stored[0], 30U);
+  EXPECT_EQ(table.erase(std::vector<tagged>{{5, 4}})[0], status::erased);
+  EXPECT_EQ(table.size(), 0U);
+}
+
+// Without an equality policy, keys are their bytes: 0.0f and -0.0f are two
+// keys, and a NaN is found by its own bits.
+TYPED_TEST_P(key_types, float_keys_are_their_bytes) {
+  using map_type = linear_probing_map<float, float, TypeParam>;
+  map_type table;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> keys{0.0f, -0.0f, nan, 1.5f};
+  const std::vector<float> values{1.0f, 2.0f, 3.0f, 4.0f};
+  for (const status s : table.insert(keys, values)) EXPECT_EQ(s, status::inserted);
+  const auto [found, statuses] = table.find(keys);
+  EXPECT_EQ(found, values);
+  EXPECT_EQ(statuses, std::vector<status>(4, status::found));
+}
+
+// Reserved keys are bit patterns: for signed 8-byte keys -1, -2 and -3.
+TYPED_TEST_P(key_types, signed_keys_reserve_their_all_ones_patterns) {
+  using map_type = linear_probing_map<std::int64_t, double, TypeParam>;
+  map_type table;
+  const auto reserved = map_type::reserved_keys();
+  EXPECT_EQ(std::vector<std::int64_t>(reserved.begin(), reserved.end()),
+            (std::vector<std::int64_t>{-1, -2, -3}));
+  const auto statuses = table.insert(std::vector<std::int64_t>{-1, -3, -4, 0, 7},
+                                     std::vector<double>{1, 2, 3, 4, 5});
+  EXPECT_EQ(statuses, (std::vector<status>{status::invalid_key, status::invalid_key,
+                                           status::inserted, status::inserted, status::inserted}));
+  EXPECT_EQ(table.size(), 3U);
+}
+
+// A group-by of double values through the ref from the backend's threads:
+// plus on a double runs in the compare-and-swap loop, and no sum is lost
+// (values are small integers, so every order of the adds sums exactly).
+TYPED_TEST_P(key_types, refs_sum_double_values) {
+  using map_type = linear_probing_map<point, double, TypeParam, point_hash, point_equal>;
+  seeded_random random;
+  map_type table(table_options{1024, 0.0f, random.next()});
+  const std::size_t n = scaled(50000);
+  std::vector<point> keys(n);
+  std::vector<double> values(n);
+  std::unordered_map<point, double, point_std_hash> sums;
+  for (std::size_t i = 0; i < n; ++i) {
+    keys[i] = point{static_cast<std::int32_t>(random.below(300)), 1};
+    values[i] = static_cast<double>(1 + random.below(4));
+    sums[keys[i]] += values[i];
+  }
+  auto device_keys = TestFixture::to_backend(keys);
+  auto device_values = TestFixture::to_backend(values);
+  auto device_statuses = TypeParam::template allocate<status>(n);
+  support::launcher<TypeParam>::for_each(
+      n, add_through_ref<typename map_type::ref_type>{table.ref(), device_keys.data(),
+                                                      device_values.data(),
+                                                      device_statuses.data()});
+  TypeParam::synchronize({});
+  const auto statuses = TestFixture::template to_host<status>(device_statuses, n);
+  EXPECT_EQ(std::count(statuses.begin(), statuses.end(), status::inserted),
+            static_cast<std::ptrdiff_t>(sums.size()));
+  EXPECT_EQ(table.size(), sums.size());
+  const auto [stored_keys, stored_values] = table.retrieve_all();
+  ASSERT_EQ(stored_keys.size(), sums.size());
+  for (std::size_t i = 0; i < stored_keys.size(); ++i)
+    EXPECT_EQ(stored_values[i], sums.at(stored_keys[i]));
+}
+
+REGISTER_TYPED_TEST_SUITE_P(key_types, struct_keys_match_an_unordered_map,
+                            the_equality_policy_decides_which_keys_are_one,
+                            float_keys_are_their_bytes,
+                            signed_keys_reserve_their_all_ones_patterns, refs_sum_double_values);
+
+}  // namespace gpuhash::testing
