@@ -1,6 +1,6 @@
 #pragma once
-// basic_map: the one public API of every hash table design (DESIGN.md, "One
-// API for every design" and "Growth"). A design supplies an *engine* (storage
+// basic_map: the one public API of every hash table design
+// (docs/architecture.md). A design supplies an *engine* (storage
 // and batch execution); basic_map adds what all designs share: argument
 // checks, growth before a batch, retrying keys that came back `full`,
 // size bookkeeping and the host-container convenience forms.

@@ -144,7 +144,7 @@ GPUHASH_HD GPUHASH_FORCEINLINE void add_relaxed(T* address, T value) {
 /// atomic by one lane, a shuffle of its result to the others with no
 /// synchronization in between), and on the H200 about one reordered DACHash
 /// build of 2^22 keys in a hundred got 0 from that shuffle instead of the
-/// counter: a pool with 400,000 free nodes answered `full` (issue #4; the
+/// counter: a pool with 400,000 free nodes answered `full` (the
 /// pops returned 0, -1, -2 to lanes 0, 1, 2 of one group while the counter
 /// held 709,143). With this function no such pop was seen in thousands of
 /// builds (docs/results/dachash.md).

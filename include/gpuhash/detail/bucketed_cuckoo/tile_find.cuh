@@ -6,7 +6,7 @@
 // vector load, so a bucket's pieces are adjacent addresses of one warp
 // instruction, which can be served as one coalesced request; one thread per
 // key issues BucketBytes / 16 loads, and ncu on the H200 counts each as its
-// own L2 request. Whether that is faster is measured in cuckoo.bucket_size
+// own L2 request. Whether that is faster is measured in bucketed_cuckoo.bucket_size
 // (the -tile variants). The probe order and stop rules are table_view::find's
 // (docs/designs/bucketed_cuckoo.md): the key's buckets in choice order, a
 // bucket that two choices share once, the slots of a bucket in order; stop at

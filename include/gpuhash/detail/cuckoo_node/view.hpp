@@ -6,14 +6,14 @@
 // insert evicts within a node up to max_loop times before it moves on to the
 // next node, attaching one from the pool when the chain ends (Alg. 2).
 //
-// Local spans (our variant, issue #5): with LocalSpans, a key's |H|
+// Local spans (our variant): with LocalSpans, a key's |H|
 // positions all lie in one 64-byte span of the node, chosen by one more hash
 // function, instead of anywhere in the node as the paper has them. A search
 // then reads one span per node (two 32-byte sectors, adjacent) instead of
 // |H| scattered sectors, and an eviction walk stays inside the span; nodes
 // are 64-byte aligned so that spans are. Everything else is the same.
 //
-// Concurrency (the guarantee the paper does not give, issue #5): every
+// Concurrency (the guarantee the paper does not give): every
 // bucket has a version word used as a sequence lock.
 //  * A write (insert, upsert, update, erase) takes its bucket's lock (an
 //    atomic OR of 1 into the version, which owns it if the version was even), changes the chain,
