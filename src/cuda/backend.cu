@@ -1,5 +1,6 @@
 // Kernels behind cuda_backend's host-callable helpers (fill, select_positions,
-// gather, scatter), instantiated for the library's element types.
+// gather, scatter), instantiated for unsigned words of 1, 4 and 8 bytes: the
+// header moves every element type of those sizes as its word.
 
 #include <thrust/iterator/counting_iterator.h>
 #include <cub/device/device_select.cuh>
@@ -8,7 +9,6 @@
 
 #include "gpuhash/cuda/backend.hpp"
 #include "gpuhash/detail/cuda/launch.cuh"
-#include "gpuhash/operation.hpp"
 
 namespace gpuhash {
 
@@ -70,9 +70,9 @@ std::string cuda_backend::device_name() {
   return properties.name;
 }
 
-template <class T>
-void cuda_backend::fill(T* destination, std::size_t n, T value, stream_type stream) {
-  launch(n, fill_functor<T>{destination, value}, stream);
+template <class Word>
+void cuda_backend::fill_words(Word* destination, std::size_t n, Word value, stream_type stream) {
+  launch(n, fill_functor<Word>{destination, value}, stream);
 }
 
 std::size_t cuda_backend::select_positions(const status* statuses, std::size_t n, status match,
@@ -93,32 +93,29 @@ std::size_t cuda_backend::select_positions(const status* statuses, std::size_t n
   return static_cast<std::size_t>(count);
 }
 
-template <class T>
-void cuda_backend::gather(const T* source, const std::size_t* positions, std::size_t m,
-                          T* destination, stream_type stream) {
-  launch(m, gather_functor<T>{source, positions, destination}, stream);
+template <class Word>
+void cuda_backend::gather_words(const Word* source, const std::size_t* positions, std::size_t m,
+                                Word* destination, stream_type stream) {
+  launch(m, gather_functor<Word>{source, positions, destination}, stream);
 }
 
-template <class T>
-void cuda_backend::scatter(const T* source, const std::size_t* positions, std::size_t m,
-                           T* destination, stream_type stream) {
-  launch(m, scatter_functor<T>{source, positions, destination}, stream);
+template <class Word>
+void cuda_backend::scatter_words(const Word* source, const std::size_t* positions, std::size_t m,
+                                 Word* destination, stream_type stream) {
+  launch(m, scatter_functor<Word>{source, positions, destination}, stream);
 }
 
-#define GPUHASH_INSTANTIATE_ELEMENT(T)                                                  \
-  template void cuda_backend::fill<T>(T*, std::size_t, T, stream_type);                 \
-  template void cuda_backend::gather<T>(const T*, const std::size_t*, std::size_t, T*,  \
-                                        stream_type);                                   \
-  template void cuda_backend::scatter<T>(const T*, const std::size_t*, std::size_t, T*, \
-                                         stream_type);
+#define GPUHASH_INSTANTIATE_WORD(Word)                                                            \
+  template void cuda_backend::fill_words<Word>(Word*, std::size_t, Word, stream_type);            \
+  template void cuda_backend::gather_words<Word>(const Word*, const std::size_t*, std::size_t,    \
+                                                 Word*, stream_type);                             \
+  template void cuda_backend::scatter_words<Word>(const Word*, const std::size_t*, std::size_t,   \
+                                                  Word*, stream_type);
 
-GPUHASH_INSTANTIATE_ELEMENT(std::uint8_t)
-GPUHASH_INSTANTIATE_ELEMENT(std::uint32_t)
-GPUHASH_INSTANTIATE_ELEMENT(std::uint64_t)
-GPUHASH_INSTANTIATE_ELEMENT(status)
-GPUHASH_INSTANTIATE_ELEMENT(operation)
-GPUHASH_INSTANTIATE_ELEMENT(bool)
+GPUHASH_INSTANTIATE_WORD(std::uint8_t)
+GPUHASH_INSTANTIATE_WORD(std::uint32_t)
+GPUHASH_INSTANTIATE_WORD(std::uint64_t)
 
-#undef GPUHASH_INSTANTIATE_ELEMENT
+#undef GPUHASH_INSTANTIATE_WORD
 
 }  // namespace gpuhash

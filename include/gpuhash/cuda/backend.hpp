@@ -6,9 +6,12 @@
 
 #include <cuda_runtime_api.h>
 
+#include <bit>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "gpuhash/cuda/device_buffer.hpp"
 #include "gpuhash/cuda/error.hpp"
@@ -79,18 +82,46 @@ struct cuda_backend {
                          stream_type stream = nullptr) {
     GPUHASH_CUDA_TRY(cudaMemsetAsync(destination, byte, n, stream));
   }
-  /// Defined in src/cuda/backend.cu for the library's key, value, status and
-  /// operation types.
+  /// Element-wise work on device arrays. Any trivially copyable element of
+  /// 1, 4 or 8 bytes (keys and values of the user's types included) moves as
+  /// its bytes, through the kernels that src/cuda/backend.cu defines for
+  /// unsigned words of those sizes.
   template <class T>
-  static void fill(T* destination, std::size_t n, T value, stream_type stream = nullptr);
+  static void fill(T* destination, std::size_t n, T value, stream_type stream = nullptr) {
+    using word = element_word<T>;
+    fill_words(reinterpret_cast<word*>(destination), n, std::bit_cast<word>(value), stream);
+  }
   static std::size_t select_positions(const status* statuses, std::size_t n, status match,
                                       std::size_t* positions, stream_type stream = nullptr);
   template <class T>
   static void gather(const T* source, const std::size_t* positions, std::size_t m, T* destination,
-                     stream_type stream = nullptr);
+                     stream_type stream = nullptr) {
+    using word = element_word<T>;
+    gather_words(reinterpret_cast<const word*>(source), positions, m,
+                 reinterpret_cast<word*>(destination), stream);
+  }
   template <class T>
   static void scatter(const T* source, const std::size_t* positions, std::size_t m, T* destination,
-                      stream_type stream = nullptr);
+                      stream_type stream = nullptr) {
+    using word = element_word<T>;
+    scatter_words(reinterpret_cast<const word*>(source), positions, m,
+                  reinterpret_cast<word*>(destination), stream);
+  }
+
+ private:
+  template <class T>
+    requires(std::is_trivially_copyable_v<T> &&
+             (sizeof(T) == 1 || sizeof(T) == 4 || sizeof(T) == 8))
+  using element_word = std::conditional_t<
+      sizeof(T) == 1, std::uint8_t, std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
+  template <class Word>
+  static void fill_words(Word* destination, std::size_t n, Word value, stream_type stream);
+  template <class Word>
+  static void gather_words(const Word* source, const std::size_t* positions, std::size_t m,
+                           Word* destination, stream_type stream);
+  template <class Word>
+  static void scatter_words(const Word* source, const std::size_t* positions, std::size_t m,
+                            Word* destination, stream_type stream);
 };
 
 }  // namespace gpuhash
