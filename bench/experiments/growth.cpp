@@ -1,6 +1,6 @@
-// cuckoo.growth and hashgraph.growth: growth by rebuilding against growth by
-// added subtables (for HashGraph: overflow tables, the thesis' point 3). n
-// keys are inserted in batches (synchronous inserts) into
+// bucketed_cuckoo.growth and hashgraph.growth: growth by rebuilding against
+// growth by added subtables (for HashGraph: overflow tables, the thesis'
+// point 3). n keys are inserted in batches (synchronous inserts) into
 //  * a table created small, which rebuilds itself larger as needed (the
 //    library's growth),
 //  * a chain of subtables created small, which adds a table instead
@@ -210,18 +210,19 @@ void run_growth(context& ctx, const std::string& experiment_name,
 
 }  // namespace
 
-experiment cuckoo_growth_experiment() {
-  return {"cuckoo.growth",
-          "growth by rebuilding against added subtables: n keys inserted in batches into a "
-          "table created small, a subtable chain created small and a table created for n, then "
-          "finds of n present and n absent keys in the grown ones (--n: 2^26 GPU, 2^22 CPU; "
-          "--batch: n/16; --initial: 1024 slots; "
-          "--design=bucketed_cuckoo,linear_probing; --key-bits; --backend; --reps)",
-          [](context& ctx) {
-            for_each_backend(ctx, [&]<class Backend>() {
-              run_growth<Backend>(ctx, "cuckoo.growth", {"bucketed_cuckoo", "linear_probing"});
-            });
-          }};
+experiment bucketed_cuckoo_growth_experiment() {
+  return {
+      "bucketed_cuckoo.growth",
+      "growth by rebuilding against added subtables: n keys inserted in batches into a "
+      "table created small, a subtable chain created small and a table created for n, then "
+      "finds of n present and n absent keys in the grown ones (--n: 2^26 GPU, 2^22 CPU; "
+      "--batch: n/16; --initial: 1024 slots; "
+      "--design=bucketed_cuckoo,linear_probing; --key-bits; --backend; --reps)",
+      [](context& ctx) {
+        for_each_backend(ctx, [&]<class Backend>() {
+          run_growth<Backend>(ctx, "bucketed_cuckoo.growth", {"bucketed_cuckoo", "linear_probing"});
+        });
+      }};
 }
 
 experiment hashgraph_growth_experiment() {

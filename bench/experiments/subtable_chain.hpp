@@ -1,9 +1,10 @@
 #pragma once
 // Growth by added subtables, the alternative to growth by rebuilding that
-// issue #3 asks to compare (cuckoo.growth). A chain holds whole tables of one
-// design; when the newest cannot take the next batch under the load limit, a
-// new table is added, as large as all the others together (or the batch,
-// whichever is larger), and the old ones are never touched again by inserts.
+// issue #3 asks to compare (bucketed_cuckoo.growth). A chain holds whole
+// tables of one design; when the newest cannot take the next batch under the
+// load limit, a new table is added, as large as all the others together (or
+// the batch, whichever is larger), and the old ones are never touched again
+// by inserts.
 //
 //  * insert (if absent): the batch's keys are looked up in every older table
 //    (those found there are `exists`), and the rest are inserted into the
@@ -15,7 +16,7 @@
 // host round trip per table), this prices the design's memory traffic as an
 // implementation inside an engine would pay it, plus a few microseconds per
 // table. It lives in the benchmark because the measurement rejected it for
-// the library (docs/results/bucketed_cuckoo.md, "cuckoo.growth").
+// the library (docs/results/bucketed_cuckoo.md, "bucketed_cuckoo.growth").
 
 #include <algorithm>
 #include <cmath>
