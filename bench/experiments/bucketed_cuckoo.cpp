@@ -1,6 +1,6 @@
-// The bucketed cuckoo experiments of issue #3: the table's rates against the
-// load factor, the number of keys, the share of searches that hit, skewed
-// (Zipf) keys, the key width, and the bucket size and number of choices.
+// The bucketed cuckoo experiments: the table's rates against the load factor,
+// the number of keys, the share of searches that hit, skewed (Zipf) keys, the
+// key width, and the bucket size and number of choices.
 
 #include <algorithm>
 #include <cstdint>
@@ -29,7 +29,7 @@ std::vector<std::uint64_t> powers_of_two(int first, int last) {
   return sizes;
 }
 
-/// Settings at the issue's size (2^26 keys on the GPU, 2^22 on the CPU).
+/// Settings at the targets' size (2^26 keys on the GPU, 2^22 on the CPU).
 sweep_settings cuckoo_settings(std::string experiment, std::vector<double> loads) {
   return {std::move(experiment),
           powers_of_two(22, 22),

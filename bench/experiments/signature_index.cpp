@@ -1,11 +1,11 @@
-// signature_index.batch: the signature index (the server's index, issue #3
-// item 5) in the GPU memcached thesis' batch setting (section 6.2: batches of
-// 512 inserts and 32,768 searches over an index of about 260,000 items), then
-// in larger batches. Per batch: insert of fresh entries, search of stored
-// signatures, erase of the inserted entries, and both in one mixed batch
-// (apply: the server's case); latency per batch and rate. Each call is
-// synchronous (it returns with its results written), so the time includes the
-// index's own host round trips.
+// signature_index.batch: the signature index (the server's index) in the GPU
+// memcached thesis' batch setting (section 6.2: batches of 512 inserts and
+// 32,768 searches over an index of about 260,000 items), then in larger
+// batches. Per batch: insert of fresh entries, search of stored signatures,
+// erase of the inserted entries, and both in one mixed batch (apply: the
+// server's case); latency per batch and rate. Each call is synchronous (it
+// returns with its results written), so the time includes the index's own
+// host round trips.
 
 #include <algorithm>
 #include <cstdint>

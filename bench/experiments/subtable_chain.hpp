@@ -1,10 +1,9 @@
 #pragma once
 // Growth by added subtables, the alternative to growth by rebuilding that
-// issue #3 asks to compare (bucketed_cuckoo.growth). A chain holds whole
-// tables of one design; when the newest cannot take the next batch under the
-// load limit, a new table is added, as large as all the others together (or
-// the batch, whichever is larger), and the old ones are never touched again
-// by inserts.
+// bucketed_cuckoo.growth compares it with. A chain holds whole tables of one
+// design; when the newest cannot take the next batch under the load limit, a
+// new table is added, as large as all the others together (or the batch,
+// whichever is larger), and the old ones are never touched again by inserts.
 //
 //  * insert (if absent): the batch's keys are looked up in every older table
 //    (those found there are `exists`), and the rest are inserted into the
