@@ -2,10 +2,11 @@
 // stream. A batch takes one of two ways:
 //  - small (up to resident_kernel::max_searches searches and max_mutations
 //    inserts and erases, 2,048 each): to the resident kernel
-//    (gpu_resident.cuh), with no launch. It answers the searches (6 us for
-//    8 on the H200; 15 us launched for 64), then runs the inserts and
-//    erases while the engine answers the batch; the next apply waits for
-//    them (usually done by then) and has the index account for them;
+//    (gpu_resident.cuh), with no launch (about half a launched batch's
+//    time: docs/results/server.md). It answers the searches, then runs the
+//    inserts and erases while the engine answers the batch; the next apply
+//    waits for them (usually done by then) and has the index account for
+//    them;
 //  - larger: launched. The searches up to in_place_limit (4,096) read their
 //    signatures from the page-locked memory the engine wrote them in, and a
 //    packing kernel writes the results block (gpu_results.cuh) into
@@ -390,8 +391,9 @@ class gpu_index final : public index_service {
   }
 
   /// Searches up to this many are read and answered in host memory; more
-  /// are copied (measured on the H200: in place is faster at 2,048, four
-  /// times slower at 32,768).
+  /// are copied. In place saves a small batch its copy calls, but every
+  /// read and write of it crosses PCIe on its own, which a large batch pays
+  /// more for than two bulk copies (docs/results/server.md).
   static constexpr std::size_t in_place_limit = 4096;
 
   /// Makes room for batches of n; true if the buffers grew (moved).
