@@ -41,12 +41,6 @@ struct growth_timings {
   std::size_t subtables = 0;
 };
 
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
-}
-
 /// Inserts keys [0, n) in batches of `batch` into `table` (a map or a
 /// subtable chain); returns the time.
 template <class Table, class Backend>
@@ -162,7 +156,7 @@ void run_growth(context& ctx, const std::string& experiment_name,
     const int bits = static_cast<int>(8 * sizeof(typename Table::key_type));
     if (!ctx.selected_width(bits, {"32"})) return;
     const auto t = time_growth<Table>(n, batch, initial, base);
-    const double presized = median_of(t.presized_ms);
+    const double presized = median(t.presized_ms);
     const auto versus = [&](double ms) {
       char text[32];
       std::snprintf(text, sizeof text, "%.3f (%+d%%)", ms,
@@ -170,13 +164,13 @@ void run_growth(context& ctx, const std::string& experiment_name,
       return std::string(text);
     };
     std::printf("%-16s %-5d %-22s %-22s %-22.3f %-10zu\n", std::string(Table::design_name).c_str(),
-                bits, versus(median_of(t.grown_ms)).c_str(),
-                versus(median_of(t.subtables_ms)).c_str(), presized, t.subtables);
+                bits, versus(median(t.grown_ms)).c_str(), versus(median(t.subtables_ms)).c_str(),
+                presized, t.subtables);
     std::printf(
         "%-16s %-5s find-hit ms: rebuilt %.3f, subtables %.3f; find-miss ms: rebuilt "
         "%.3f, subtables %.3f\n",
-        "", "", median_of(t.grown_hit_ms), median_of(t.subtables_hit_ms),
-        median_of(t.grown_miss_ms), median_of(t.subtables_miss_ms));
+        "", "", median(t.grown_hit_ms), median(t.subtables_hit_ms), median(t.grown_miss_ms),
+        median(t.subtables_miss_ms));
     const auto emit = [&](const char* op, const std::vector<double>& ms, std::size_t capacity) {
       json_line line;
       line.add("experiment", experiment_name)
@@ -193,8 +187,8 @@ void run_growth(context& ctx, const std::string& experiment_name,
           .add("final_capacity", static_cast<std::uint64_t>(capacity))
           .add("subtables", static_cast<std::uint64_t>(t.subtables))
           .add("repetitions", static_cast<int>(ms.size()))
-          .add("median_ms", median_of(ms))
-          .add("rate_gops", static_cast<double>(n) / (median_of(ms) * 1e6))
+          .add("median_ms", median(ms))
+          .add("rate_gops", static_cast<double>(n) / (median(ms) * 1e6))
           .add("verified", true);
       ctx.emit(line.str());
     };

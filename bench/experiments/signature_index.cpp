@@ -40,12 +40,6 @@ struct index_timings {
   std::size_t memory_bytes = 0;
 };
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
-}
-
 void require_none(std::size_t wrong, std::size_t n, const char* what) {
   if (wrong != 0)
     throw std::runtime_error("verification failed: " + std::to_string(wrong) + " of " +
