@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../json.hpp"
@@ -202,36 +203,38 @@ void run_growth(context& ctx, const std::string& experiment_name,
   });
 }
 
+/// A growth experiment over `designs`, on every backend chosen.
+experiment growth_experiment(std::string_view name, std::string_view description,
+                             std::vector<std::string> designs) {
+  return {name, description, [name, designs](context& ctx) {
+            for_each_backend(ctx, [&]<class Backend>() {
+              run_growth<Backend>(ctx, std::string(name), designs);
+            });
+          }};
+}
+
 }  // namespace
 
 experiment bucketed_cuckoo_growth_experiment() {
-  return {
+  return growth_experiment(
       "bucketed_cuckoo.growth",
       "growth by rebuilding against added subtables: n keys inserted in batches into a "
       "table created small, a subtable chain created small and a table created for n, then "
       "finds of n present and n absent keys in the grown ones (--n: 2^26 GPU, 2^22 CPU; "
       "--batch: n/16; --initial: 1024 slots; "
       "--design=bucketed_cuckoo,linear_probing; --key-bits; --backend; --reps)",
-      [](context& ctx) {
-        for_each_backend(ctx, [&]<class Backend>() {
-          run_growth<Backend>(ctx, "bucketed_cuckoo.growth", {"bucketed_cuckoo", "linear_probing"});
-        });
-      }};
+      {"bucketed_cuckoo", "linear_probing"});
 }
 
 experiment hashgraph_growth_experiment() {
-  return {"hashgraph.growth",
-          "dynamic HashGraph's two growth strategies: rebuilding everything (the thesis' Alg. "
-          "8, the library's) against overflow tables (a chain of subtables, each added as large "
-          "as the others together), with a table created for n as reference; then finds of n "
-          "present and n absent keys (--n: 2^26 GPU, 2^22 CPU; --batch: n/16; --initial: 1024 "
-          "slots; --design=hashgraph,hashgraph_ellpack,hashgraph_sliced_ellpack)",
-          [](context& ctx) {
-            for_each_backend(ctx, [&]<class Backend>() {
-              run_growth<Backend>(ctx, "hashgraph.growth",
-                                  {"hashgraph", "hashgraph_ellpack", "hashgraph_sliced_ellpack"});
-            });
-          }};
+  return growth_experiment(
+      "hashgraph.growth",
+      "dynamic HashGraph's two growth strategies: rebuilding everything (the thesis' Alg. "
+      "8, the library's) against overflow tables (a chain of subtables, each added as large "
+      "as the others together), with a table created for n as reference; then finds of n "
+      "present and n absent keys (--n: 2^26 GPU, 2^22 CPU; --batch: n/16; --initial: 1024 "
+      "slots; --design=hashgraph,hashgraph_ellpack,hashgraph_sliced_ellpack)",
+      {"hashgraph", "hashgraph_ellpack", "hashgraph_sliced_ellpack"});
 }
 
 }  // namespace gpuhash::bench
