@@ -1,7 +1,7 @@
 #pragma once
 // Which physical limit (limits.hpp) each operation of a design is judged
 // against: the cheapest memory access pattern that could do the operation's
-// work. The default is the issues' yardstick, a random 64-byte read per find
+// work. The default is the targets' yardstick, a random 64-byte read per find
 // and a read-then-CAS with write-back per insert or erase.
 
 #include <string_view>

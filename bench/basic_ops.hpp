@@ -40,12 +40,7 @@ struct op_timing {
   std::string limit;  ///< the access limit this operation is judged against
   std::vector<double> ms;
 
-  double median_ms() const {
-    std::vector<double> sorted = ms;
-    std::sort(sorted.begin(), sorted.end());
-    const std::size_t mid = sorted.size() / 2;
-    return sorted.size() % 2 == 1 ? sorted[mid] : 0.5 * (sorted[mid - 1] + sorted[mid]);
-  }
+  double median_ms() const { return median(ms); }
   double min_ms() const { return *std::min_element(ms.begin(), ms.end()); }
   double max_ms() const { return *std::max_element(ms.begin(), ms.end()); }
 };

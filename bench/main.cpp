@@ -1,6 +1,8 @@
 // gpuhash-bench: named experiments that reproduce the seeds' figures and
 // compare the designs. `gpuhash-bench --list` shows them.
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -45,8 +47,11 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   if (std::string(argv[1]) == "--list") {
+    std::size_t width = 0;
+    for (const auto& e : all_experiments()) width = std::max(width, e.name.size());
     for (const auto& e : all_experiments())
-      std::printf("%-20s %s\n", std::string(e.name).c_str(), std::string(e.description).c_str());
+      std::printf("%-*s %s\n", static_cast<int>(width), std::string(e.name).c_str(),
+                  std::string(e.description).c_str());
     return 0;
   }
   try {

@@ -1,8 +1,8 @@
 #pragma once
 // Sweeps over sizes and load factors, shared by lf_sweep, demo and the
-// cuckoo.* experiments: what an experiment sweeps by default, the options
-// every sweep reads from the command line, and the loops over backends,
-// tables and points.
+// bucketed_cuckoo.* experiments: what an experiment sweeps by default, the
+// options every sweep reads from the command line, and the loops over
+// backends, tables and points.
 
 #include <cstdint>
 #include <stdexcept>

@@ -3,7 +3,10 @@
 // backend (device time, no host overhead), a steady clock for the CPU backend
 // (whose batches are synchronous).
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
+#include <vector>
 
 #include "gpuhash/cpu/backend.hpp"
 #if defined(GPUHASH_HAS_CUDA)
@@ -11,6 +14,14 @@
 #endif
 
 namespace gpuhash::bench {
+
+/// The median of timed repetitions (of an even number, the mean of the
+/// middle two).
+inline double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
 
 template <class Backend>
 class step_timer;

@@ -1,7 +1,7 @@
-// The Cuckoo Node Hashing experiments of issue #5 (cuckoo-node-hashing-paper.txt,
-// V), with the paper's settings unless the command line changes them: 2^25
-// keys, nodes of 2^7 key slots, |H| = 4, max_loop 2^6, the warp-cooperative
-// reorder with a combining factor of 2^7. The designs compared:
+// The Cuckoo Node Hashing experiments (cuckoo-node-hashing-paper.txt, V),
+// with the paper's settings unless the command line changes them: 2^25 keys,
+// nodes of 2^7 key slots, |H| = 4, max_loop 2^6, the warp-cooperative reorder
+// with a combining factor of 2^7. The designs compared:
 //   cuckoo_node_paper             the paper's settings (cuckoo_node_paper_map)
 //   cuckoo_node_paper_no_reorder  the same without the reorder
 //   cuckoo_node                   the library's default: 32-slot nodes, no reorder

@@ -1,4 +1,4 @@
-// The DACHash experiments of issue #4, named after the thesis' figures
+// The DACHash experiments, named after the thesis' figures
 // (dachash-thesis.txt, chapter 7). Each point stores n keys in a table whose
 // bucket count follows from the expected chain length e (the thesis' axis:
 // 0.5 means the keys would fill one node per bucket, 1 two nodes), then times

@@ -1,6 +1,7 @@
-// The device API (issue #29): tables used from kernels of the benchmark's
-// own through their refs, against the same tables' bulk calls, and the
-// group-by that insert_or_apply is for (bench/device_api/ref_runs.hpp).
+// The device API (docs/device_api.md): tables used from kernels of the
+// benchmark's own through their refs, against the same tables' bulk calls,
+// and the group-by that insert_or_apply is for
+// (bench/device_api/ref_runs.hpp).
 //   device_api.ref_vs_bulk  insert, find-hit, find-miss: bulk against ref
 //                           (--n, --load, --design, --key-bits, --backend)
 //   device_api.group_by     rows into groups with insert_or_apply

@@ -7,9 +7,9 @@ namespace gpuhash::bench {
 const std::vector<experiment>& all_experiments() {
   static const std::vector<experiment> experiments = [] {
     std::vector<experiment> list{demo_experiment(), lf_sweep_experiment(), limits_experiment()};
-    for (auto& e : cuckoo_experiments()) list.push_back(std::move(e));
-    list.push_back(cuckoo_index_experiment());
-    list.push_back(cuckoo_growth_experiment());
+    for (auto& e : bucketed_cuckoo_experiments()) list.push_back(std::move(e));
+    list.push_back(signature_index_experiment());
+    list.push_back(bucketed_cuckoo_growth_experiment());
     for (auto& e : dachash_experiments()) list.push_back(std::move(e));
     for (auto& e : hashgraph_experiments()) list.push_back(std::move(e));
     list.push_back(hashgraph_growth_experiment());

@@ -1,6 +1,6 @@
 #pragma once
-// One function per experiment file (cuckoo.cpp: the family of cuckoo.*
-// experiments); experiments.cpp lists them for --list.
+// One function per experiment file (bucketed_cuckoo.cpp: the family of
+// bucketed_cuckoo.* experiments); experiments.cpp lists them for --list.
 
 #include <vector>
 
@@ -11,9 +11,9 @@ namespace gpuhash::bench {
 experiment demo_experiment();
 experiment lf_sweep_experiment();
 experiment limits_experiment();
-std::vector<experiment> cuckoo_experiments();
-experiment cuckoo_index_experiment();
-experiment cuckoo_growth_experiment();
+std::vector<experiment> bucketed_cuckoo_experiments();
+experiment signature_index_experiment();
+experiment bucketed_cuckoo_growth_experiment();
 std::vector<experiment> dachash_experiments();
 std::vector<experiment> hashgraph_experiments();
 experiment hashgraph_growth_experiment();

@@ -1,6 +1,6 @@
-// cuckoo.growth and hashgraph.growth: growth by rebuilding against growth by
-// added subtables (for HashGraph: overflow tables, the thesis' point 3). n
-// keys are inserted in batches (synchronous inserts) into
+// bucketed_cuckoo.growth and hashgraph.growth: growth by rebuilding against
+// growth by added subtables (for HashGraph: overflow tables, the thesis'
+// point 3). n keys are inserted in batches (synchronous inserts) into
 //  * a table created small, which rebuilds itself larger as needed (the
 //    library's growth),
 //  * a chain of subtables created small, which adds a table instead
@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../json.hpp"
@@ -40,12 +41,6 @@ struct growth_timings {
   std::size_t subtables_capacity = 0;
   std::size_t subtables = 0;
 };
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
-}
 
 /// Inserts keys [0, n) in batches of `batch` into `table` (a map or a
 /// subtable chain); returns the time.
@@ -162,7 +157,7 @@ void run_growth(context& ctx, const std::string& experiment_name,
     const int bits = static_cast<int>(8 * sizeof(typename Table::key_type));
     if (!ctx.selected_width(bits, {"32"})) return;
     const auto t = time_growth<Table>(n, batch, initial, base);
-    const double presized = median_of(t.presized_ms);
+    const double presized = median(t.presized_ms);
     const auto versus = [&](double ms) {
       char text[32];
       std::snprintf(text, sizeof text, "%.3f (%+d%%)", ms,
@@ -170,13 +165,13 @@ void run_growth(context& ctx, const std::string& experiment_name,
       return std::string(text);
     };
     std::printf("%-16s %-5d %-22s %-22s %-22.3f %-10zu\n", std::string(Table::design_name).c_str(),
-                bits, versus(median_of(t.grown_ms)).c_str(),
-                versus(median_of(t.subtables_ms)).c_str(), presized, t.subtables);
+                bits, versus(median(t.grown_ms)).c_str(), versus(median(t.subtables_ms)).c_str(),
+                presized, t.subtables);
     std::printf(
         "%-16s %-5s find-hit ms: rebuilt %.3f, subtables %.3f; find-miss ms: rebuilt "
         "%.3f, subtables %.3f\n",
-        "", "", median_of(t.grown_hit_ms), median_of(t.subtables_hit_ms),
-        median_of(t.grown_miss_ms), median_of(t.subtables_miss_ms));
+        "", "", median(t.grown_hit_ms), median(t.subtables_hit_ms), median(t.grown_miss_ms),
+        median(t.subtables_miss_ms));
     const auto emit = [&](const char* op, const std::vector<double>& ms, std::size_t capacity) {
       json_line line;
       line.add("experiment", experiment_name)
@@ -193,8 +188,8 @@ void run_growth(context& ctx, const std::string& experiment_name,
           .add("final_capacity", static_cast<std::uint64_t>(capacity))
           .add("subtables", static_cast<std::uint64_t>(t.subtables))
           .add("repetitions", static_cast<int>(ms.size()))
-          .add("median_ms", median_of(ms))
-          .add("rate_gops", static_cast<double>(n) / (median_of(ms) * 1e6))
+          .add("median_ms", median(ms))
+          .add("rate_gops", static_cast<double>(n) / (median(ms) * 1e6))
           .add("verified", true);
       ctx.emit(line.str());
     };
@@ -208,35 +203,38 @@ void run_growth(context& ctx, const std::string& experiment_name,
   });
 }
 
-}  // namespace
-
-experiment cuckoo_growth_experiment() {
-  return {"cuckoo.growth",
-          "growth by rebuilding against added subtables: n keys inserted in batches into a "
-          "table created small, a subtable chain created small and a table created for n, then "
-          "finds of n present and n absent keys in the grown ones (--n: 2^26 GPU, 2^22 CPU; "
-          "--batch: n/16; --initial: 1024 slots; "
-          "--design=bucketed_cuckoo,linear_probing; --key-bits; --backend; --reps)",
-          [](context& ctx) {
+/// A growth experiment over `designs`, on every backend chosen.
+experiment growth_experiment(std::string_view name, std::string_view description,
+                             std::vector<std::string> designs) {
+  return {name, description, [name, designs](context& ctx) {
             for_each_backend(ctx, [&]<class Backend>() {
-              run_growth<Backend>(ctx, "cuckoo.growth", {"bucketed_cuckoo", "linear_probing"});
+              run_growth<Backend>(ctx, std::string(name), designs);
             });
           }};
 }
 
+}  // namespace
+
+experiment bucketed_cuckoo_growth_experiment() {
+  return growth_experiment(
+      "bucketed_cuckoo.growth",
+      "growth by rebuilding against added subtables: n keys inserted in batches into a "
+      "table created small, a subtable chain created small and a table created for n, then "
+      "finds of n present and n absent keys in the grown ones (--n: 2^26 GPU, 2^22 CPU; "
+      "--batch: n/16; --initial: 1024 slots; "
+      "--design=bucketed_cuckoo,linear_probing; --key-bits; --backend; --reps)",
+      {"bucketed_cuckoo", "linear_probing"});
+}
+
 experiment hashgraph_growth_experiment() {
-  return {"hashgraph.growth",
-          "dynamic HashGraph's two growth strategies: rebuilding everything (the thesis' Alg. "
-          "8, the library's) against overflow tables (a chain of subtables, each added as large "
-          "as the others together), with a table created for n as reference; then finds of n "
-          "present and n absent keys (--n: 2^26 GPU, 2^22 CPU; --batch: n/16; --initial: 1024 "
-          "slots; --design=hashgraph,hashgraph_ellpack,hashgraph_sliced_ellpack)",
-          [](context& ctx) {
-            for_each_backend(ctx, [&]<class Backend>() {
-              run_growth<Backend>(ctx, "hashgraph.growth",
-                                  {"hashgraph", "hashgraph_ellpack", "hashgraph_sliced_ellpack"});
-            });
-          }};
+  return growth_experiment(
+      "hashgraph.growth",
+      "dynamic HashGraph's two growth strategies: rebuilding everything (the thesis' Alg. "
+      "8, the library's) against overflow tables (a chain of subtables, each added as large "
+      "as the others together), with a table created for n as reference; then finds of n "
+      "present and n absent keys (--n: 2^26 GPU, 2^22 CPU; --batch: n/16; --initial: 1024 "
+      "slots; --design=hashgraph,hashgraph_ellpack,hashgraph_sliced_ellpack)",
+      {"hashgraph", "hashgraph_ellpack", "hashgraph_sliced_ellpack"});
 }
 
 }  // namespace gpuhash::bench

@@ -1,11 +1,11 @@
-// The HashGraph experiments of issue #6, named after the thesis' figures and
-// tables (hashgraph-tnl-thesis.txt, chapter 4). The thesis stores the keys
-// 1..N; we draw fresh distinct random keys per repetition (--dist=dense gives
-// 1..N). Static tables (gpuhash/hashgraph.hpp) are timed by
-// hashgraph/static_runs; the dynamic tables and the comparison columns (the
-// slab preset where the thesis had SlabHash, the bucketed cuckoo table where
-// it had WarpCore) go through the common API here. Every run: a warm-up,
-// then the median of >= 5, results checked after timing.
+// The HashGraph experiments, named after the thesis' figures and tables
+// (hashgraph-tnl-thesis.txt, chapter 4). The thesis stores the keys 1..N; we
+// draw fresh distinct random keys per repetition (--dist=dense gives 1..N).
+// Static tables (gpuhash/hashgraph.hpp) are timed by hashgraph/static_runs;
+// the dynamic tables and the comparison columns (the slab preset where the
+// thesis had SlabHash, the bucketed cuckoo table where it had WarpCore) go
+// through the common API here. Every run: a warm-up, then the median of >= 5,
+// results checked after timing.
 //
 // The thesis' map tables (4.1 to 4.4) measured its dynamic map, in AoS and
 // SoA layouts. Our dynamic map keeps pairs as the race-free slots of the

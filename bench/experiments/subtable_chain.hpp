@@ -1,6 +1,6 @@
 #pragma once
 // Growth by added subtables, the alternative to growth by rebuilding that
-// issue #3 asks to compare (cuckoo.growth). A chain holds whole tables of one
+// bucketed_cuckoo.growth compares it with. A chain holds whole tables of one
 // design; when the newest cannot take the next batch under the load limit, a
 // new table is added, as large as all the others together (or the batch,
 // whichever is larger), and the old ones are never touched again by inserts.
@@ -15,7 +15,7 @@
 // host round trip per table), this prices the design's memory traffic as an
 // implementation inside an engine would pay it, plus a few microseconds per
 // table. It lives in the benchmark because the measurement rejected it for
-// the library (docs/results/bucketed_cuckoo.md, "cuckoo.growth").
+// the library (docs/results/bucketed_cuckoo.md, "bucketed_cuckoo.growth").
 
 #include <algorithm>
 #include <cmath>

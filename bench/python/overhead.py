@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What the Python layer costs, and how Map.find on the CPU compares with
-Python's own tools (issue 31's targets; results in docs/results/python.md).
+Python's own tools (the targets and the results: docs/results/python.md).
 
   1. Batches: Map.insert and Map.find of 2^n keys from NumPy (cpu), CuPy and
      PyTorch (cuda) against the bare C++ call (basic_map's synchronous

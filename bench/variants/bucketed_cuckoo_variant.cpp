@@ -1,4 +1,4 @@
-// One bucketed cuckoo configuration of cuckoo.bucket_size on the CPU backend
+// One bucketed cuckoo configuration of bucketed_cuckoo.bucket_size on the CPU backend
 // (bucketed_cuckoo_variants.hpp). bench/CMakeLists.txt compiles this file once
 // per configuration, defining GPUHASH_BENCH_BUCKET_BYTES, GPUHASH_BENCH_CHOICES,
 // GPUHASH_BENCH_EVICTION and GPUHASH_BENCH_FIND_PATH (never tile: the CPU has

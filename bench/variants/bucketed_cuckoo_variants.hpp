@@ -1,9 +1,9 @@
 #pragma once
-// The bucketed cuckoo configurations that cuckoo.bucket_size compares, for
-// 32/32-bit pairs. The library compiles only its default (32-byte buckets,
-// two choices, one thread per find); the others are instantiated by
-// bucketed_cuckoo_variant.cpp (CPU; not for tile finds) and .cu (CUDA), which
-// bench/CMakeLists.txt compiles once per configuration when
+// The bucketed cuckoo configurations that bucketed_cuckoo.bucket_size
+// compares, for 32/32-bit pairs. The library compiles only its default
+// (32-byte buckets, two choices, one thread per find); the others are
+// instantiated by bucketed_cuckoo_variant.cpp (CPU; not for tile finds) and
+// .cu (CUDA), which bench/CMakeLists.txt compiles once per configuration when
 // GPUHASH_BENCH_VARIANTS is ON (off by default: each costs a CUDA engine
 // build). Its list of configurations must match this one (a configuration
 // missing there fails to link).

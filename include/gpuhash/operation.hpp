@@ -1,5 +1,7 @@
 #pragma once
-// The verbs of a mixed `apply` batch (DESIGN.md, "One API for every design").
+// The verbs of a mixed `apply` batch (basic_map::apply, map.hpp). A batch runs
+// its operations concurrently in one pass; for one key the outcome equals
+// some serial order of the batch's operations on it.
 
 #include <cstdint>
 #include <ostream>

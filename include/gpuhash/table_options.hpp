@@ -8,7 +8,7 @@ namespace gpuhash {
 
 struct table_options {
   /// Slots to allocate at construction (designs round up to their granularity).
-  /// A hint, not a limit: tables grow past it (DESIGN.md, "Growth").
+  /// A hint, not a limit: tables grow past it (docs/architecture.md, basic_map).
   std::size_t capacity = 1024;
   /// Keys over allocated slots above which the table grows before a batch.
   /// 0 selects the design's default. Must be in (0, 1].

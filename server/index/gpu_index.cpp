@@ -2,10 +2,11 @@
 // stream. A batch takes one of two ways:
 //  - small (up to resident_kernel::max_searches searches and max_mutations
 //    inserts and erases, 2,048 each): to the resident kernel
-//    (gpu_resident.cuh), with no launch. It answers the searches (6 us for
-//    8 on the H200; 15 us launched for 64), then runs the inserts and
-//    erases while the engine answers the batch; the next apply waits for
-//    them (usually done by then) and has the index account for them;
+//    (gpu_resident.cuh), with no launch (about half a launched batch's
+//    time: docs/results/server.md). It answers the searches, then runs the
+//    inserts and erases while the engine answers the batch; the next apply
+//    waits for them (usually done by then) and has the index account for
+//    them;
 //  - larger: launched. The searches up to in_place_limit (4,096) read their
 //    signatures from the page-locked memory the engine wrote them in, and a
 //    packing kernel writes the results block (gpu_results.cuh) into
@@ -26,12 +27,9 @@
 
 #if GPUHASH_HAS_CUDA
 #include <algorithm>
-#include <bit>
 #include <cstddef>
 #include <cstring>
 #include <memory_resource>
-#include <mutex>
-#include <new>
 #include <vector>
 
 #include "gpuhash/cuda/backend.hpp"
@@ -40,84 +38,13 @@
 #include "gpuhash/signature_index.hpp"
 #include "index/gpu_resident.cuh"
 #include "index/gpu_results.cuh"
+#include "index/pinned_memory.hpp"
 #endif
 
 namespace gpuhash::server::index {
 
 #if GPUHASH_HAS_CUDA
 namespace {
-
-/// Page-locked host memory for batches, so the device reads a batch where the
-/// engine writes it (or copies it from there at full speed). One for the
-/// process: it outlives every index (the engine keeps its batch when the
-/// index moves to the CPU). When the GPU has failed, page-locked memory may
-/// not be had: a block then comes from the heap, and says so in a header,
-/// so the server carries on with its index on the CPU.
-///
-/// Page-locked blocks are never given back while the process runs: a freed
-/// one waits, by power-of-two size, for the next allocation of its size.
-/// cudaFreeHost waits for every kernel running, the resident kernels
-/// of all shards included (up to their 100 ms lifetime, gpu_resident.cuh), and
-/// holds up the other threads' CUDA calls meanwhile; batch arrays grow by
-/// doubling, so what is kept is at most what the largest batches needed.
-class pinned_memory final : public std::pmr::memory_resource {
- public:
-  static pinned_memory& instance() {
-    // Never destroyed: at exit the CUDA context may be gone before it, and
-    // the process's memory goes with the process.
-    static pinned_memory* memory = new pinned_memory;
-    return *memory;
-  }
-
- private:
-  static constexpr std::size_t header = alignof(std::max_align_t);
-  enum : unsigned char { from_cuda = 1, from_heap = 2 };
-  static constexpr std::size_t size_classes = 64;
-
-  /// The size class (a power of two) a block of `bytes` (header included) comes from.
-  static std::size_t size_class(std::size_t bytes) {
-    return static_cast<std::size_t>(std::bit_width(std::max<std::size_t>(bytes, 64) - 1));
-  }
-
-  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
-    if (alignment > header) throw std::bad_alloc();
-    const std::size_t size = size_class(bytes + header);
-    if (size >= size_classes) throw std::bad_alloc();
-    void* block = nullptr;
-    {
-      std::lock_guard lock(mutex_);
-      if (!free_[size].empty()) {
-        block = free_[size].back();
-        free_[size].pop_back();
-      }
-    }
-    unsigned char kind = from_cuda;
-    if (block == nullptr) {
-      if (cudaMallocHost(&block, std::size_t{1} << size) != cudaSuccess) {
-        cudaGetLastError();  // clear it: the heap will do
-        block = ::operator new(bytes + header);
-        kind = from_heap;
-      }
-    }
-    *static_cast<unsigned char*>(block) = kind;
-    return static_cast<unsigned char*>(block) + header;
-  }
-  void do_deallocate(void* pointer, std::size_t bytes, std::size_t) override {
-    unsigned char* block = static_cast<unsigned char*>(pointer) - header;
-    if (*block == from_heap) {
-      ::operator delete(block);
-      return;
-    }
-    std::lock_guard lock(mutex_);
-    free_[size_class(bytes + header)].push_back(block);
-  }
-  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
-    return this == &other;
-  }
-
-  std::mutex mutex_;
-  std::vector<void*> free_[size_classes];  // page-locked blocks by size class, for reuse
-};
 
 /// The index's stream, destroyed after everything allocated on it (it is
 /// the first member).
@@ -166,9 +93,7 @@ class gpu_index final : public index_service {
     return index_.signature(key);
   }
 
-  std::pmr::memory_resource* batch_memory() const noexcept override {
-    return &pinned_memory::instance();
-  }
+  std::pmr::memory_resource* batch_memory() const noexcept override { return &pinned_memory(); }
 
   bool defers_mutations() const noexcept override { return true; }
 
@@ -390,8 +315,9 @@ class gpu_index final : public index_service {
   }
 
   /// Searches up to this many are read and answered in host memory; more
-  /// are copied (measured on the H200: in place is faster at 2,048, four
-  /// times slower at 32,768).
+  /// are copied. In place saves a small batch its copy calls, but every
+  /// read and write of it crosses PCIe on its own, which a large batch pays
+  /// more for than two bulk copies (docs/results/server.md).
   static constexpr std::size_t in_place_limit = 4096;
 
   /// Makes room for batches of n; true if the buffers grew (moved).
@@ -434,7 +360,7 @@ class gpu_index final : public index_service {
 
   /// Keeps a page-locked buffer that is being replaced until the index goes:
   /// freeing it now would wait for every shard's resident kernel and hold up
-  /// their CUDA calls meanwhile (see pinned_memory).
+  /// their CUDA calls meanwhile (pinned_memory.hpp).
   template <class T>
   void retire(cuda::pinned_buffer<T>& buffer) {
     if (buffer.data() != nullptr)

@@ -5,13 +5,11 @@
 // then runs its inserts and erases through the index's ref (each entry's
 // step, then the eviction walks of the inserts that found no room, as
 // signature_index's own batches run them) while the host answers the
-// clients. Measured on the H200 (docs/results/server.md): 64 searches
-// took 8 us from the call to the answer, against 15 us for a launched search
-// and packing kernel waited for with an event; launching a batch's inserts
-// and erases cost the host about 20 us more. Each read of host memory costs
-// the block about 1.9 us, so a small batch's signatures and arguments ride
-// in the mailbox with its fields (one read for all): 8 searches now take 6
-// us, 64 searches and 16 inserts 7 to 9 us back to back.
+// clients. For a small batch, launching kernels and waiting for them costs
+// the host more than the work itself; the resident kernel answers in about
+// half the time (docs/results/server.md). Each read of host memory costs the
+// block a trip over PCIe, so a small batch's signatures and arguments ride
+// in the mailbox with its fields (one read for all).
 //
 //   host                                   device (one block, resident_threads)
 //   signatures, staged mutations
@@ -96,8 +94,8 @@ struct resident_mailbox {
   };
   /// The fields and the payload, read by the kernel in one wave of 8-byte
   /// loads: each read of host memory costs the kernel a trip over PCIe
-  /// (about 1.9 us measured on the H200), so a small batch's inputs come
-  /// with its fields instead of from their arrays after them.
+  /// (docs/results/server.md), so a small batch's inputs come with its
+  /// fields instead of from their arrays after them.
   static constexpr std::size_t read_bytes = 2048;
   static constexpr std::size_t payload_bytes =
       read_bytes - sizeof(search_fields) - sizeof(mutation_fields);
@@ -147,18 +145,18 @@ struct resident_outcome {
 
 class resident_kernel {
  public:
-  /// Batches larger than these are launched as usual: one block takes about
-  /// 1.3 us per search per thread, so a launch is faster beyond them.
+  /// Batches larger than these are launched as usual: one block's time
+  /// grows with the batch, a launched kernel's spreads over the whole GPU,
+  /// so a launch is faster beyond them (docs/results/server.md).
   static constexpr std::size_t max_searches = 2048;
   static constexpr std::size_t max_mutations = 2048;
   /// How long a kernel lives (see above); tests shorten it. A batch that
-  /// finds its kernel ended pays a launch: measured on the H200, 25
-  /// searches take 30-33 us after 6 ms idle against 6-8 us after 1 ms, so a
-  /// lifetime of 5 ms cost a shard whose requests came 5 ms or more apart
-  /// (a multi-get every 5 ms, one shard of four at 2,000 gets a second
-  /// now and then) about 25 us a batch. The calls that wait for the device
-  /// (above) are not made while the server runs: the page-locked pool is
-  /// never given back and every kernel is loaded at the start.
+  /// finds its kernel ended pays a launch, several times its own round
+  /// trip (docs/results/server.md), so the lifetime is long against the
+  /// milliseconds that pass between a shard's requests at low load. The
+  /// calls that wait for the device (above) are not made while the server
+  /// runs: the page-locked pool is never given back and every kernel is
+  /// loaded at the start, so a long lifetime costs nothing there.
   static constexpr std::chrono::microseconds default_lifetime{100000};
 
   explicit resident_kernel(std::chrono::microseconds lifetime = default_lifetime);
@@ -188,8 +186,8 @@ class resident_kernel {
 
   /// When the running kernel will have lived half its lifetime: the time
   /// to renew() it, between batches, so that no batch finds it ended and
-  /// pays for a launch (about 40 us on the H200, against 6 us for a lone
-  /// batch). Before the first launch: long past.
+  /// pays for a launch (several times a lone batch's round trip:
+  /// docs/results/server.md). Before the first launch: long past.
   std::chrono::steady_clock::time_point renew_at() const noexcept;
   /// Ends the running kernel, once the last batch has finished, and
   /// launches a new one.

@@ -1,9 +1,9 @@
 #pragma once
 // Cuckoo Node Hashing (gpuhash/cuckoo_node_map.hpp) beyond the conformance
-// suite: the concurrency guarantee the paper does not give (issue #5).
-// Typed over both widths, the paper preset (128-slot nodes, batches through
-// the warp-cooperative reorder) and the local-span variant; instantiated per
-// backend.
+// suite: the concurrency guarantee the paper does not give
+// (docs/designs/cuckoo_node.md). Typed over both widths, the paper preset
+// (128-slot nodes, batches through the warp-cooperative reorder) and the
+// local-span variant; instantiated per backend.
 
 #include <gtest/gtest.h>
 

@@ -67,13 +67,13 @@ TYPED_TEST(dachash_mappings_agree, many_to_one_on_the_gpu_matches_the_cpu) {
 
 namespace gpuhash::testing {
 
-// Builds at the benchmark's size (2^22 keys, expected lengths 0.7 to 1), the
-// setting where the DACHash benchmarks found a bug (issue #4): with the
-// reorder on, about one build in a hundred answered `full` for a key while
-// the pool held hundreds of thousands of free nodes. The pool's pop got a
-// wrong count from nvcc's own aggregation of its atomic (detail/atomic.hpp,
-// fetch_add_coalesced). Here every key must be inserted the first time, with
-// its value, and the pool must have handed out only what the chains need.
+// Builds at the benchmark's size (2^22 keys, expected lengths 0.7 to 1) with
+// the reorder on: the pool's pops contend hardest there, and a pop that got
+// a wrong count from nvcc's own aggregation of its atomic would answer
+// `full` while the pool holds hundreds of thousands of free nodes
+// (detail/atomic.hpp, fetch_add_coalesced). Here every key must be inserted
+// the first time, with its value, and the pool must have handed out only
+// what the chains need.
 // Odd rounds insert keys grouped by bucket on the host with the reorder off
 // (the same contention without the reorder's kernels).
 TEST(dachash_reordered_builds, every_key_is_inserted_at_benchmark_size) {

@@ -1,11 +1,11 @@
 #pragma once
-// Checks the contract of a mixed batch (DESIGN.md): for each key, the observed
-// statuses, search results and final state must equal those of SOME serial
-// order of the batch's operations on that key. The check is a depth-first
-// search over orders, pruned at the first operation whose observed outcome
-// does not fit the state reached so far. The calls are a batch's operations
-// (observed_operation) or, for refs, calls of a ref's methods
-// (observed_ref_call): each has its step().
+// Checks the contract of a mixed batch (operation.hpp): for each key, the
+// observed statuses, search results and final state must equal those of SOME
+// serial order of the batch's operations on that key. The check is a
+// depth-first search over orders, pruned at the first operation whose
+// observed outcome does not fit the state reached so far. The calls are a
+// batch's operations (observed_operation) or, for refs, calls of a ref's
+// methods (observed_ref_call): each has its step().
 
 #include <cstddef>
 #include <cstdint>

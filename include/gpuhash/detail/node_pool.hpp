@@ -1,8 +1,8 @@
 #pragma once
 // node_pool: the preallocated nodes of the chained designs, handed out by a
-// concurrent stack (DACHash thesis section 4.3; Cuckoo Node Hashing, issue #5,
-// reuses it). Included by engine implementations only (it launches work
-// through exec).
+// concurrent stack (DACHash thesis section 4.3; Cuckoo Node Hashing reuses
+// it). Included by engine implementations only (it launches work through
+// exec).
 //
 // Storage. Nodes live in chunks; chunk k holds first_chunk << k nodes, so a
 // node's index names its chunk by its leading bit, and the pool grows by a

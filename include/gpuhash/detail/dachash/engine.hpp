@@ -10,13 +10,12 @@
 // Capacity and growth. The bucket count is fixed at construction: the
 // capacity hint over the pairs a node holds, so that the head nodes alone
 // would hold the hint if keys spread evenly; the pool starts with at least
-// half as many nodes as there are buckets, enough for the chains that
-// outgrow their head when the hint's number of keys is stored (about 30% of
-// buckets at 7 pairs per node). Capacity counts the slots of the head nodes
-// and of every pool node. Growth never rebuilds (thesis 4.3; issue #4): it cleans the
-// chains (returning nodes that erases emptied) and, if the table still needs
-// room, adds a pool chunk; chains get longer as the table grows past its
-// hint.
+// half as many nodes as there are buckets, enough for the chains that outgrow
+// their head when the hint's number of keys is stored (about 30% of buckets
+// at 7 pairs per node). Capacity counts the slots of the head nodes and of
+// every pool node. Growth never rebuilds (thesis 4.3): it cleans the chains
+// (returning nodes that erases emptied) and, if the table still needs room,
+// adds a pool chunk; chains get longer as the table grows past its hint.
 
 #include <cstddef>
 #include <cstdint>

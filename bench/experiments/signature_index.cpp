@@ -1,11 +1,11 @@
-// cuckoo.index: the signature index (the server's index, issue #3 item 5) in
-// the GPU memcached thesis' batch setting (section 6.2: batches of 512
-// inserts and 32,768 searches over an index of about 260,000 items), then in
-// larger batches. Per batch: insert of fresh entries, search of stored
-// signatures, erase of the inserted entries, and both in one mixed batch
-// (apply: the server's case); latency per batch and rate.
-// Each call is synchronous (it returns with its results written), so the
-// time includes the index's own host round trips.
+// signature_index.batch: the signature index (the server's index) in the GPU
+// memcached thesis' batch setting (section 6.2: batches of 512 inserts and
+// 32,768 searches over an index of about 260,000 items), then in larger
+// batches. Per batch: insert of fresh entries, search of stored signatures,
+// erase of the inserted entries, and both in one mixed batch (apply: the
+// server's case); latency per batch and rate. Each call is synchronous (it
+// returns with its results written), so the time includes the index's own
+// host round trips.
 
 #include <algorithm>
 #include <cstdint>
@@ -39,12 +39,6 @@ struct index_timings {
   std::size_t capacity = 0;
   std::size_t memory_bytes = 0;
 };
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
-}
 
 void require_none(std::size_t wrong, std::size_t n, const char* what) {
   if (wrong != 0)
@@ -203,7 +197,8 @@ void run_backend(context& ctx, const std::vector<index_row>& rows) {
   const int warmups = static_cast<int>(a.size("warmup", 1));
   if (reps < 5) throw std::invalid_argument("--reps must be at least 5 (median of >= 5 runs)");
   const std::string device = device_name(std::string(Backend::name));
-  std::printf("\ncuckoo.index on %s: latency per batch (us) and rate (M ops/s)\n", device.c_str());
+  std::printf("\nsignature_index.batch on %s: latency per batch (us) and rate (M ops/s)\n",
+              device.c_str());
   std::printf("%-10s %-10s %-10s %-22s %-22s %-22s %-22s\n", "inserts", "searches", "stored",
               "insert", "find", "erase", "apply (both)");
   for (const auto& row : rows) {
@@ -224,7 +219,7 @@ void run_backend(context& ctx, const std::vector<index_row>& rows) {
         cell(row.inserts + row.searches, median(t.apply_ms)).c_str());
     const auto emit = [&](const char* op, std::uint64_t n, const std::vector<double>& ms) {
       json_line line;
-      line.add("experiment", "cuckoo.index")
+      line.add("experiment", "signature_index.batch")
           .add("design", "signature_index")
           .add("backend", std::string(Backend::name))
           .add("device", device)
@@ -263,8 +258,8 @@ std::vector<index_row> rows_from(const args& a, const std::vector<std::uint64_t>
 
 }  // namespace
 
-experiment cuckoo_index_experiment() {
-  return {"cuckoo.index",
+experiment signature_index_experiment() {
+  return {"signature_index.batch",
           "the signature index in the memcached thesis' batches (512 inserts, 32768 searches) "
           "and larger ones: insert, find, erase latency and rate (--inserts, --searches: "
           "paired lists; --prefill, --backend, --reps)",

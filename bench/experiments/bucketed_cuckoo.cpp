@@ -1,6 +1,6 @@
-// The bucketed cuckoo experiments of issue #3: the table's rates against the
-// load factor, the number of keys, the share of searches that hit, skewed
-// (Zipf) keys, the key width, and the bucket size and number of choices.
+// The bucketed cuckoo experiments: the table's rates against the load factor,
+// the number of keys, the share of searches that hit, skewed (Zipf) keys, the
+// key width, and the bucket size and number of choices.
 
 #include <algorithm>
 #include <cstdint>
@@ -29,7 +29,7 @@ std::vector<std::uint64_t> powers_of_two(int first, int last) {
   return sizes;
 }
 
-/// Settings at the issue's size (2^26 keys on the GPU, 2^22 on the CPU).
+/// Settings at the targets' size (2^26 keys on the GPU, 2^22 on the CPU).
 sweep_settings cuckoo_settings(std::string experiment, std::vector<double> loads) {
   return {std::move(experiment),
           powers_of_two(22, 22),
@@ -55,7 +55,7 @@ std::vector<double> numbers_in(const context& ctx, const std::string& name,
 }
 
 void sweep_hit_ratio(context& ctx) {
-  const sweep_settings settings = cuckoo_settings("cuckoo.hit_ratio", {0.9});
+  const sweep_settings settings = cuckoo_settings("bucketed_cuckoo.hit_ratio", {0.9});
   const auto ratios = numbers_in(ctx, "hit-ratio", {0, 0.25, 0.5, 0.75, 1}, 0, 1);
   sweep_point base = repetitions_from(ctx);
   base.keys.kind = distinct_distribution(ctx, settings.experiment);
@@ -71,7 +71,7 @@ void sweep_hit_ratio(context& ctx) {
 }
 
 void sweep_zipf(context& ctx) {
-  const sweep_settings settings = cuckoo_settings("cuckoo.zipf", {0.9});
+  const sweep_settings settings = cuckoo_settings("bucketed_cuckoo.zipf", {0.9});
   const auto exponents = numbers_in(ctx, "zipf", {0.5, 0.8, 0.99, 1.2}, 0.01, 10);
   const sweep_point base = repetitions_from(ctx);
   for_each_backend(ctx, [&]<class Backend>() {
@@ -88,7 +88,7 @@ void sweep_zipf(context& ctx) {
 }
 
 void sweep_bucket_size(context& ctx) {
-  const sweep_settings settings = cuckoo_settings("cuckoo.bucket_size", {0.5, 0.9, 0.95});
+  const sweep_settings settings = cuckoo_settings("bucketed_cuckoo.bucket_size", {0.5, 0.9, 0.95});
   if (!cuckoo_variants_built)
     std::printf(
         "note: this gpuhash-bench was built with GPUHASH_BENCH_VARIANTS=OFF, so only the "
@@ -130,47 +130,47 @@ void sweep_bucket_size(context& ctx) {
 
 }  // namespace
 
-std::vector<experiment> cuckoo_experiments() {
+std::vector<experiment> bucketed_cuckoo_experiments() {
   return {
-      {"cuckoo.lf_sweep",
+      {"bucketed_cuckoo.lf_sweep",
        "bucketed cuckoo: insert / find-hit / find-miss / erase vs load factor 0.5..0.97 "
        "(--n: 2^26 GPU, 2^22 CPU; --load, --key-bits, --dist=uniform|dense, "
        "--design=bucketed_cuckoo,libcuckoo to compare, --backend, --reps)",
        [](context& ctx) {
-         run_basic_sweep(
-             ctx, cuckoo_settings("cuckoo.lf_sweep", {0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97}));
+         run_basic_sweep(ctx, cuckoo_settings("bucketed_cuckoo.lf_sweep",
+                                              {0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97}));
        }},
-      {"cuckoo.n_sweep",
+      {"bucketed_cuckoo.n_sweep",
        "bucketed cuckoo: the four operations vs n = 2^20..2^28 (GPU), 2^16..2^22 (CPU) at load "
        "0.9 (--n=2^a..2^b, --load: several give a line each, --key-bits, --dist, --design, "
        "--backend, --reps)",
        [](context& ctx) {
-         sweep_settings settings = cuckoo_settings("cuckoo.n_sweep", {0.9});
+         sweep_settings settings = cuckoo_settings("bucketed_cuckoo.n_sweep", {0.9});
          settings.cpu_sizes = powers_of_two(16, 22);
          settings.gpu_sizes = powers_of_two(20, 28);
          run_basic_sweep(ctx, settings);
        }},
-      {"cuckoo.hit_ratio",
+      {"bucketed_cuckoo.hit_ratio",
        "bucketed cuckoo: finds of which a fraction hit (--hit-ratio=0,0.25,0.5,0.75,1) in a "
        "table at load 0.9 (--n: 2^26 GPU, 2^22 CPU; --load, --key-bits, --dist, --design, "
        "--backend, --reps)",
        sweep_hit_ratio},
-      {"cuckoo.zipf",
+      {"bucketed_cuckoo.zipf",
        "bucketed cuckoo: finds and upserts of Zipf-distributed keys (--zipf=0.5,0.8,0.99,1.2: "
        "exponents) over the n keys of a table at load 0.9; upserts in batches of capacity - n, "
        "the most that leave the table's size (--n: 2^26 GPU, 2^22 CPU; --load, --key-bits, "
        "--design, --backend, --reps)",
        sweep_zipf},
-      {"cuckoo.key_width",
+      {"bucketed_cuckoo.key_width",
        "bucketed cuckoo: 32/32 against 64/64-bit pairs at loads 0.5, 0.9, 0.95 "
        "(--key-bits=32,64, --n: 2^26 GPU, 2^22 CPU; --load, --dist, --design, --backend, "
        "--reps)",
        [](context& ctx) {
-         sweep_settings settings = cuckoo_settings("cuckoo.key_width", {0.5, 0.9, 0.95});
+         sweep_settings settings = cuckoo_settings("bucketed_cuckoo.key_width", {0.5, 0.9, 0.95});
          settings.widths = {"32", "64"};
          run_basic_sweep(ctx, settings);
        }},
-      {"cuckoo.bucket_size",
+      {"bucketed_cuckoo.bucket_size",
        "bucketed cuckoo, 32/32: 32/64/128-byte buckets, two and three choices, lookahead or "
        "random-walk eviction, finds by one thread or one tile of threads per key (GPU only), at "
        "loads 0.5, "
