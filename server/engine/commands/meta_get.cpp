@@ -30,16 +30,7 @@ meta::flag_outcome read_flag(const protocol::meta_flag& flag, get_flags& flags) 
                             : flags.recache_below) = ttl;
       break;
     }
-    case 'b':
-    case 'c':
-    case 'f':
-    case 'h':
-    case 'k':
-    case 'l':
-    case 'O':
-    case 's':
-    case 't': break;
-    default: return meta::flag_outcome::unknown;
+    default: break;  // returned, or of no use to this command (meta_flags.hpp)
   }
   return meta::flag_outcome::read;
 }

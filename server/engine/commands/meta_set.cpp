@@ -50,15 +50,7 @@ meta::flag_outcome read_flag(const protocol::meta_flag& flag, set_flags& flags) 
     case 'M':
       if (!mode_of(flag.token, flags.mode)) return meta::flag_outcome::bad_mode;
       break;
-    case 'b':
-    case 'c':
-    case 'E':
-    case 'I':
-    case 'k':
-    case 'O':
-    case 's':
-    case 'S': break;
-    default: return meta::flag_outcome::unknown;
+    default: break;  // returned, or of no use to this command (meta_flags.hpp)
   }
   return meta::flag_outcome::read;
 }
@@ -86,11 +78,7 @@ meta::flag_outcome read_flag(const protocol::meta_flag& flag, delete_flags& flag
       }
       break;
     }
-    case 'b':
-    case 'E':
-    case 'k':
-    case 'O': break;
-    default: return meta::flag_outcome::unknown;
+    default: break;  // returned, or of no use to this command (meta_flags.hpp)
   }
   return meta::flag_outcome::read;
 }
@@ -122,7 +110,8 @@ void run_meta_set(shard_state& state, const protocol::request& request, key_ref 
   if (flags.quiet && result == store_result::stored) return;
   out.append(code);
   const store::item* item = stored == store::no_location ? nullptr : &items.at(stored);
-  meta::append_return_flags(request, {item, items.now(), false, items.now()}, out);
+  meta::append_return_flags(request, {item, items.now(), false, items.now()}, out,
+                            meta::set_returns);
   out.append("\r\n");
 }
 

@@ -256,6 +256,11 @@ INSTANTIATE_TEST_SUITE_P(
         request_case{"prepend a 0 0 1 noreply\r\nx\r\n", "prepend key=a data=x noreply"},
         request_case{"set a 0 0 4\r\nx\r\ny\r\n", "set key=a data=x\r\ny"},
         request_case{"set a 4294967295 -1 0\r\n\r\n", "set key=a flags=4294967295 exptime=-1"},
+        // memcached 1.6.18 keeps the low 32 bits of wider flags.
+        request_case{"set a 4294967296 0 1\r\nx\r\n", "set key=a data=x"},
+        request_case{"set a 4294967297 0 1\r\nx\r\n", "set key=a flags=1 data=x"},
+        request_case{"set a 18446744073709551615 0 1\r\nx\r\n",
+                     "set key=a flags=4294967295 data=x"},
         // memcached 1.6.18: numbers may be signed, indented with other
         // whitespace, or followed by whitespace and junk; "-0" is 0; an
         // unknown word in noreply's place is ignored.
@@ -314,6 +319,7 @@ INSTANTIATE_TEST_SUITE_P(
         request_case{"mg a\r\n", "mg key=a"}, request_case{"mg a v\n", "mg key=a meta=v"},
         request_case{seventeen_flags, "mg key=a meta=v,k,s,t,f,c,h,l,u,O1,N1,T1,R1,P,L,I,D1"},
         request_case{"mg a T-1 C-0 Mx\r\n", "mg key=a meta=T-1,C-0,Mx"},
+        request_case{"mg a F4294967296\r\n", "mg key=a meta=F4294967296"},
         request_case{"mg a T99999999999 O1234567890123456789012345678901\r\n",
                      "mg key=a meta=T99999999999,O1234567890123456789012345678901"},
         // memcached 1.6.18's base64 skips bytes outside its alphabet.
@@ -386,8 +392,7 @@ INSTANTIATE_TEST_SUITE_P(
         error_case{"set a 0 0 1 noreply x\r\n", "ERROR"},
         error_case{"set a 0 0 1x\r\nx\r\n", bad_format},
         error_case{"set a -1 0 1\r\nx\r\n", bad_format},
-        // gpuhash: flags above 32 bits (memcached keeps them modulo 2^32).
-        error_case{"set a 4294967296 0 1\r\nx\r\n", bad_format},
+        // Flags of more than 64 bits (a wider number than safe_strtoul reads).
         error_case{"set a 18446744073709551616 0 1\r\nx\r\n", bad_format},
         error_case{"set a 0 9223372036854775808 1\r\nx\r\n", bad_format},
         error_case{"set a 0x5 0 1\r\nx\r\n", bad_format},
@@ -478,8 +483,7 @@ INSTANTIATE_TEST_SUITE_P(
         error_case{"mg a C-1\r\n", bad_token}, error_case{"mg a Fx\r\n", bad_format},
         error_case{"mg a F-1\r\n", bad_format}, error_case{"mg a Tx Fx\r\n", bad_token},
         error_case{"mg a Fx Tx\r\n", bad_token}, error_case{"mg a Tx Nx v v\r\n", duplicate},
-        // gpuhash: F above 32 bits (memcached keeps it modulo 2^32).
-        error_case{"mg a F4294967296\r\n", bad_format},
+        error_case{"mg a F18446744073709551616\r\n", bad_format},
         error_case{"mg a M\r\n", "CLIENT_ERROR incorrect length for M token"},
         error_case{"mg a MSS\r\n", "CLIENT_ERROR incorrect length for M token"},
         error_case{"mg YWJ b\r\n", decoding}, error_case{"mg !!!! b\r\n", decoding},
