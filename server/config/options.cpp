@@ -288,7 +288,7 @@ class command_line_parser {
         break;
       case 'n': number(options_.engine.store.chunk_size_min, 1, int_max); break;
       case 't': number(options_.network.threads, 1, int_max); break;
-      case 'C': options_.engine.cas_enabled = false; break;
+      case 'C': options_.engine.store.cas_enabled = false; break;
       case 'I':
         // the store's largest item, and so the largest value a request may carry
         options_.engine.store.item_size_max =

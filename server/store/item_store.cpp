@@ -39,11 +39,6 @@ constexpr std::size_t round_up(std::size_t n, std::size_t multiple) {
   return (n + multiple - 1) / multiple * multiple;
 }
 
-/// What an item adds to bytes_used().
-std::size_t item_bytes(const item& it) {
-  return sizeof(item) + it.key_bytes + it.value_bytes;
-}
-
 }  // namespace
 
 std::string_view item::key() const noexcept {
@@ -173,7 +168,9 @@ void item_store::link(location where) {
   it.linked = true;
   ++state.linked_items;
   ++linked_items_;
-  bytes_used_ += item_bytes(it);
+  const std::size_t size = reported_size(it);
+  state.requested_bytes += size;
+  bytes_used_ += size;
 }
 
 void item_store::unlink(location where) {
@@ -226,6 +223,9 @@ std::size_t item_store::linked_items() const noexcept {
 std::size_t item_store::bytes_used() const noexcept {
   return bytes_used_;
 }
+std::size_t item_store::reported_size(const item& it) const noexcept {
+  return store::reported_size(it.key_bytes, it.value_bytes, config_.cas_enabled);
+}
 std::size_t item_store::pages_allocated() const noexcept {
   return pages_.size();
 }
@@ -253,6 +253,7 @@ std::vector<class_stats> item_store::classes() const {
     stats.used_chunks = state.used_chunks;
     stats.free_chunks = state.free_chunks;
     stats.linked_items = state.linked_items;
+    stats.requested_bytes = state.requested_bytes;
     stats.evictions = state.evictions;
     stats.oldest_access = state.lru_tail == no_location ? 0 : at(state.lru_tail).accessed_at;
   }
@@ -377,7 +378,9 @@ void item_store::count_unlinked(size_class_state& state, item& it) noexcept {
   it.linked = false;
   --state.linked_items;
   --linked_items_;
-  bytes_used_ -= item_bytes(it);
+  const std::size_t size = reported_size(it);
+  state.requested_bytes -= size;
+  bytes_used_ -= size;
 }
 
 }  // namespace gpuhash::server::store

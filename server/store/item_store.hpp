@@ -52,7 +52,18 @@ struct store_config {
   double growth_factor = 1.25;           ///< chunk size ratio of neighbouring classes (-f)
   std::size_t chunk_size_min = 48;       ///< smallest chunk's room for key and value (-n)
   bool evict = true;                     ///< false: -M, allocation fails when full
+  bool cas_enabled = true;               ///< false: -C, items show CAS 0 and are 8 bytes smaller
 };
+
+/// An item's size as memcached reports it (its ITEM_ntotal), in `stats`'
+/// bytes, `stats items`' mem_requested and metadump's size: memcached's
+/// 48-byte header, its 8-byte CAS unless -C, the key and its NUL, the value
+/// and its "\r\n". What an item takes here is its chunk (`stats slabs`).
+constexpr std::size_t reported_size(std::size_t key_bytes, std::size_t value_bytes,
+                                    bool cas_enabled) noexcept {
+  constexpr std::size_t memcached_header = 48;
+  return memcached_header + (cas_enabled ? 8 : 0) + key_bytes + 1 + value_bytes + 2;
+}
 
 enum class allocation_error : std::uint8_t {
   none,
@@ -67,6 +78,7 @@ struct class_stats {
   std::size_t used_chunks = 0;
   std::size_t free_chunks = 0;
   std::size_t linked_items = 0;
+  std::size_t requested_bytes = 0;  ///< the linked items' reported sizes (mem_requested)
   std::uint64_t evictions = 0;
   std::int64_t oldest_access = 0;  ///< accessed_at of the LRU tail (0 when empty)
 };
@@ -123,7 +135,9 @@ class item_store {
                              const std::function<bool(location, const item&)>& visit) const;
 
   std::size_t linked_items() const noexcept;
-  std::size_t bytes_used() const noexcept;  ///< key + value + header of linked items
+  /// The linked items' sizes as memcached reports them (reported_size).
+  std::size_t bytes_used() const noexcept;
+  std::size_t reported_size(const item& it) const noexcept;
   std::size_t pages_allocated() const noexcept;
   std::size_t page_size() const noexcept;
   std::uint64_t evictions() const noexcept;
@@ -144,6 +158,7 @@ class item_store {
     std::size_t used_chunks = 0;  ///< allocated, linked or not
     std::size_t free_chunks = 0;
     std::size_t linked_items = 0;
+    std::size_t requested_bytes = 0;
     std::uint64_t evictions = 0;
     location free_head = no_location;  ///< free chunks, chained through item::lru_next
     location lru_head = no_location;   ///< the most recently used

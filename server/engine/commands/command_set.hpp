@@ -54,9 +54,10 @@ void run_shutdown(shard_state& state, const protocol::request& request, request_
 bool run_metadump(shard_state& state, work_item& work, std::size_t first_search,
                   request_group& group);
 /// The item fields metadump and `me` print: " exp= la= cas= fetch= cls=
-/// size=", with exp (-1: never) and la given by the caller.
+/// size=", with exp (-1: never), la and size (store::reported_size) given by
+/// the caller.
 void append_item_fields(const store::item& item, std::int64_t exp, std::int64_t la,
-                        std::string& out);
+                        std::size_t size, std::string& out);
 
 // meta.cpp and meta_*.cpp: mg ms md ma mn me
 bool run_meta(shard_state& state, const protocol::request& request, std::size_t search,

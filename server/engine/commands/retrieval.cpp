@@ -49,7 +49,7 @@ bool run_retrieval(shard_state& state, work_item& work, std::size_t first_search
     append_number(out, item.value_bytes);
     if (with_cas) {
       out.push_back(' ');
-      append_number(out, state.settings.cas_enabled ? item.cas : 0);
+      append_number(out, state.settings.store.cas_enabled ? item.cas : 0);
     }
     out.append("\r\n");
     const std::span<const char> value = item.value();

@@ -40,7 +40,8 @@ void add(class_numbers& to, const class_numbers& from) {
   sum.chunk_size = more.chunk_size;
   sum.chunks_per_page = more.chunks_per_page;
   for (auto field : {&store::class_stats::pages, &store::class_stats::used_chunks,
-                     &store::class_stats::free_chunks, &store::class_stats::linked_items})
+                     &store::class_stats::free_chunks, &store::class_stats::linked_items,
+                     &store::class_stats::requested_bytes})
     sum.*field += more.*field;
   sum.evictions += more.evictions;
   to.age = std::max(to.age, from.age);

@@ -130,6 +130,7 @@ void render_classes_items(const shard_numbers& numbers, stat_writer& stat) {
     const std::string prefix = "items:" + std::to_string(c + 1) + ":";
     stat(prefix + "number", each.linked_items);
     stat(prefix + "age", numbers.classes[c].age);
+    stat(prefix + "mem_requested", each.requested_bytes);
     stat(prefix + "evicted", each.evictions);
   }
 }

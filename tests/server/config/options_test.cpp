@@ -62,7 +62,7 @@ TEST(ServerOptions, DefaultsMatchMemcachedExceptTheListenAddress) {
   EXPECT_EQ(options.network.verbosity, 0);
   EXPECT_TRUE(options.engine.store.evict);
   EXPECT_FALSE(options.engine.shutdown_enabled);
-  EXPECT_TRUE(options.engine.cas_enabled);
+  EXPECT_TRUE(options.engine.store.cas_enabled);
   EXPECT_TRUE(options.engine.flush_enabled);
   EXPECT_TRUE(options.engine.dumping_enabled);
   EXPECT_DOUBLE_EQ(options.engine.store.growth_factor, 1.25);
@@ -130,7 +130,7 @@ TEST(ServerOptions, SwitchesInShortAndLongForm) {
       switches = {
           {{"-A", "--enable-shutdown"}, [](auto& o) { EXPECT_TRUE(o.engine.shutdown_enabled); }},
           {{"-M", "--disable-evictions"}, [](auto& o) { EXPECT_FALSE(o.engine.store.evict); }},
-          {{"-C", "--disable-cas"}, [](auto& o) { EXPECT_FALSE(o.engine.cas_enabled); }},
+          {{"-C", "--disable-cas"}, [](auto& o) { EXPECT_FALSE(o.engine.store.cas_enabled); }},
           {{"-F", "--disable-flush-all"}, [](auto& o) { EXPECT_FALSE(o.engine.flush_enabled); }},
           {{"-X", "--disable-dumping"}, [](auto& o) { EXPECT_FALSE(o.engine.dumping_enabled); }},
           {{"-v", "--verbose"}, [](auto& o) { EXPECT_EQ(o.network.verbosity, 1); }},
@@ -169,7 +169,7 @@ TEST(ServerOptions, ClusteredShortFlags) {
   const server_options glued = parse_ok({"-vMCp11311"});
   EXPECT_EQ(glued.network.verbosity, 1);
   EXPECT_FALSE(glued.engine.store.evict);
-  EXPECT_FALSE(glued.engine.cas_enabled);
+  EXPECT_FALSE(glued.engine.store.cas_enabled);
   EXPECT_EQ(glued.network.listen.tcp_port, 11311);
   EXPECT_EQ(parse_ok({"-Mp", "11311"}).network.listen.tcp_port, 11311);
   EXPECT_EQ(parse_ok({"-vm64"}).engine.store.memory_limit, std::size_t{64} << 20);
