@@ -35,23 +35,6 @@ constexpr std::string_view too_many_connections = "ERROR Too many open connectio
   throw std::runtime_error(what + ": " + std::strerror(errno));
 }
 
-std::string address_of(const sockaddr_storage& address) {
-  char host[INET6_ADDRSTRLEN] = "?";
-  std::uint16_t port = 0;
-  if (address.ss_family == AF_INET) {
-    const auto& v4 = reinterpret_cast<const sockaddr_in&>(address);
-    inet_ntop(AF_INET, &v4.sin_addr, host, sizeof host);
-    port = ntohs(v4.sin_port);
-  } else if (address.ss_family == AF_INET6) {
-    const auto& v6 = reinterpret_cast<const sockaddr_in6&>(address);
-    inet_ntop(AF_INET6, &v6.sin6_addr, host, sizeof host);
-    port = ntohs(v6.sin6_port);
-  } else {
-    return "unix";
-  }
-  return std::string("tcp:") + host + ":" + std::to_string(port);
-}
-
 }  // namespace
 
 network::worker::worker(network& owner, std::size_t number) : owner_(owner), number_(number) {
@@ -269,7 +252,7 @@ void network::worker::accept_all(const listener& from) {
     // Connections go round-robin over the workers, as in memcached: the
     // worker that wakes for a burst of connects would otherwise keep them all.
     worker& target = owner_.next_worker();
-    accepted_connection accepted{fd, address_of(address), from.tls};
+    accepted_connection accepted{fd, address_text(address), from.tls};
     if (&target == this) {
       serve(std::move(accepted));
     } else {

@@ -18,23 +18,9 @@ import time
 import unittest
 
 from server_process import (HOST, Connection, ServerError, ServerProcess, ServerTestCase,
-                            free_port, is_memcached, server_binary)
+                            free_port, gpuhash_only, is_memcached, server_binary)
 
 MAX_U64 = 2**64 - 1
-
-
-def gpuhash_only(reason):
-    """Skips a test of a behaviour where gpuhash-server intentionally differs
-    from memcached, when the binary under test is memcached."""
-    def decorate(test):
-        def wrapper(self, *args, **kwargs):
-            if is_memcached():
-                self.skipTest(f"gpuhash-server only: {reason}")
-            return test(self, *args, **kwargs)
-        wrapper.__name__ = test.__name__
-        wrapper.__doc__ = test.__doc__
-        return wrapper
-    return decorate
 
 
 def assert_numeric_value(test, c, key, number):

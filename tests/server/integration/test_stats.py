@@ -12,7 +12,7 @@ import time
 import unittest
 
 import memcached_fields as fields
-from server_process import Connection, ServerProcess, ServerTestCase, is_memcached
+from server_process import Connection, ServerProcess, ServerTestCase, gpuhash_only, is_memcached
 
 
 def names_of(c, argument=b""):
@@ -70,6 +70,66 @@ class FieldListsTest(unittest.TestCase):
         self.assertEqual(fields.items_fields(fields.switches(["temporary_ttl=9",
                                                               "no_lru_maintainer"])),
                          [n for n in fields.ITEMS if n not in fields.CONDITIONAL_ITEMS])
+
+
+def assert_fields(test, shown, expected, gpuhash_extras, what):
+    """`shown` holds memcached's fields `expected` in their order, and beyond
+    them only gpuhash-server's own (none from memcached itself)."""
+    extras = [] if is_memcached() else gpuhash_extras
+    test.assertEqual([n for n in shown if n not in extras], expected, what)
+
+
+class SettingsTest(unittest.TestCase):
+    """`stats settings`: memcached's fields, and the values of the flags given."""
+
+    def settings(self, args):
+        with ServerProcess(args) as server:
+            c = Connection.to(server)
+            settings = c.stats(b"settings")
+            c.close()
+            return settings
+
+    def test_fields(self):
+        assert_fields(self, list(self.settings([])), fields.SETTINGS, fields.GPUHASH_SETTINGS,
+                      "stats settings")
+
+    def test_flags_show_their_values(self):
+        extended = ("hashpower=20,idle_timeout=5,no_lru_crawler,slab_chunk_max=262144,"
+                    "hot_lru_pct=30,temporary_ttl=10,ext_item_size=600,no_maxconns_fast,"
+                    "hash_algorithm=xxh3,read_buf_mem_limit=8,watcher_logbuf_size=128,"
+                    "slab_automove_ratio=0.5,ext_max_frag=0.25")
+        settings = self.settings(["-b", "8675", "-B", "ascii", "-R", "7", "-D", "#", "-t", "2",
+                                  "-c", "500", "-f", "1.5", "-n", "60", "-o", extended])
+        expected = {
+            "tcp_backlog": b"8675", "binding_protocol": b"ascii", "reqs_per_event": b"7",
+            "stat_key_prefix": b"#", "num_threads": b"2", "num_threads_per_udp": b"2",
+            "maxconns": b"500", "growth_factor": b"1.50", "chunk_size": b"60",
+            "hashpower_init": b"20", "idle_timeout": b"5", "lru_crawler": b"no",
+            "slab_chunk_max": b"262144", "hot_lru_pct": b"30", "temp_lru": b"yes",
+            "temporary_ttl": b"10", "ext_item_size": b"600", "maxconns_fast": b"no",
+            "hash_algorithm": b"xxh3", "read_buf_mem_limit": b"8388608",
+            "watcher_logbuf_size": b"131072", "slab_automove_ratio": b"0.50",
+            "ext_max_frag": b"0.25",
+        }
+        self.assertEqual({n: settings[n] for n in expected}, expected)
+
+    def test_defaults_of_what_is_not_kept(self):
+        settings = self.settings([])
+        expected = {
+            "oldest": b"0", "stat_key_prefix": b":", "detail_enabled": b"no",
+            "reqs_per_event": b"20", "slab_reassign": b"yes", "lru_crawler": b"yes",
+            "hash_algorithm": b"murmur3", "lru_maintainer_thread": b"yes", "temp_lru": b"no",
+            "temporary_ttl": b"61", "track_sizes": b"no", "inline_ascii_response": b"no",
+            "ssl_enabled": b"no", "ssl_chain_cert": b"(null)", "ssl_ciphers": b"NULL",
+            "num_napi_ids": b"(null)", "memory_file": b"(null)", "growth_factor": b"1.25",
+            "slab_automove_freeratio": b"0.010", "ext_wbuf_size": b"4194304",
+        }
+        self.assertEqual({n: settings[n] for n in expected}, expected)
+
+    @gpuhash_only("memcached keeps per-prefix statistics: -D turns them on")
+    def test_D_sets_the_prefix_only(self):
+        settings = self.settings(["-D", "#"])
+        self.assertEqual((settings["stat_key_prefix"], settings["detail_enabled"]), (b"#", b"no"))
 
 
 class ItemSizesTest(unittest.TestCase):
