@@ -1,5 +1,5 @@
 // `stats settings` (settings_lines.hpp): memcached 1.6.18's lines in its
-// order and formats, then gpuhash-server's own.
+// order and formats, then gpuhash-server's own; the optional counters.
 
 #include "app/settings_lines.hpp"
 
@@ -176,6 +176,17 @@ std::vector<std::pair<std::string, std::string>> settings_lines(
                              {"memory_file", or_printf_null(options.tuning.memory_file)}});
   add_gpuhash(options, lines);
   return lines;
+}
+
+engine::shown_counters shown_counters_of(const config::server_options& options) {
+  const config::tuning_settings& tuning = options.tuning;
+  return {.rejected_connections = tuning.maxconns_fast,
+          .idle_kicks = tuning.idle_timeout != 0,
+          .slab_reassign = tuning.slab_reassign,
+          .lru_crawler = tuning.lru_crawler,
+          .lru_maintainer = tuning.lru_maintainer,
+          .temp_lru = tuning.temporary_ttl.has_value(),
+          .ssl_new_sessions = options.network.tls.enabled && options.network.tls.session_cache};
 }
 
 }  // namespace gpuhash::server

@@ -326,7 +326,10 @@ parse_result parse_command(std::string_view input, const command_line& line,
                : name == "quit"  ? command::quit
                : name == "stats" ? command::stats
                                  : command::shutdown;
-    if (out.kind == command::stats) out.argument = line.word(1);
+    if (out.kind == command::stats) {
+      out.argument = line.word(1);
+      out.subargument = line.word(2);
+    }
     if (out.kind == command::shutdown) out.argument = rest_of_line(line, 1);
     return accepted(line.size);
   }
@@ -352,6 +355,7 @@ void request::clear() {
   delay = 0;
   level = 0;
   argument = {};
+  subargument = {};
   data = {};
   noreply = false;
   meta_flags.clear();

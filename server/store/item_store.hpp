@@ -18,6 +18,9 @@
 
 namespace gpuhash::server::store {
 
+/// memcached's size classes are numbered 1 to 63.
+inline constexpr std::size_t size_classes_max = 63;
+
 /// An item's name: page number and chunk number within the page.
 using location = std::uint32_t;
 inline constexpr location no_location = 0xFFFFFFFFu;
@@ -79,7 +82,10 @@ struct class_stats {
   std::size_t free_chunks = 0;
   std::size_t linked_items = 0;
   std::size_t requested_bytes = 0;  ///< the linked items' reported sizes (mem_requested)
-  std::uint64_t evictions = 0;
+  // Counts since start or the last reset_counts:
+  std::uint64_t evictions = 0;     ///< live items evicted to make room
+  std::uint64_t reclaimed = 0;     ///< dead items whose chunk was taken for a new one
+  std::uint64_t outofmemory = 0;   ///< allocations that found no chunk (-M, or nothing evictable)
   std::int64_t oldest_access = 0;  ///< accessed_at of the LRU tail (0 when empty)
 };
 
@@ -109,6 +115,9 @@ class item_store {
   /// is copying from).
   location allocate(std::string_view key, std::size_t value_bytes, allocation_error& error,
                     location keep = no_location);
+  /// The size class (numbered from 1) an item with this key and value goes
+  /// to; 0 when it is too large for any.
+  std::size_t class_for(std::size_t key_bytes, std::size_t value_bytes) const noexcept;
   /// Gives back an item that was allocated and never linked (a store that
   /// failed or was abandoned). A linked item is given back by unlink, not here.
   void release(location where);
@@ -141,7 +150,9 @@ class item_store {
   std::size_t pages_allocated() const noexcept;
   std::size_t page_size() const noexcept;
   std::uint64_t evictions() const noexcept;
-  std::uint64_t reclaimed() const noexcept { return reclaimed_; }
+  std::uint64_t reclaimed() const noexcept;
+  /// Zeroes the counts (evictions, reclaimed, outofmemory): `stats reset`.
+  void reset_counts() noexcept;
   std::size_t item_size_max() const noexcept;
   std::size_t memory_limit() const noexcept;
   /// Changes the limit for pages allocated from now on (memcached's
@@ -160,6 +171,8 @@ class item_store {
     std::size_t linked_items = 0;
     std::size_t requested_bytes = 0;
     std::uint64_t evictions = 0;
+    std::uint64_t reclaimed = 0;
+    std::uint64_t outofmemory = 0;
     location free_head = no_location;  ///< free chunks, chained through item::lru_next
     location lru_head = no_location;   ///< the most recently used
     location lru_tail = no_location;   ///< the least recently used: evicted first
@@ -186,14 +199,12 @@ class item_store {
   std::size_t max_pages_ = 0;
   std::size_t nameable_pages_ = 0;
   dead_check dead_check_;
-  std::uint64_t reclaimed_ = 0;
   unsigned chunk_bits_ = 0;  ///< a location's low bits: the chunk within its page
   std::vector<size_class_state> size_classes_;
   std::vector<page> pages_;
   eviction_handler eviction_handler_;
   std::size_t linked_items_ = 0;
   std::size_t bytes_used_ = 0;
-  std::uint64_t evictions_ = 0;
 };
 
 }  // namespace gpuhash::server::store

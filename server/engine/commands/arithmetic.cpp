@@ -34,6 +34,8 @@ void run_arithmetic(shard_state& state, key_ref key, bool incr, std::uint64_t de
     return;
   }
   ++(incr ? counts.incr_hits : counts.decr_hits);
+  count_in_class(state, item.size_class,
+                 incr ? &class_command_counts::incr_hits : &class_command_counts::decr_hits);
   number = incr ? number + delta : (number > delta ? number - delta : 0);
   char digits[24];
   const auto length =

@@ -83,6 +83,7 @@ void run_meta_get(shard_state& state, const protocol::request& request, key_ref 
     won = true;
   } else {
     ++state.counts.get_hits;
+    count_in_class(state, items.at(where).size_class, &class_command_counts::get_hits);
   }
   store::item& item = items.at(where);
   const meta::reply_context context{&item, items.now(), item.fetched, item.accessed_at};

@@ -92,6 +92,8 @@ void run_meta_set(shard_state& state, const protocol::request& request, key_ref 
   const auto read = [&](const protocol::meta_flag& flag) { return read_flag(flag, flags); };
   if (!meta::read_flags(request, bad_ms_mode, out, read)) return;
   ++state.counts.cmd_set;
+  count_in_class(state, class_of_store(state, key.key, request.data),
+                 &class_command_counts::cmd_set);
   const location existing = items.find_item(key.key, key.search);
   if (flags.compares && flags.mode == store_mode::set) flags.mode = store_mode::cas;
   location stored = store::no_location;
@@ -130,6 +132,7 @@ void run_meta_delete(shard_state& state, const protocol::request& request, key_r
     code = "EX";
   } else {
     ++state.counts.delete_hits;
+    count_in_class(state, items.at(where).size_class, &class_command_counts::delete_hits);
     if (flags.invalidate) {
       // I: keep the item, marked stale, so one client gets to recache it
       store::item& item = items.at(where);

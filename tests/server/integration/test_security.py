@@ -18,6 +18,7 @@ import tempfile
 import time
 import unittest
 
+import memcached_fields
 from server_process import (HOST, Connection, ServerProcess, free_port, gpuhash_only,
                             is_memcached, run_server)
 
@@ -287,6 +288,13 @@ class TlsTest(unittest.TestCase):
         self.addCleanup(plain.close)
         plain.request(b"set notls 0 0 1\r\nx\r\n", b"STORED\r\n")
         self.tls_connect().request(b"get notls\r\n", b"VALUE notls 0 1\r\nx\r\nEND\r\n")
+
+    def test_stats_fields_with_tls(self):
+        """memcached's fields, its TLS counters among them, in its order."""
+        shown = list(self.tls_connect().stats())
+        extras = [] if is_memcached() else memcached_fields.GPUHASH_GENERAL
+        self.assertEqual([n for n in shown if n not in extras],
+                         memcached_fields.stats_fields(memcached_fields.switches(ssl=True)))
 
     def test_settings_show_tls(self):
         settings = self.tls_connect().stats(b"settings")

@@ -132,6 +132,203 @@ class SettingsTest(unittest.TestCase):
         self.assertEqual((settings["stat_key_prefix"], settings["detail_enabled"]), (b"#", b"no"))
 
 
+class FieldSetsTest(ServerTestCase):
+    """`stats`, `stats items`, `stats slabs` and `stats conns` send
+    memcached's fields in its order, with memcached's default settings."""
+
+    def test_stats(self):
+        assert_fields(self, names_of(self.connect()), fields.stats_fields(fields.switches()),
+                      fields.GPUHASH_GENERAL, "stats")
+
+    def test_items_and_slabs(self):
+        c = self.connect()
+        c.request(b"set fields 0 0 3\r\nabc\r\n", b"STORED\r\n")
+        items = names_of(c, b"items")
+        classes = sorted({int(n.split(":")[1]) for n in items})
+        self.assertTrue(classes, items)
+        for number in classes:
+            shown = [n.split(":", 2)[2] for n in items if n.startswith(f"items:{number}:")]
+            self.assertEqual(shown, fields.items_fields(fields.switches()), number)
+        slabs = names_of(c, b"slabs")
+        self.assertEqual([n for n in slabs if ":" not in n], fields.SLABS_TOTALS)
+        for number in sorted({int(n.split(":")[0]) for n in slabs if ":" in n}):
+            shown = [n.split(":", 1)[1] for n in slabs if n.startswith(f"{number}:")]
+            self.assertEqual(shown, fields.SLABS, number)
+
+    def test_conns(self):
+        c = self.connect()
+        own = b"tcp:127.0.0.1:%d" % c.sock.getsockname()[1]
+        conns = c.stats(b"conns")
+        by_descriptor = {}
+        for name, value in conns.items():
+            descriptor, field = name.split(":", 1)
+            by_descriptor.setdefault(descriptor, {})[field] = value
+        mine = [d for d in by_descriptor.values() if d.get("addr") == own]
+        self.assertEqual(len(mine), 1, conns)
+        self.assertEqual(list(mine[0]), fields.CONNS_CLIENT)
+        self.assertEqual(mine[0]["listen_addr"], b"tcp:127.0.0.1:%d" % self.server.port)
+        self.assertEqual(mine[0]["state"], b"conn_parse_cmd")
+        listeners = [d for d in by_descriptor.values() if d.get("state") == b"conn_listening"]
+        self.assertEqual([list(d) for d in listeners], [fields.CONNS_LISTENER])
+        self.assertEqual(listeners[0]["addr"], b"tcp:127.0.0.1:%d" % self.server.port)
+
+    def test_what_is_not_kept_reads_0(self):
+        stats = self.connect().stats()
+        for name in ("response_obj_oom", "listen_disabled_num", "conn_yields",
+                     "hash_is_expanding", "slab_reassign_running", "slabs_moved",
+                     "lru_crawler_running", "malloc_fails", "log_watchers",
+                     "slab_global_page_pool", "crawler_reclaimed", "lrutail_reflocked",
+                     "moves_to_warm", "unexpected_napi_ids", "round_robin_fallback"):
+            self.assertEqual(stats[name], b"0", name)
+        self.assertEqual(stats["accepting_conns"], b"1")
+        self.assertGreater(int(stats["hash_power_level"]), 0)
+        self.assertGreater(int(stats["hash_bytes"]), 0)
+        self.assertGreater(int(stats["reserved_fds"]), 0)
+        self.assertGreaterEqual(int(stats["connection_structures"]), 2)
+
+
+class FieldSetsWithSettingsTest(unittest.TestCase):
+    """The fields memcached shows only under some settings follow them."""
+
+    def test_optional_fields(self):
+        extended = ["idle_timeout=5", "no_lru_crawler", "no_maxconns_fast", "no_slab_reassign",
+                    "temporary_ttl=10"]
+        on = fields.switches(extended)
+        with ServerProcess(["-o", ",".join(extended)]) as server:
+            c = Connection.to(server)
+            c.request(b"set fields 0 0 3\r\nabc\r\n", b"STORED\r\n")
+            assert_fields(self, names_of(c), fields.stats_fields(on), fields.GPUHASH_GENERAL,
+                          "stats")
+            items = names_of(c, b"items")
+            number = items[0].split(":")[1]
+            self.assertEqual([n.split(":", 2)[2] for n in items if n.split(":")[1] == number],
+                             fields.items_fields(on))
+            c.close()
+
+    def test_without_the_lru_maintainer(self):
+        on = fields.switches(["no_lru_maintainer"])
+        with ServerProcess(["-o", "no_lru_maintainer"]) as server:
+            c = Connection.to(server)
+            c.request(b"set fields 0 0 3\r\nabc\r\n", b"STORED\r\n")
+            assert_fields(self, names_of(c), fields.stats_fields(on), fields.GPUHASH_GENERAL,
+                          "stats")
+            items = names_of(c, b"items")
+            self.assertEqual([n.split(":", 2)[2] for n in items], fields.items_fields(on))
+            c.close()
+
+
+class SubcommandsTest(ServerTestCase):
+    """The sub-statistics of features gpuhash-server does not have, answered
+    as memcached 1.6.18 answers them with the feature off."""
+
+    def test_sizes(self):
+        c = self.connect()
+        c.request(b"stats sizes\r\n", b"STAT sizes_status disabled\r\nEND\r\n")
+        c.request(b"stats sizes_disable\r\n", b"STAT sizes_status disabled\r\n")  # no END
+
+    @gpuhash_only("memcached keeps a size histogram once enabled")
+    def test_sizes_cannot_be_enabled(self):
+        c = self.connect()
+        c.request(b"stats sizes_enable\r\n",
+                  b"STAT sizes_status error\r\nSTAT sizes_error not_supported\r\n")
+        c.request(b"stats sizes\r\n", b"STAT sizes_status disabled\r\nEND\r\n")
+
+    def test_detail(self):
+        c = self.connect()
+        c.request(b"stats detail dump\r\n", b"END\r\n")
+        c.request(b"stats detail off\r\n", b"OK\r\n")
+        usage = b"CLIENT_ERROR usage: stats detail on|off|dump\r\n"
+        c.request(b"stats detail\r\nstats detail foo\r\n", usage * 2)
+        # on and at once off again: memcached collects nothing meanwhile either
+        c.request(b"stats detail on\r\nstats detail off\r\nstats detail dump\r\n",
+                  b"OK\r\nOK\r\nEND\r\n")
+
+    def test_extstore(self):
+        self.connect().request(b"stats extstore\r\n", b"END\r\n")
+
+    def test_unknown(self):
+        self.connect().request(b"stats nosuch\r\nstats cachedumpx\r\n", b"ERROR\r\n" * 2)
+
+
+class ClassCountersTest(unittest.TestCase):
+    """The per-class counters of `stats slabs` and `stats items`, counted at
+    the class of the item a command hit or stored."""
+
+    @staticmethod
+    def class_stats(c, argument, prefix):
+        """The one class's counters of `stats <argument>` ({field: int})."""
+        shown = {n[len(prefix):]: int(v) for n, v in c.stats(argument).items()
+                 if n.startswith(prefix)}
+        return shown
+
+    def test_commands_count_in_their_items_class(self):
+        with ServerProcess() as server:
+            c = Connection.to(server)
+            c.send(b"set n 0 0 1\r\n5\r\nget n\r\ngets n\r\nincr n 1\r\ndecr n 1\r\n"
+                   b"touch n 0\r\ncas n 0 0 1 999999\r\n7\r\nget nope\r\n")
+            for line in (b"STORED", b"VALUE n 0 1", b"5", b"END", None, b"5", b"END", b"6", b"5",
+                         b"TOUCHED", b"EXISTS", b"END"):
+                got = c.read_line()
+                if line is not None:
+                    self.assertEqual(got, line + b"\r\n")
+            number = [n for n in c.stats(b"items") if n.endswith(":number")][0].split(":")[1]
+            items = self.class_stats(c, b"items", f"items:{number}:")
+            self.assertEqual(items["number"], 1)
+            self.assertEqual(items["number_hot"] + items["number_warm"] + items["number_cold"], 1)
+            self.assertEqual(items["hits_to_hot"] + items["hits_to_warm"] + items["hits_to_cold"]
+                             + items["hits_to_temp"], 2)
+            cas = c.get_values(b"gets n")[0][3]
+            c.request(b"cas n 0 0 1 %d\r\n8\r\ndelete n\r\n" % cas, b"STORED\r\nDELETED\r\n")
+            slabs = self.class_stats(c, b"slabs", f"{number}:")
+            self.assertEqual({n: slabs[n] for n in fields.SLABS[7:]},
+                             {"get_hits": 3, "cmd_set": 3, "delete_hits": 1, "incr_hits": 1,
+                              "decr_hits": 1, "cas_hits": 1, "cas_badval": 1, "touch_hits": 1})
+            self.assertEqual(slabs["free_chunks_end"], 0)
+            c.close()
+
+    def fill(self, c, count, size=100 * 1024):
+        """Stores `count` values of `size` bytes, a few at a time (a pipeline
+        of all of them at once would be as large as the connections' memory
+        budget at -m 4)."""
+        value = b"v" * size
+        for i in range(count):
+            c.send(b"set fill%d 0 1000 %d noreply\r\n%s\r\n" % (i, size, value))
+            if i % 8 == 7:
+                c.sync()
+        c.sync()
+
+    def test_evictions(self):
+        with ServerProcess(["-m", "4"]) as server:
+            c = Connection.to(server)
+            self.fill(c, 80)
+            stats = c.stats()
+            items = c.stats(b"items")
+            evicted = {n: int(v) for n, v in items.items() if n.endswith(":evicted")}
+            self.assertGreater(sum(evicted.values()), 0, items)
+            self.assertEqual(sum(evicted.values()), int(stats["evictions"]))
+            for name, count in evicted.items():
+                prefix = name[:-len("evicted")]
+                # every item had an expiry time and was never read
+                self.assertEqual(int(items[prefix + "evicted_nonzero"]), count)
+                self.assertEqual(int(items[prefix + "evicted_unfetched"]), count)
+                self.assertGreaterEqual(int(items[prefix + "evicted_time"]), 0)
+                self.assertEqual(int(items[prefix + "outofmemory"]), 0)
+            self.assertEqual(int(stats["evicted_unfetched"]), sum(evicted.values()))
+            c.close()
+
+    def test_out_of_memory_with_M(self):
+        with ServerProcess(["-m", "4", "-M"]) as server:
+            c = Connection.to(server)
+            self.fill(c, 80)
+            stats = c.stats()
+            outofmemory = sum(int(v) for n, v in c.stats(b"items").items()
+                              if n.endswith(":outofmemory"))
+            self.assertGreater(int(stats["store_no_memory"]), 0)
+            self.assertGreater(outofmemory, 0)
+            self.assertEqual(stats["evictions"], b"0")
+            c.close()
+
+
 class ItemSizesTest(unittest.TestCase):
     """An item's size as memcached reports it (`stats` bytes, `stats items`
     mem_requested, metadump's size): its 48-byte header, an 8-byte CAS

@@ -99,6 +99,7 @@ std::string describe(const parse_result& result, const request& parsed) {
   field("delay", parsed.delay, std::int64_t{0});
   field("level", parsed.level, std::uint32_t{0});
   field("argument", parsed.argument, ""sv);
+  field("subargument", parsed.subargument, ""sv);
   if (parsed.key_in_base64) {
     text.append(" item=").append(parsed.item_key().empty() ? "<undecodable>" : parsed.item_key());
   }
@@ -170,7 +171,7 @@ TEST(RequestParserHelpers, DescribeTellsEveryFieldApart) {
   request base;
   base.kind = command::set;
   const std::string plain = describe(accepted, base);
-  std::vector<request> variants(15, base);
+  std::vector<request> variants(16, base);
   variants[0].kind = command::add;
   variants[1].key = "k";
   variants[2].keys = {"k"};
@@ -187,6 +188,7 @@ TEST(RequestParserHelpers, DescribeTellsEveryFieldApart) {
   variants[13].key_in_base64 = true;  // and does not decode
   variants[14].key_in_base64 = true;
   variants[14].decoded_key = "k";
+  variants[15].subargument = "s";
   std::vector<std::string> seen{plain};
   for (const request& variant : variants) {
     const std::string text = describe(accepted, variant);
@@ -300,7 +302,8 @@ INSTANTIATE_TEST_SUITE_P(
         request_case{"quit\r\n", "quit"}, request_case{"quit x\r\n", "quit"},
         request_case{"stats\r\n", "stats"},
         request_case{"stats settings\r\n", "stats argument=settings"},
-        request_case{"stats items x y\r\n", "stats argument=items"},
+        request_case{"stats items x y\r\n", "stats argument=items subargument=x"},
+        request_case{"stats detail  dump\r\n", "stats argument=detail subargument=dump"},
         request_case{"shutdown\r\n", "shutdown"},
         request_case{"shutdown graceful\r\n", "shutdown argument=graceful"},
         request_case{"shutdown  graceful  x \r\n", "shutdown argument=graceful  x"},

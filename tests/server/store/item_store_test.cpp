@@ -422,6 +422,26 @@ TEST(item_store_eviction, dead_items_are_reclaimed_even_without_eviction) {
   EXPECT_EQ(evicted, std::vector<location>{items[1]});
   EXPECT_EQ(store.reclaimed(), 1u);
   EXPECT_EQ(store.evictions(), 0u);
+  // counted in the item's class, with the allocation that found nothing
+  const class_stats first = store.classes().front();
+  EXPECT_EQ(first.reclaimed, 1u);
+  EXPECT_EQ(first.outofmemory, 1u);
+  EXPECT_EQ(first.evictions, 0u);
+  store.reset_counts();
+  EXPECT_EQ(store.reclaimed(), 0u);
+  EXPECT_EQ(store.classes().front().outofmemory, 0u);
+  EXPECT_EQ(store.linked_items(), per_page - 1) << "a reset drops counts, not items";
+}
+
+TEST(item_store_classes, class_for_names_the_class_allocate_uses) {
+  item_store store{config_with_pages(4)};
+  for (const std::size_t value : {0, 1, 40, 100, 500, 1000}) {
+    const location where = allocate_ok(store, "key", value);
+    EXPECT_EQ(store.class_for(3, value), store.at(where).size_class) << value;
+    store.release(where);
+  }
+  EXPECT_EQ(store.class_for(3, store.item_size_max()), 0u) << "too large for any class";
+  EXPECT_EQ(store.class_for(256, 1), 0u) << "a key longer than 255 bytes";
 }
 
 TEST(item_store_memory, pages_pass_the_limit_only_as_first_pages_of_classes) {
