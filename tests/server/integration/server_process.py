@@ -102,6 +102,15 @@ def run_server(args, timeout=15):
     return result.returncode, result.stderr.decode("utf-8", "replace")
 
 
+def settings_of(args):
+    """`stats settings` ({name: value}) of a server started with `args`."""
+    with ServerProcess(args) as server:
+        c = Connection.to(server)
+        settings = c.stats(b"settings")
+        c.close()
+        return settings
+
+
 class ServerProcess:
     """The server under test, as a context manager (see the module's doc).
 

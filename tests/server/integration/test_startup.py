@@ -11,7 +11,8 @@ import socket
 import tempfile
 import unittest
 
-from server_process import (HOST, Connection, ServerProcess, gpuhash_only, run_server)
+from server_process import (HOST, Connection, ServerProcess, gpuhash_only, run_server,
+                            settings_of)
 
 
 def has_ipv6_loopback():
@@ -90,21 +91,14 @@ class UdpTest(unittest.TestCase):
 class ProtocolAndBacklogTest(unittest.TestCase):
     """-B ascii|auto and -b, shown in `stats settings`; -B binary refused."""
 
-    def settings(self, args):
-        with ServerProcess(args) as server:
-            c = Connection.to(server)
-            settings = c.stats(b"settings")
-            c.close()
-            return settings
-
     def test_binding_protocol_and_backlog_are_shown(self):
-        default = self.settings([])
+        default = settings_of([])
         self.assertEqual(default["binding_protocol"], b"auto-negotiate")
         self.assertEqual(default["tcp_backlog"], b"1024")
-        given = self.settings(["-B", "ascii", "-b", "8675"])
+        given = settings_of(["-B", "ascii", "-b", "8675"])
         self.assertEqual(given["binding_protocol"], b"ascii")
         self.assertEqual(given["tcp_backlog"], b"8675")
-        self.assertEqual(self.settings(["-B", "auto"])["binding_protocol"], b"auto-negotiate")
+        self.assertEqual(settings_of(["-B", "auto"])["binding_protocol"], b"auto-negotiate")
 
     @gpuhash_only("memcached serves its binary protocol")
     def test_binary_protocol_is_refused(self):

@@ -12,7 +12,8 @@ import time
 import unittest
 
 import memcached_fields as fields
-from server_process import Connection, ServerProcess, ServerTestCase, gpuhash_only, is_memcached
+from server_process import (Connection, ServerProcess, ServerTestCase, gpuhash_only, is_memcached,
+                            settings_of)
 
 
 def names_of(c, argument=b""):
@@ -82,15 +83,12 @@ def assert_fields(test, shown, expected, gpuhash_extras, what):
 class SettingsTest(unittest.TestCase):
     """`stats settings`: memcached's fields, and the values of the flags given."""
 
-    def settings(self, args):
-        with ServerProcess(args) as server:
-            c = Connection.to(server)
-            settings = c.stats(b"settings")
-            c.close()
-            return settings
+    def assert_shown(self, args, expected):
+        settings = settings_of(args)
+        self.assertEqual({n: settings[n] for n in expected}, expected)
 
     def test_fields(self):
-        assert_fields(self, list(self.settings([])), fields.SETTINGS, fields.GPUHASH_SETTINGS,
+        assert_fields(self, list(settings_of([])), fields.SETTINGS, fields.GPUHASH_SETTINGS,
                       "stats settings")
 
     def test_flags_show_their_values(self):
@@ -98,9 +96,9 @@ class SettingsTest(unittest.TestCase):
                     "hot_lru_pct=30,temporary_ttl=10,ext_item_size=600,no_maxconns_fast,"
                     "hash_algorithm=xxh3,read_buf_mem_limit=8,watcher_logbuf_size=128,"
                     "slab_automove_ratio=0.5,ext_max_frag=0.25")
-        settings = self.settings(["-b", "8675", "-B", "ascii", "-R", "7", "-D", "#", "-t", "2",
-                                  "-c", "500", "-f", "1.5", "-n", "60", "-o", extended])
-        expected = {
+        args = ["-b", "8675", "-B", "ascii", "-R", "7", "-D", "#", "-t", "2", "-c", "500", "-f",
+                "1.5", "-n", "60", "-o", extended]
+        self.assert_shown(args, {
             "tcp_backlog": b"8675", "binding_protocol": b"ascii", "reqs_per_event": b"7",
             "stat_key_prefix": b"#", "num_threads": b"2", "num_threads_per_udp": b"2",
             "maxconns": b"500", "growth_factor": b"1.50", "chunk_size": b"60",
@@ -110,12 +108,10 @@ class SettingsTest(unittest.TestCase):
             "hash_algorithm": b"xxh3", "read_buf_mem_limit": b"8388608",
             "watcher_logbuf_size": b"131072", "slab_automove_ratio": b"0.50",
             "ext_max_frag": b"0.25",
-        }
-        self.assertEqual({n: settings[n] for n in expected}, expected)
+        })
 
     def test_defaults_of_what_is_not_kept(self):
-        settings = self.settings([])
-        expected = {
+        self.assert_shown([], {
             "oldest": b"0", "stat_key_prefix": b":", "detail_enabled": b"no",
             "reqs_per_event": b"20", "slab_reassign": b"yes", "lru_crawler": b"yes",
             "hash_algorithm": b"murmur3", "lru_maintainer_thread": b"yes", "temp_lru": b"no",
@@ -123,12 +119,11 @@ class SettingsTest(unittest.TestCase):
             "ssl_enabled": b"no", "ssl_chain_cert": b"(null)", "ssl_ciphers": b"NULL",
             "num_napi_ids": b"(null)", "memory_file": b"(null)", "growth_factor": b"1.25",
             "slab_automove_freeratio": b"0.010", "ext_wbuf_size": b"4194304",
-        }
-        self.assertEqual({n: settings[n] for n in expected}, expected)
+        })
 
     @gpuhash_only("memcached keeps per-prefix statistics: -D turns them on")
     def test_D_sets_the_prefix_only(self):
-        settings = self.settings(["-D", "#"])
+        settings = settings_of(["-D", "#"])
         self.assertEqual((settings["stat_key_prefix"], settings["detail_enabled"]), (b"#", b"no"))
 
 
