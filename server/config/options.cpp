@@ -242,6 +242,22 @@ class command_line_parser {
     return *match;
   }
 
+  /// The flags without effect whose values `stats settings` shows, checked
+  /// as memcached checks them.
+  void record_shown_flag(int code, std::string_view value, const std::string& name) {
+    tuning_settings& tuning = options_.tuning;
+    if (code == 'D') {
+      tuning.stat_key_prefix = required_text(value, name)[0];
+    } else if (code == 'R') {
+      tuning.reqs_per_event = parse_integer(value, 1, int_max, name);
+    } else if (code == 'N') {
+      napi_ids_ = static_cast<std::size_t>(parse_integer(value, 1, int_max, name));
+      tuning.napi_ids = value;
+    } else {  // -e
+      tuning.memory_file = required_text(value, name);
+    }
+  }
+
   /// -B: the text protocol is the one served, so ascii and auto (which
   /// would also take the binary protocol) serve the same; binary is refused.
   void set_binding_protocol(std::string_view value, const std::string& flag) {
@@ -328,14 +344,10 @@ class command_line_parser {
         break;
       case 'b': number(options_.network.listen.backlog, 0, int_max); break;
       case 'B': set_binding_protocol(value, name); break;
-      // Without effect, but checked as memcached checks them and shown in `stats settings`.
-      case 'D': options_.tuning.stat_key_prefix = required_text(value, name)[0]; break;
-      case 'R': number(options_.tuning.reqs_per_event, 1, int_max); break;
+      case 'D':
+      case 'R':
       case 'N':
-        number(napi_ids_, 1, int_max);
-        options_.tuning.napi_ids = value;
-        break;
-      case 'e': options_.tuning.memory_file = required_text(value, name); break;
+      case 'e': record_shown_flag(flag.code, value, name); break;
       case index_code:
         options_.index = static_cast<index::placement>(one_of(value, {"auto", "gpu", "cpu"}, name));
         break;
