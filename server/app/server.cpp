@@ -144,6 +144,7 @@ int run_server(const config::server_options& options, const index::index_factory
   stats.threads = options.network.threads;
   stats.max_connections = options.network.max_connections;
   stats.settings = settings_lines(options);
+  stats.shown = shown_counters_of(options);
 
   const net::network_resources resources{made.tls ? &*made.tls : nullptr,
                                          made.users ? &*made.users : nullptr};

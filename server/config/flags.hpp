@@ -42,7 +42,8 @@ struct flag_spec {
 
 // memcached 1.6.18's shortopts and longopts (memcached.c), then gpuhash's own.
 constexpr auto flags = std::to_array<flag_spec>({
-    {'p', "port", argument::required, "<num>", "TCP port to listen on (0: none)", nullptr},
+    {'p', "port", argument::required, "<num>",
+     "TCP port (0: none, -1: the kernel picks)", nullptr},
     {'U', "udp-port", argument::required, "<num>", "UDP port; not served: only 0 [refused]",
      nullptr},
     {'s', "unix-socket", argument::required, "<file>", "UNIX socket to listen on", nullptr},
@@ -74,10 +75,9 @@ constexpr auto flags = std::to_array<flag_spec>({
     {'R', "max-reqs-per-event", argument::required, "<num>", "max requests per event",
      "requests are batched across connections, not limited per event"},
     {'C', "disable-cas", argument::none, "", "disable use of CAS", nullptr},
-    {'b', "listen-backlog", argument::required, "<num>", "backlog queue limit",
-     "the listen backlog is gpuhash-server's own"},
-    {'B', "protocol", argument::required, "<name>", "ascii, binary or auto",
-     "only the text protocol (classic and meta commands) is served"},
+    {'b', "listen-backlog", argument::required, "<num>", "backlog queue limit", nullptr},
+    {'B', "protocol", argument::required, "<name>", "ascii or auto (text only; binary refused)",
+     nullptr},
     {'I', "max-item-size", argument::required, "<num>", "max item size, k/m/g (1k..1g, <= -m/2)",
      nullptr},
     {'S', "enable-sasl", argument::none, "", "turn on SASL authentication [refused]", nullptr},

@@ -25,7 +25,7 @@ std::string default_text(int code, const server_options& defaults) {
     case 'n': return std::to_string(defaults.engine.store.chunk_size_min);
     case 't': return std::to_string(defaults.network.threads);
     case 'R': return "20";
-    case 'b': return "1024";
+    case 'b': return std::to_string(defaults.network.listen.backlog);
     case 'B': return "auto";
     case 'D': return ":";
     case 'I':

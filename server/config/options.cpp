@@ -13,6 +13,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <initializer_list>
 #include <limits>
 #include <optional>
@@ -148,15 +149,22 @@ class command_line_parser {
                         " bytes is more than half of -m (" + std::to_string(memory_limit_mb) +
                         " megabytes)");
     }
-    if (hot_lru_pct_ + warm_lru_pct_ > 80) {
+    const tuning_settings& tuning = options_.tuning;
+    if (tuning.hot_lru_pct + tuning.warm_lru_pct > 80) {
       throw usage_error("-o/--extended: hot_lru_pct + warm_lru_pct cannot be more than 80");
     }
-    if (temporary_ttl_given_ && !lru_maintainer_) {
+    if (tuning.temporary_ttl && !tuning.lru_maintainer) {
       throw usage_error("-o/--extended: temporary_ttl requires lru_maintainer");
     }
     if (options_.udp_port != 0) {
       throw usage_error("-U/--udp-port " + std::to_string(options_.udp_port) +
                         ": UDP is not served; leave -U at 0 (memcached 1.6's default)");
+    }
+    const net::listen_settings& listen = options_.network.listen;
+    if (listen.tcp_port == 0 && listen.unix_socket.empty()) {
+      throw usage_error(
+          "-p/--port 0: TCP is off, and with no -s/--unix-socket (and no UDP) the server would "
+          "listen nowhere; give a port (-1: one the kernel picks) or a unix socket");
     }
     check_tls();
     // --shards, or by default one a thread as far as -m gives each 8 MB
@@ -234,6 +242,33 @@ class command_line_parser {
     return *match;
   }
 
+  /// The flags without effect whose values `stats settings` shows, checked
+  /// as memcached checks them.
+  void record_shown_flag(int code, std::string_view value, const std::string& name) {
+    tuning_settings& tuning = options_.tuning;
+    if (code == 'D') {
+      tuning.stat_key_prefix = required_text(value, name)[0];
+    } else if (code == 'R') {
+      tuning.reqs_per_event = parse_integer(value, 1, int_max, name);
+    } else if (code == 'N') {
+      napi_ids_ = static_cast<std::size_t>(parse_integer(value, 1, int_max, name));
+      tuning.napi_ids = value;
+    } else {  // -e
+      tuning.memory_file = required_text(value, name);
+    }
+  }
+
+  /// -B: the text protocol is the one served, so ascii and auto (which
+  /// would also take the binary protocol) serve the same; binary is refused.
+  void set_binding_protocol(std::string_view value, const std::string& flag) {
+    if (one_of(value, {"auto", "ascii", "binary"}, flag) == 2) {
+      throw usage_error(flag +
+                        " binary: gpuhash-server serves memcached's text protocol only (classic "
+                        "and meta commands); use -B ascii or -B auto");
+    }
+    options_.tuning.binding_protocol = value == "ascii" ? "ascii" : "auto-negotiate";
+  }
+
   void ignore(std::string line) {
     if (std::ranges::find(options_.ignored, line) == options_.ignored.end()) {
       options_.ignored.push_back(std::move(line));
@@ -261,8 +296,8 @@ class command_line_parser {
           parse_integer(value, low, high, name));
     };
     switch (flag.code) {
-      case 'p': number(options_.network.listen.tcp_port, 0, 65535); break;
-      case 'U': number(options_.udp_port, 0, 65535); break;
+      case 'p': number(options_.network.listen.tcp_port, -1, 65535); break;
+      case 'U': number(options_.udp_port, -1, 65535); break;
       case 's': options_.network.listen.unix_socket = required_text(value, name); break;
       case 'a':
         options_.network.listen.unix_socket_mode =
@@ -288,7 +323,7 @@ class command_line_parser {
         break;
       case 'n': number(options_.engine.store.chunk_size_min, 1, int_max); break;
       case 't': number(options_.network.threads, 1, int_max); break;
-      case 'C': options_.engine.cas_enabled = false; break;
+      case 'C': options_.engine.store.cas_enabled = false; break;
       case 'I':
         // the store's largest item, and so the largest value a request may carry
         options_.engine.store.item_size_max =
@@ -307,12 +342,12 @@ class command_line_parser {
       case 'o':
         for (const std::string_view entry : split(value, ',')) apply_suboption(entry);
         break;
-      // Ignored, but their values are checked as memcached checks them.
-      case 'D': required_text(value, name); break;
-      case 'R': parse_integer(value, 1, int_max, name); break;
-      case 'b': parse_integer(value, 0, int_max, name); break;
-      case 'B': one_of(value, {"auto", "binary", "ascii"}, name); break;
-      case 'N': number(napi_ids_, 1, int_max); break;
+      case 'b': number(options_.network.listen.backlog, 0, int_max); break;
+      case 'B': set_binding_protocol(value, name); break;
+      case 'D':
+      case 'R':
+      case 'N':
+      case 'e': record_shown_flag(flag.code, value, name); break;
       case index_code:
         options_.index = static_cast<index::placement>(one_of(value, {"auto", "gpu", "cpu"}, name));
         break;
@@ -357,22 +392,18 @@ class command_line_parser {
       number = parse_integer(*value, static_cast<std::int64_t>(group->low),
                              static_cast<std::int64_t>(group->high), flag);
     }
+    double real = 0;
     if (takes == sub_value::real) {
-      if (const double real = parse_real(*value, flag); real <= group->low || real > group->high) {
+      if (real = parse_real(*value, flag); real <= group->low || real > group->high) {
         throw usage_error(flag + ": " + std::string(*value) + " is out of range (more than " +
                           number_text(group->low) + ", at most " + number_text(group->high) + ")");
       }
     }
     if (takes == sub_value::hash_name) one_of(*value, {"jenkins", "murmur3", "xxh3"}, flag);
-    // State for memcached's checks of the options together.
-    if (name == "hot_lru_pct") hot_lru_pct_ = number;
-    if (name == "warm_lru_pct") warm_lru_pct_ = number;
-    if (name == "temporary_ttl") temporary_ttl_given_ = true;
-    if (name == "lru_maintainer") lru_maintainer_ = true;
-    if (name == "no_lru_maintainer" || name == "no_modern") lru_maintainer_ = false;
     if (group->reason == honoured) {
       honour_suboption(name, value.value_or(""), number, flag);
     } else {
+      record_tuning(options_.tuning, name, number, real, value.value_or(""));
       ignore("-o " + std::string(entry) + ": " + group->reason);
     }
   }
@@ -436,7 +467,7 @@ class command_line_parser {
           "ssl_key=<file> unless the key is in that file)");
     }
     if (options_.network.listen.tcp_port == 0) {
-      throw usage_error("-Z/--enable-ssl: TLS needs a TCP port (-p is 0)");
+      throw usage_error("-Z/--enable-ssl: TLS needs a TCP port, and -p 0 turns TCP off");
     }
     if (!options_.network.listen.unix_socket.empty()) {
       throw usage_error(
@@ -451,11 +482,7 @@ class command_line_parser {
   int next_word_ = 1;
   bool listen_given_ = false;
   std::size_t napi_ids_ = 0;
-  std::size_t shards_ = 0;         // --shards (0: the default)
-  std::int64_t hot_lru_pct_ = 20;  // memcached's defaults
-  std::int64_t warm_lru_pct_ = 40;
-  bool lru_maintainer_ = true;
-  bool temporary_ttl_given_ = false;
+  std::size_t shards_ = 0;  // --shards (0: the default)
   bool connection_memory_limit_given_ = false;
   std::string tls_option_given_;  ///< the last ssl_* option given, for check_tls's message
 };
@@ -468,6 +495,9 @@ parse_outcome parse_command_line(int argc, const char* const* argv) {
     command_line_parser parser(outcome.options, argc, argv);
     outcome.what = parser.parse();
     if (outcome.what == action::run) parser.check_combinations();
+    // memcached writes its ports there (its tests start it on -p -1 and read them)
+    if (const char* port_file = std::getenv("MEMCACHED_PORT_FILENAME"); port_file != nullptr)
+      outcome.options.network.listen.port_file = port_file;
   } catch (const usage_error& error) {
     outcome.what = action::error;
     outcome.message = error.what();

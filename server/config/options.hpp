@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "config/tuning.hpp"
 #include "engine/engine_settings.hpp"
 #include "index/placement.hpp"
 #include "net/network_settings.hpp"
@@ -18,8 +19,10 @@ struct server_options {
   net::network_settings network;   ///< -l -p -s -a -c -t -v -I -Y -Z -o ssl_* ...
   engine::engine_settings engine;  ///< -m -M -f -n -I -A -C -F -X, batching
   index::placement index = index::placement::automatic;  ///< --index=auto|gpu|cpu
-  std::uint16_t udp_port = 0;                            ///< -U (0: off; UDP is not served)
-  std::string run_as_user;                               ///< -u
+  int udp_port = 0;         ///< -U: 0 (off) is the one value taken: UDP is not served
+  std::string run_as_user;  ///< -u
+  /// memcached's settings for its own machinery: shown, without effect.
+  tuning_settings tuning;
 
   /// Flags accepted for compatibility but without effect here, one line each
   /// ("-d: daemon mode is not supported; running in the foreground"), for
@@ -35,7 +38,9 @@ struct parse_outcome {
 };
 
 /// Parses argv as memcached 1.6 does (short and long forms, "-p 11211",
-/// "-p11211", "--port=11211", "-o opt1,opt2=value").
+/// "-p11211", "--port=11211", "-o opt1,opt2=value"), and reads the one
+/// environment variable memcached reads for its settings,
+/// MEMCACHED_PORT_FILENAME (net::listen_settings::port_file).
 parse_outcome parse_command_line(int argc, const char* const* argv);
 
 /// The text of -h.

@@ -20,7 +20,6 @@ enum class batch_runner : std::uint8_t {
 struct engine_settings {
   /// The items of all shards together: each shard gets memory_limit / shards.
   store::store_config store;
-  bool cas_enabled = true;        ///< false: -C, gets shows cas 0
   bool flush_enabled = true;      ///< false: -F, flush_all is refused
   bool shutdown_enabled = false;  ///< -A: the shutdown command is allowed
   bool dumping_enabled = true;    ///< false: -X, lru_crawler metadump is refused

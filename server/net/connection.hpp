@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -27,7 +28,11 @@ struct connection_group : engine::request_group {
 
 struct connection {
   int fd = -1;
-  std::string address;
+  std::string address;         // the client's, as `stats conns` shows it (listeners.hpp)
+  std::string listen_address;  // the server's end of it
+  /// When its last requests were read (Unix seconds): `stats conns` reads it
+  /// on a batch's thread.
+  std::atomic<std::int64_t> last_command_at{0};
   std::unique_ptr<tls_session> tls;  // null: plaintext
   bool authenticated = true;         // false until -Y's authentication succeeds
   std::string input;                 // bytes read and not yet consumed

@@ -3,6 +3,7 @@
 // the engine, and writing the replies back (worker.hpp).
 
 #include <algorithm>
+#include <ctime>
 #include <string_view>
 
 #include "net/connection_memory.hpp"
@@ -223,6 +224,7 @@ void network::worker::parse_and_submit(connection& conn) {
     return;
   }
   conn.parsed_end = position;
+  conn.last_command_at = std::time(nullptr);  // `stats conns`' secs_since_last_cmd
   if (!grant_room(conn)) {
     conn.resuming = true;  // parsed; it goes when the budget has room (settle)
     return;

@@ -10,7 +10,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -48,7 +51,7 @@ listener open_unix_socket(const listen_settings& settings) {
     errno = reason;
     fail("failed to listen on unix socket " + path);
   }
-  return {fd, false};
+  return {fd, false, "unix:" + path};
 }
 
 /// One -l entry's sockets (a name may resolve to several addresses).
@@ -59,7 +62,9 @@ void open_tcp(std::string entry, const listen_settings& settings, opened_listene
     tls = false;
   }
   std::string host = entry;
-  std::string port = std::to_string(opened.bound_port != 0 ? opened.bound_port : settings.tcp_port);
+  // -p -1: the kernel picks the first address's port, the others take it too
+  const int wanted = settings.tcp_port == -1 ? 0 : settings.tcp_port;
+  std::string port = std::to_string(opened.bound_port != 0 ? opened.bound_port : wanted);
   if (host.starts_with('[')) {  // "[v6]" or "[v6]:port"
     const std::size_t close = host.find(']');
     if (close == std::string::npos) throw std::runtime_error("bad listen address: " + entry);
@@ -95,15 +100,48 @@ void open_tcp(std::string entry, const listen_settings& settings, opened_listene
     sockaddr_storage bound{};
     socklen_t length = sizeof bound;
     getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length);
-    opened.bound_port = bound.ss_family == AF_INET
-                            ? ntohs(reinterpret_cast<sockaddr_in&>(bound).sin_port)
-                            : ntohs(reinterpret_cast<sockaddr_in6&>(bound).sin6_port);
-    opened.sockets.push_back({fd, tls});
+    const bool v4 = bound.ss_family == AF_INET;
+    opened.bound_port = v4 ? ntohs(reinterpret_cast<sockaddr_in&>(bound).sin_port)
+                           : ntohs(reinterpret_cast<sockaddr_in6&>(bound).sin6_port);
+    opened.sockets.push_back({fd, tls, address_text(bound)});
+    opened.port_lines.push_back((v4 ? "TCP INET: " : "TCP INET6: ") +
+                                std::to_string(opened.bound_port));
   }
   freeaddrinfo(found);
 }
 
+/// memcached's port file (listeners.hpp): written whole, then renamed.
+void write_port_file(const std::string& path, const std::vector<std::string>& lines) {
+  const std::string locked = path + ".lck";
+  std::FILE* file = std::fopen(locked.c_str(), "a");
+  if (file == nullptr) {
+    std::fprintf(stderr, "Failed to open \"%s\": %s\n", locked.c_str(), std::strerror(errno));
+    return;
+  }
+  for (const std::string& line : lines) std::fprintf(file, "%s\n", line.c_str());
+  if (std::fclose(file) != 0 || std::rename(locked.c_str(), path.c_str()) != 0)
+    std::fprintf(stderr, "Failed to write \"%s\": %s\n", path.c_str(), std::strerror(errno));
+}
+
 }  // namespace
+
+std::string address_text(const sockaddr_storage& address) {
+  char host[INET6_ADDRSTRLEN] = "?";
+  if (address.ss_family == AF_INET) {
+    const auto& v4 = reinterpret_cast<const sockaddr_in&>(address);
+    inet_ntop(AF_INET, &v4.sin_addr, host, sizeof host);
+    return std::string("tcp:") + host + ":" + std::to_string(ntohs(v4.sin_port));
+  }
+  if (address.ss_family == AF_INET6) {
+    const auto& v6 = reinterpret_cast<const sockaddr_in6&>(address);
+    inet_ntop(AF_INET6, &v6.sin6_addr, host, sizeof host);
+    return std::string("tcp6:[") + host + "]:" + std::to_string(ntohs(v6.sin6_port));
+  }
+  const auto& local = reinterpret_cast<const sockaddr_un&>(address);
+  // a unix client has no name: memcached shows the address family then
+  return local.sun_path[0] != '\0' ? std::string("unix:") + local.sun_path
+                                   : "unix:<AF " + std::to_string(address.ss_family) + ">";
+}
 
 opened_listeners open_listeners(const listen_settings& settings) {
   opened_listeners opened;
@@ -111,7 +149,7 @@ opened_listeners open_listeners(const listen_settings& settings) {
     opened.sockets.push_back(open_unix_socket(settings));
     return opened;
   }
-  std::string rest = settings.addresses;
+  std::string rest = settings.tcp_port == 0 ? std::string{} : settings.addresses;
   try {
     while (!rest.empty()) {
       const std::size_t comma = rest.find(',');
@@ -122,7 +160,9 @@ opened_listeners open_listeners(const listen_settings& settings) {
     for (const listener& each : opened.sockets) ::close(each.fd);
     throw;
   }
-  if (opened.sockets.empty()) throw std::runtime_error("no address to listen on");
+  if (opened.sockets.empty() && settings.tcp_port != 0)
+    throw std::runtime_error("no address to listen on");
+  if (!settings.port_file.empty()) write_port_file(settings.port_file, opened.port_lines);
   return opened;
 }
 

@@ -5,6 +5,8 @@
 
 #include <unistd.h>
 
+#include <ctime>
+
 #include "net/connection_memory.hpp"
 #include "net/worker.hpp"
 
@@ -29,9 +31,13 @@ void network::listen() {
   opened_listeners opened = open_listeners(listen);
   listeners_ = std::move(opened.sockets);
   bound_port_ = opened.bound_port;
+  stats_.listeners = listeners_.size();
 }
 
 void network::start(engine::engine& engine) {
+  // (before the workers start: `stats` is read on their threads)
+  constexpr std::size_t descriptors_per_worker = 3;  // epoll, eventfd, the spare descriptor
+  stats_.reserved_fds = listeners_.size() + descriptors_per_worker * settings_.threads;
   for (std::size_t i = 0; i < settings_.threads; ++i)
     workers_.push_back(std::make_unique<worker>(*this, i));
   for (auto& each : workers_) each->start(engine);
@@ -42,8 +48,15 @@ void network::complete(engine::request_group& group, engine::completer by) {
 }
 
 std::string network::describe_connections() const {
+  const std::int64_t now = std::time(nullptr);
   std::string out;
-  for (const auto& each : workers_) each->describe(out);
+  for (const listener& each : listeners_) {  // memcached's lines for a listening socket
+    const std::string prefix = "STAT " + std::to_string(each.fd) + ":";
+    out += prefix + "addr " + each.address + "\r\n";
+    out += prefix + "state conn_listening\r\n";
+    out += prefix + "secs_since_last_cmd " + std::to_string(now - stats_.started_at) + "\r\n";
+  }
+  for (const auto& each : workers_) each->describe(now, out);
   return out;
 }
 

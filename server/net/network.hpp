@@ -57,7 +57,7 @@ class network {
   void start(engine::engine& engine);
   /// The engine's completion handler (called on the batch thread).
   void complete(engine::request_group& group, engine::completer by);
-  /// `stats conns` lines.
+  /// `stats conns` lines: the listening sockets', then the connections'.
   std::string describe_connections() const;
   /// A client's accepted `shutdown` came back to its connection.
   bool shutdown_requested() const noexcept { return shutdown_requested_.load(); }

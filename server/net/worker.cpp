@@ -3,7 +3,6 @@
 
 #include "net/worker.hpp"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -14,6 +13,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <stdexcept>
 
 #include "net/connection_memory.hpp"
@@ -33,23 +33,6 @@ constexpr std::string_view too_many_connections = "ERROR Too many open connectio
 
 [[noreturn]] void fail(const std::string& what) {
   throw std::runtime_error(what + ": " + std::strerror(errno));
-}
-
-std::string address_of(const sockaddr_storage& address) {
-  char host[INET6_ADDRSTRLEN] = "?";
-  std::uint16_t port = 0;
-  if (address.ss_family == AF_INET) {
-    const auto& v4 = reinterpret_cast<const sockaddr_in&>(address);
-    inet_ntop(AF_INET, &v4.sin_addr, host, sizeof host);
-    port = ntohs(v4.sin_port);
-  } else if (address.ss_family == AF_INET6) {
-    const auto& v6 = reinterpret_cast<const sockaddr_in6&>(address);
-    inet_ntop(AF_INET6, &v6.sin6_addr, host, sizeof host);
-    port = ntohs(v6.sin6_port);
-  } else {
-    return "unix";
-  }
-  return std::string("tcp:") + host + ":" + std::to_string(port);
 }
 
 }  // namespace
@@ -110,12 +93,16 @@ void network::worker::adopt(accepted_connection accepted) {
   wake_if_asleep(first);
 }
 
-void network::worker::describe(std::string& out) const {
+void network::worker::describe(std::int64_t now, std::string& out) const {
   std::lock_guard lock(connections_mutex_);
   for (const auto& [fd, conn] : connections_) {
     const std::string prefix = "STAT " + std::to_string(fd) + ":";
     out += prefix + "addr " + conn->address + "\r\n";
-    out += prefix + "state " + (conn->waiting.load() ? "conn_waiting" : "conn_parse_cmd") + "\r\n";
+    out += prefix + "listen_addr " + conn->listen_address + "\r\n";
+    // memcached's names: running requests, or waiting for more
+    out += prefix + "state " + (conn->waiting.load() ? "conn_parse_cmd" : "conn_read") + "\r\n";
+    out += prefix + "secs_since_last_cmd " + std::to_string(now - conn->last_command_at.load()) +
+           "\r\n";
   }
 }
 
@@ -264,12 +251,18 @@ void network::worker::accept_all(const listener& from) {
       continue;
     }
     ++counters.total;
+    const std::uint64_t open = counters.current.load();
+    for (std::uint64_t most = counters.most.load(); open > most;)
+      if (counters.most.compare_exchange_weak(most, open)) break;
     const int on = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
     // Connections go round-robin over the workers, as in memcached: the
     // worker that wakes for a burst of connects would otherwise keep them all.
     worker& target = owner_.next_worker();
-    accepted_connection accepted{fd, address_of(address), from.tls};
+    sockaddr_storage local{};
+    socklen_t local_length = sizeof local;
+    getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_length);
+    accepted_connection accepted{fd, address_text(address), address_text(local), from.tls};
     if (&target == this) {
       serve(std::move(accepted));
     } else {
@@ -282,6 +275,8 @@ void network::worker::serve(accepted_connection accepted) {
   auto conn = std::make_unique<connection>();
   conn->fd = accepted.fd;
   conn->address = std::move(accepted.address);
+  conn->listen_address = std::move(accepted.listen_address);
+  conn->last_command_at = std::time(nullptr);
   conn->authenticated = owner_.resources_.users == nullptr;
   conn->reply_room = initial_reply_room;
   conn->group.conn = conn.get();

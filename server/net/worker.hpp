@@ -24,7 +24,8 @@ namespace gpuhash::server::net {
 /// A connection accepted by one worker, handed to another.
 struct accepted_connection {
   int fd;
-  std::string address;
+  std::string address;         // the client's
+  std::string listen_address;  // the server's end
   bool tls;
 };
 
@@ -41,7 +42,8 @@ class network::worker {
   void complete(engine::request_group& group, engine::completer by);
   /// From another worker: a connection it accepted, to be served here.
   void adopt(accepted_connection accepted);
-  void describe(std::string& out) const;
+  /// Its connections' `stats conns` lines, at `now` (Unix seconds).
+  void describe(std::int64_t now, std::string& out) const;
 
  private:
   /// After handing this worker a group or a connection: a worker that is

@@ -8,7 +8,6 @@
 
 #include <array>
 #include <cstdint>
-#include <limits>
 #include <string_view>
 
 #include "protocol/base64.hpp"
@@ -104,11 +103,7 @@ std::string_view check_flags(const command_line& line, std::size_t first,
       case 'N':
       case 'T':
       case 'R': fails(!parse_signed_number(token, signed_value), bad_token); break;
-      case 'F':
-        fails(!parse_unsigned_number(token, unsigned_value) ||
-                  unsigned_value > std::numeric_limits<std::uint32_t>::max(),
-              "");
-        break;
+      case 'F': fails(!parse_unsigned_number(token, unsigned_value), ""); break;
       case 'C': fails(!parse_unsigned_number(token, unsigned_value), bad_token); break;
       case 'M': fails(token.size() != 1, bad_mode_length); break;
       case 'J': fails(!parse_unsigned_number(token, unsigned_value), bad_initial); break;

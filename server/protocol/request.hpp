@@ -76,6 +76,7 @@ struct request {
   std::int64_t delay = 0;              ///< flush_all
   std::uint32_t level = 0;             ///< verbosity
   std::string_view argument;           ///< stats, shutdown, lru_crawler metadump
+  std::string_view subargument;        ///< stats: the word after argument ("stats detail dump")
   std::string_view data;               ///< storage and ms: the value, without its "\r\n"
   bool noreply = false;                ///< classic commands' trailing "noreply"
   std::vector<meta_flag> meta_flags;   ///< meta commands, in the order sent

@@ -10,11 +10,11 @@
 // "noreply" silences errors too; a bad data chunk consumes the length the
 // line announced; a value too large is swallowed; an HTTP request or a long
 // line without "\n" closes the connection without a word.
-// Where memcached silently keeps something other than what was sent, the
-// parser refuses it instead with "CLIENT_ERROR bad command line format":
-// flags above 2^32-1 (memcached keeps them modulo 2^32) and data lengths
-// above 2^31-3 (memcached reads them modulo 2^32). Such a refused storage
-// command still consumes its data block, so the stream stays in step.
+// Client flags are read as memcached's safe_strtoul reads them: a 64-bit
+// number whose low 32 bits are kept (4294967297 is 1). Data lengths above
+// 2^31-3, which memcached reads modulo 2^32, are refused instead with
+// "CLIENT_ERROR bad command line format"; such a refused storage command
+// still consumes its data block, so the stream stays in step.
 
 #include "protocol/request.hpp"
 
@@ -109,11 +109,10 @@ bool read_decimal(std::string_view token, decimal& out) noexcept {
   return i == token.size() || is_c_space(token[i]);
 }
 
-/// A client flags field: 32 bits (see the file comment).
+/// A client flags field: the low 32 bits of a 64-bit number (see the file comment).
 bool parse_client_flags(std::string_view token, std::uint32_t& out) noexcept {
   std::uint64_t value = 0;
-  if (!parse_unsigned_number(token, value) || value > std::numeric_limits<std::uint32_t>::max())
-    return false;
+  if (!parse_unsigned_number(token, value)) return false;
   out = static_cast<std::uint32_t>(value);
   return true;
 }
@@ -327,7 +326,10 @@ parse_result parse_command(std::string_view input, const command_line& line,
                : name == "quit"  ? command::quit
                : name == "stats" ? command::stats
                                  : command::shutdown;
-    if (out.kind == command::stats) out.argument = line.word(1);
+    if (out.kind == command::stats) {
+      out.argument = line.word(1);
+      out.subargument = line.word(2);
+    }
     if (out.kind == command::shutdown) out.argument = rest_of_line(line, 1);
     return accepted(line.size);
   }
@@ -353,6 +355,7 @@ void request::clear() {
   delay = 0;
   level = 0;
   argument = {};
+  subargument = {};
   data = {};
   noreply = false;
   meta_flags.clear();

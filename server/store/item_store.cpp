@@ -28,8 +28,6 @@ static_assert(alignof(item) <= chunk_alignment && chunk_alignment % alignof(item
 static_assert(alignof(std::max_align_t) >= chunk_alignment, "pages come from operator new[]");
 /// memcached's limit on -I.
 constexpr std::size_t item_size_max_limit = std::size_t{1} << 30;
-/// memcached's classes are numbered 1 to 63.
-constexpr std::size_t size_classes_max = 63;
 /// item::key_bytes is one byte (memcached's keys have at most 250).
 constexpr std::size_t key_bytes_max = 255;
 /// The "\r\n" written after each value.
@@ -37,11 +35,6 @@ constexpr std::size_t terminator_bytes = 2;
 
 constexpr std::size_t round_up(std::size_t n, std::size_t multiple) {
   return (n + multiple - 1) / multiple * multiple;
-}
-
-/// What an item adds to bytes_used().
-std::size_t item_bytes(const item& it) {
-  return sizeof(item) + it.key_bytes + it.value_bytes;
 }
 
 }  // namespace
@@ -116,23 +109,20 @@ void item_store::on_dead_check(dead_check check) {
 
 location item_store::allocate(std::string_view key, std::size_t value_bytes,
                               allocation_error& error, location keep) {
-  if (key.size() > key_bytes_max || value_bytes > config_.item_size_max ||
-      key.size() + value_bytes > config_.item_size_max) {
+  const std::size_t size_class = class_for(key.size(), value_bytes);
+  if (size_class == 0) {
     error = allocation_error::too_large;
     return no_location;
   }
-  const std::size_t needed = sizeof(item) + key.size() + value_bytes + terminator_bytes;
-  const auto fitting =
-      std::ranges::lower_bound(size_classes_, needed, {}, &size_class_state::chunk_size);
-  assert(fitting != size_classes_.end() && "the last class holds item_size_max");
-  const auto class_index = static_cast<std::size_t>(fitting - size_classes_.begin());
-  size_class_state& state = *fitting;
+  const std::size_t class_index = size_class - 1;
+  size_class_state& state = size_classes_[class_index];
 
   location where = take_free_chunk(state);
   if (where == no_location && add_page(class_index)) where = take_free_chunk(state);
   if (where == no_location && dead_check_) where = reclaim_tail(state, keep);
   if (where == no_location && config_.evict) where = evict_tail(state, keep);
   if (where == no_location) {
+    ++state.outofmemory;
     error = allocation_error::out_of_memory;
     return no_location;
   }
@@ -147,6 +137,17 @@ location item_store::allocate(std::string_view key, std::size_t value_bytes,
   ++state.used_chunks;
   error = allocation_error::none;
   return where;
+}
+
+std::size_t item_store::class_for(std::size_t key_bytes, std::size_t value_bytes) const noexcept {
+  if (key_bytes > key_bytes_max || value_bytes > config_.item_size_max ||
+      key_bytes + value_bytes > config_.item_size_max)
+    return 0;
+  const std::size_t needed = sizeof(item) + key_bytes + value_bytes + terminator_bytes;
+  const auto fitting =
+      std::ranges::lower_bound(size_classes_, needed, {}, &size_class_state::chunk_size);
+  assert(fitting != size_classes_.end() && "the last class holds item_size_max");
+  return static_cast<std::size_t>(fitting - size_classes_.begin()) + 1;
 }
 
 void item_store::release(location where) {
@@ -173,7 +174,9 @@ void item_store::link(location where) {
   it.linked = true;
   ++state.linked_items;
   ++linked_items_;
-  bytes_used_ += item_bytes(it);
+  const std::size_t size = reported_size(it);
+  state.requested_bytes += size;
+  bytes_used_ += size;
 }
 
 void item_store::unlink(location where) {
@@ -226,6 +229,9 @@ std::size_t item_store::linked_items() const noexcept {
 std::size_t item_store::bytes_used() const noexcept {
   return bytes_used_;
 }
+std::size_t item_store::reported_size(const item& it) const noexcept {
+  return store::reported_size(it.key_bytes, it.value_bytes, config_.cas_enabled);
+}
 std::size_t item_store::pages_allocated() const noexcept {
   return pages_.size();
 }
@@ -233,7 +239,18 @@ std::size_t item_store::page_size() const noexcept {
   return page_size_;
 }
 std::uint64_t item_store::evictions() const noexcept {
-  return evictions_;
+  std::uint64_t sum = 0;
+  for (const size_class_state& state : size_classes_) sum += state.evictions;
+  return sum;
+}
+std::uint64_t item_store::reclaimed() const noexcept {
+  std::uint64_t sum = 0;
+  for (const size_class_state& state : size_classes_) sum += state.reclaimed;
+  return sum;
+}
+void item_store::reset_counts() noexcept {
+  for (size_class_state& state : size_classes_)
+    state.evictions = state.reclaimed = state.outofmemory = 0;
 }
 std::size_t item_store::item_size_max() const noexcept {
   return config_.item_size_max;
@@ -253,7 +270,10 @@ std::vector<class_stats> item_store::classes() const {
     stats.used_chunks = state.used_chunks;
     stats.free_chunks = state.free_chunks;
     stats.linked_items = state.linked_items;
+    stats.requested_bytes = state.requested_bytes;
     stats.evictions = state.evictions;
+    stats.reclaimed = state.reclaimed;
+    stats.outofmemory = state.outofmemory;
     stats.oldest_access = state.lru_tail == no_location ? 0 : at(state.lru_tail).accessed_at;
   }
   return result;
@@ -325,7 +345,7 @@ location item_store::reclaim_tail(size_class_state& state, location keep) {
       lru_detach(state, it);
       count_unlinked(state, it);
       --state.used_chunks;
-      ++reclaimed_;
+      ++state.reclaimed;
       if (eviction_handler_) eviction_handler_(candidate, it);
       return candidate;
     }
@@ -345,7 +365,6 @@ location item_store::evict_tail(size_class_state& state, location keep) {
   // never through the free list, so the handler still reads the old key.
   --state.used_chunks;
   ++state.evictions;
-  ++evictions_;
   if (eviction_handler_) eviction_handler_(victim, it);
   return victim;
 }
@@ -377,7 +396,9 @@ void item_store::count_unlinked(size_class_state& state, item& it) noexcept {
   it.linked = false;
   --state.linked_items;
   --linked_items_;
-  bytes_used_ -= item_bytes(it);
+  const std::size_t size = reported_size(it);
+  state.requested_bytes -= size;
+  bytes_used_ -= size;
 }
 
 }  // namespace gpuhash::server::store

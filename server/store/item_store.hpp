@@ -18,6 +18,9 @@
 
 namespace gpuhash::server::store {
 
+/// memcached's size classes are numbered 1 to 63.
+inline constexpr std::size_t size_classes_max = 63;
+
 /// An item's name: page number and chunk number within the page.
 using location = std::uint32_t;
 inline constexpr location no_location = 0xFFFFFFFFu;
@@ -52,7 +55,18 @@ struct store_config {
   double growth_factor = 1.25;           ///< chunk size ratio of neighbouring classes (-f)
   std::size_t chunk_size_min = 48;       ///< smallest chunk's room for key and value (-n)
   bool evict = true;                     ///< false: -M, allocation fails when full
+  bool cas_enabled = true;               ///< false: -C, items show CAS 0 and are 8 bytes smaller
 };
+
+/// An item's size as memcached reports it (its ITEM_ntotal), in `stats`'
+/// bytes, `stats items`' mem_requested and metadump's size: memcached's
+/// 48-byte header, its 8-byte CAS unless -C, the key and its NUL, the value
+/// and its "\r\n". What an item takes here is its chunk (`stats slabs`).
+constexpr std::size_t reported_size(std::size_t key_bytes, std::size_t value_bytes,
+                                    bool cas_enabled) noexcept {
+  constexpr std::size_t memcached_header = 48;
+  return memcached_header + (cas_enabled ? 8 : 0) + key_bytes + 1 + value_bytes + 2;
+}
 
 enum class allocation_error : std::uint8_t {
   none,
@@ -67,7 +81,11 @@ struct class_stats {
   std::size_t used_chunks = 0;
   std::size_t free_chunks = 0;
   std::size_t linked_items = 0;
-  std::uint64_t evictions = 0;
+  std::size_t requested_bytes = 0;  ///< the linked items' reported sizes (mem_requested)
+  // Counts since start or the last reset_counts:
+  std::uint64_t evictions = 0;     ///< live items evicted to make room
+  std::uint64_t reclaimed = 0;     ///< dead items whose chunk was taken for a new one
+  std::uint64_t outofmemory = 0;   ///< allocations that found no chunk (-M, or nothing evictable)
   std::int64_t oldest_access = 0;  ///< accessed_at of the LRU tail (0 when empty)
 };
 
@@ -97,6 +115,9 @@ class item_store {
   /// is copying from).
   location allocate(std::string_view key, std::size_t value_bytes, allocation_error& error,
                     location keep = no_location);
+  /// The size class (numbered from 1) an item with this key and value goes
+  /// to; 0 when it is too large for any.
+  std::size_t class_for(std::size_t key_bytes, std::size_t value_bytes) const noexcept;
   /// Gives back an item that was allocated and never linked (a store that
   /// failed or was abandoned). A linked item is given back by unlink, not here.
   void release(location where);
@@ -123,11 +144,15 @@ class item_store {
                              const std::function<bool(location, const item&)>& visit) const;
 
   std::size_t linked_items() const noexcept;
-  std::size_t bytes_used() const noexcept;  ///< key + value + header of linked items
+  /// The linked items' sizes as memcached reports them (reported_size).
+  std::size_t bytes_used() const noexcept;
+  std::size_t reported_size(const item& it) const noexcept;
   std::size_t pages_allocated() const noexcept;
   std::size_t page_size() const noexcept;
   std::uint64_t evictions() const noexcept;
-  std::uint64_t reclaimed() const noexcept { return reclaimed_; }
+  std::uint64_t reclaimed() const noexcept;
+  /// Zeroes the counts (evictions, reclaimed, outofmemory): `stats reset`.
+  void reset_counts() noexcept;
   std::size_t item_size_max() const noexcept;
   std::size_t memory_limit() const noexcept;
   /// Changes the limit for pages allocated from now on (memcached's
@@ -144,7 +169,10 @@ class item_store {
     std::size_t used_chunks = 0;  ///< allocated, linked or not
     std::size_t free_chunks = 0;
     std::size_t linked_items = 0;
+    std::size_t requested_bytes = 0;
     std::uint64_t evictions = 0;
+    std::uint64_t reclaimed = 0;
+    std::uint64_t outofmemory = 0;
     location free_head = no_location;  ///< free chunks, chained through item::lru_next
     location lru_head = no_location;   ///< the most recently used
     location lru_tail = no_location;   ///< the least recently used: evicted first
@@ -171,14 +199,12 @@ class item_store {
   std::size_t max_pages_ = 0;
   std::size_t nameable_pages_ = 0;
   dead_check dead_check_;
-  std::uint64_t reclaimed_ = 0;
   unsigned chunk_bits_ = 0;  ///< a location's low bits: the chunk within its page
   std::vector<size_class_state> size_classes_;
   std::vector<page> pages_;
   eviction_handler eviction_handler_;
   std::size_t linked_items_ = 0;
   std::size_t bytes_used_ = 0;
-  std::uint64_t evictions_ = 0;
 };
 
 }  // namespace gpuhash::server::store

@@ -22,7 +22,14 @@ cache::cache(const store::store_config& config, std::unique_ptr<index::index_por
              cas_sequence cas)
     : store_(config), index_(std::move(index)), cas_(cas) {
   store_.on_eviction([this](location where, const store::item& item) {
-    if (!item.fetched && is_live(item)) ++counts_.evicted_unfetched;
+    class_item_counts& counts = class_counts_[item.size_class];
+    if (is_live(item)) {  // evicted (a dead one is reclaimed)
+      if (item.expires_at != 0) ++counts.evicted_nonzero;
+      if (!item.fetched) ++counts.evicted_unfetched;
+      counts.evicted_time = now_ - item.accessed_at;
+    } else if (!item.fetched) {  // as memcached's lru_pull_tail, flushed items too
+      ++counts.expired_unfetched;
+    }
     forget_entry(where, item);
   });
   store_.on_dead_check([this](const store::item& item) { return !is_live(item); });
@@ -127,7 +134,7 @@ location cache::find_item(std::string_view key, std::size_t search) {
       ++counts_.get_flushed;
     } else {
       ++counts_.get_expired;
-      if (!item.fetched) ++counts_.expired_unfetched;
+      if (!item.fetched) ++class_counts_[item.size_class].expired_unfetched;
     }
     unlink(where);
     return store::no_location;

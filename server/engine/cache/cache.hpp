@@ -23,6 +23,7 @@
 // item whose key or linked flag rejects them (find_item confirms every
 // match against the full key).
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <memory_resource>
@@ -50,12 +51,23 @@ enum class store_result : std::uint8_t {
 /// What happened to items, counted by the cache (`stats`).
 struct item_counts {
   std::uint64_t get_expired = 0, get_flushed = 0;
-  std::uint64_t expired_unfetched = 0, evicted_unfetched = 0;
   std::uint64_t total_items = 0;  ///< items stored since start
   std::uint64_t store_too_large = 0, store_no_memory = 0;
   std::uint64_t index_erase_misses = 0;  ///< must stay 0: an erase that found no entry
   std::uint64_t index_failovers = 0;     ///< GPU failures survived by moving to the CPU
 };
+
+/// What happened to one size class's items (`stats items`; their sums are
+/// `stats`' totals), counted by the cache, which has the clock the store
+/// lacks. The store counts the class's evictions, reclaims and allocations
+/// that failed.
+struct class_item_counts {
+  std::uint64_t evicted_nonzero = 0;    ///< live items evicted that had an expiry time
+  std::uint64_t evicted_unfetched = 0;  ///< live items evicted that were never read
+  std::uint64_t expired_unfetched = 0;  ///< items found dead (expired) that were never read
+  std::int64_t evicted_time = 0;        ///< seconds the last evicted item had gone unread
+};
+using class_item_table = std::array<class_item_counts, store::size_classes_max + 1>;
 
 /// Which CAS values a shard issues: shard s of n issues s + 1, s + 1 + n,
 /// ..., so that they are unique over all shards.
@@ -123,6 +135,9 @@ class cache {
   std::size_t overflowed() const noexcept { return overflow_.size(); }
   const item_counts& counts() const noexcept { return counts_; }
   item_counts& counts() noexcept { return counts_; }
+  /// Indexed by size class (item::size_class; 0 unused).
+  const class_item_table& class_counts() const noexcept { return class_counts_; }
+  class_item_table& class_counts() noexcept { return class_counts_; }
 
  private:
   void link(location where);
@@ -137,6 +152,7 @@ class cache {
   std::unique_ptr<index::index_port> index_;
   cas_sequence cas_;
   item_counts counts_;
+  class_item_table class_counts_{};
   std::int64_t now_ = 0;
   std::uint64_t cas_counter_ = 0;  // cas values this shard has issued
   std::uint64_t last_cas_ = 0;     // the last of them

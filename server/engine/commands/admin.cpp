@@ -30,11 +30,54 @@ void run_cache_memlimit(shard_state& state, const protocol::request& request, st
   if (!request.noreply) out.append(reply);
 }
 
+namespace {
+
+/// `stats reset`: the counts, not what is current (items, connections).
+void reset_counts(shard_state& state) {
+  state.counts = {};
+  state.batches = {};
+  item_counts& counts = state.items.counts();
+  counts = item_counts{.index_failovers = counts.index_failovers};
+  state.items.class_counts() = {};
+  state.items.store().reset_counts();
+  state.items.index().reset_counts();
+  state.server.connections.reset();
+}
+
+/// The sub-statistics of features gpuhash-server does not have, answered as
+/// memcached 1.6.18 answers them with the feature off; false for another.
+bool answer_feature_off(std::string_view argument, std::string_view subargument, std::string& out) {
+  if (argument == "detail") {  // per-prefix statistics are not kept
+    if (subargument == "on" || subargument == "off") {
+      out.append("OK\r\n");
+    } else if (subargument == "dump") {
+      out.append("END\r\n");
+    } else {
+      out.append("CLIENT_ERROR usage: stats detail on|off|dump\r\n");
+    }
+  } else if (argument == "sizes") {  // no size histogram is kept
+    out.append("STAT sizes_status disabled\r\nEND\r\n");
+  } else if (argument == "sizes_enable") {
+    // memcached's reply to a histogram it cannot enable (without END, as memcached's)
+    out.append("STAT sizes_status error\r\nSTAT sizes_error not_supported\r\n");
+  } else if (argument == "sizes_disable") {
+    out.append("STAT sizes_status disabled\r\n");
+  } else if (argument == "extstore") {  // no external storage
+    out.append("END\r\n");
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 /// `stats` and its sub-statistics. Those that add up over shards are this
 /// shard's numbers: rendered at once in a whole group, kept as numbers in a
 /// part of one that runs on several shards, for the engine to merge.
-void run_stats(shard_state& state, std::string_view argument, request_group& group) {
+void run_stats(shard_state& state, const protocol::request& request, request_group& group) {
   std::string& out = group.replies;
+  const std::string_view argument = request.argument;
   if (adds_up(argument)) {
     shard_numbers numbers = numbers_of(state.items, state.counts, state.batches);
     if (group.part) {
@@ -45,15 +88,11 @@ void run_stats(shard_state& state, std::string_view argument, request_group& gro
     return;
   }
   if (argument == "reset") {
-    state.counts = {};
-    state.batches = {};
-    item_counts& counts = state.items.counts();
-    counts = item_counts{.index_failovers = counts.index_failovers};
-    state.items.index().reset_counts();
-    state.server.connections.reset();
+    reset_counts(state);
     out.append("RESET\r\n");
     return;
   }
+  if (answer_feature_off(argument, request.subargument, out)) return;
   if (argument == "settings") {
     for (const auto& [name, value] : state.server.settings)
       out.append("STAT ").append(name).append(" ").append(value).append("\r\n");

@@ -7,9 +7,9 @@
 
 namespace gpuhash::server::engine {
 
-/// On a decimal value: incr wraps at 2^64, decr stops at 0. As in memcached,
-/// a result no longer than the value is written in place, padded with
-/// spaces; a longer one makes a new item.
+/// On a decimal value, read as memcached reads it: incr wraps at 2^64, decr
+/// stops at 0. As in memcached, a result no longer than the value is
+/// written in place, padded with spaces; a longer one makes a new item.
 void run_arithmetic(shard_state& state, key_ref key, bool incr, std::uint64_t delta, bool noreply,
                     std::string& out, bool errors_despite_noreply) {
   cache& items = state.items;
@@ -23,16 +23,19 @@ void run_arithmetic(shard_state& state, key_ref key, bool incr, std::uint64_t de
   }
   store::item& item = items.at(where);
   const std::span<char> value = item.value();
+  // As memcached reads the value, with safe_strtoull on a C string: it ends
+  // at a NUL, blanks and a '+' may come before the digits and a blank after
+  // them (" 12", "+12", "12 34" and the padding of an in-place decr are
+  // numbers).
+  const std::string_view text(value.data(), value.size());
   std::uint64_t number = 0;
-  const char* end = value.data() + value.size();
-  // trailing spaces are left by an earlier in-place decr
-  while (end != value.data() && end[-1] == ' ') --end;
-  const auto parsed = std::from_chars(value.data(), end, number);
-  if (value.empty() || parsed.ec != std::errc{} || parsed.ptr != end) {
+  if (!protocol::parse_unsigned_number(text.substr(0, text.find('\0')), number)) {
     if (send_errors) out.append("CLIENT_ERROR cannot increment or decrement non-numeric value\r\n");
     return;
   }
   ++(incr ? counts.incr_hits : counts.decr_hits);
+  count_in_class(state, item.size_class,
+                 incr ? &class_command_counts::incr_hits : &class_command_counts::decr_hits);
   number = incr ? number + delta : (number > delta ? number - delta : 0);
   char digits[24];
   const auto length =

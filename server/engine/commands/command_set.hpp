@@ -17,6 +17,19 @@ struct key_ref {
   std::size_t search;
 };
 
+/// Counts a command in the counters of the size class of the item it hit or
+/// stores (memcached's per-class slab_stats: `stats slabs`).
+inline void count_in_class(shard_state& state, std::size_t size_class,
+                           std::uint64_t class_command_counts::*counter) {
+  ++(state.counts.classes[size_class].*counter);
+}
+
+/// A store's class, by the key and the data it stores (0: too large).
+inline std::size_t class_of_store(const shard_state& state, std::string_view key,
+                                  std::string_view data) {
+  return state.items.store().class_for(key.size(), data.size());
+}
+
 /// At least the bytes of a reply carrying the item's value (its line and
 /// the meta flags included), checked against the group's budget before the
 /// value is copied in.
@@ -47,16 +60,17 @@ void run_arithmetic(shard_state& state, key_ref key, bool incr, std::uint64_t de
 // admin.cpp: flush_all cache_memlimit stats shutdown
 void run_flush_all(shard_state& state, const protocol::request& request, std::string& out);
 void run_cache_memlimit(shard_state& state, const protocol::request& request, std::string& out);
-void run_stats(shard_state& state, std::string_view argument, request_group& group);
+void run_stats(shard_state& state, const protocol::request& request, request_group& group);
 void run_shutdown(shard_state& state, const protocol::request& request, request_group& group);
 
 // metadump.cpp: lru_crawler metadump
 bool run_metadump(shard_state& state, work_item& work, std::size_t first_search,
                   request_group& group);
 /// The item fields metadump and `me` print: " exp= la= cas= fetch= cls=
-/// size=", with exp (-1: never) and la given by the caller.
+/// size=", with exp (-1: never), la and size (store::reported_size) given by
+/// the caller.
 void append_item_fields(const store::item& item, std::int64_t exp, std::int64_t la,
-                        std::string& out);
+                        std::size_t size, std::string& out);
 
 // meta.cpp and meta_*.cpp: mg ms md ma mn me
 bool run_meta(shard_state& state, const protocol::request& request, std::size_t search,

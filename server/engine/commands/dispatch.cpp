@@ -38,7 +38,7 @@ void run_command(shard_state& state, const protocol::request& request, std::size
     case command::verbosity:
       if (!request.noreply) out.append("OK\r\n");
       return;
-    case command::stats: run_stats(state, request.argument, group); return;
+    case command::stats: run_stats(state, request, group); return;
     case command::quit: group.close_after = true; return;
     case command::shutdown: run_shutdown(state, request, group); return;
     case command::cache_memlimit: run_cache_memlimit(state, request, out); return;

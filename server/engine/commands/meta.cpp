@@ -1,9 +1,9 @@
 // memcached's meta commands (mg ms md ma mn me): what they share, mn and me.
-// Supported flags: mg b c f h k l O q s t u v N R T (returning W, X, Z);
-// ms b c C E F I k O q s S T M; md b C E I k O q T; ma b C E N J D T M O q
-// t c v k (memcached 1.6.18's set: the parser refuses the others, md's x
-// among them). E (set the new CAS) is accepted and ignored: CAS values come
-// from the server's counter.
+// Flags used: mg b c f h k l O q s t u v N R T (returning W, X, Z); ms b c C
+// F I k O q T M; md b C I k O q T; ma b C N J D T M O q t c v k. The parser
+// refuses the letters memcached 1.6.18 refuses (E and md's x among them);
+// every other flag of memcached's set is accepted by every meta command, and
+// ignored by those that have no use for it, as memcached ignores it.
 
 #include "engine/commands/meta_flags.hpp"
 #include "engine/commands/reply.hpp"
@@ -13,9 +13,10 @@ namespace gpuhash::server::engine {
 namespace meta {
 
 void append_return_flags(const protocol::request& request, const reply_context& context,
-                         std::string& out) {
+                         std::string& out, std::string_view returned) {
   const store::item* item = context.item;
   for (const protocol::meta_flag& flag : request.meta_flags) {
+    if (returned.find(flag.letter) == std::string_view::npos) continue;
     switch (flag.letter) {
       case 'O': out.append(" O").append(flag.token); break;
       case 'k': out.append(" k").append(request.key); break;
@@ -69,7 +70,8 @@ void run_meta_debug(shard_state& state, const protocol::request& request, key_re
   }
   const store::item& item = items.at(where);
   out.append("ME ").append(request.key);
-  append_item_fields(item, item.expires_at - items.now(), items.now() - item.accessed_at, out);
+  append_item_fields(item, item.expires_at - items.now(), items.now() - item.accessed_at,
+                     items.store().reported_size(item), out);
   out.append("\r\n");
 }
 

@@ -48,13 +48,7 @@ meta::flag_outcome read_flag(const protocol::meta_flag& flag, arithmetic_flags& 
     case 'M':
       if (!mode_of(flag.token, flags.incr)) return meta::flag_outcome::bad_mode;
       break;
-    case 'b':
-    case 'c':
-    case 'E':
-    case 'k':
-    case 'O':
-    case 't': break;
-    default: return meta::flag_outcome::unknown;
+    default: break;  // returned, or of no use to this command (meta_flags.hpp)
   }
   return meta::flag_outcome::read;
 }
@@ -72,7 +66,8 @@ void answer(const protocol::request& request, const arithmetic_flags& flags,
   } else {
     out.append("HD");
   }
-  meta::append_return_flags(request, {&item, now, false, item.accessed_at}, out);
+  meta::append_return_flags(request, {&item, now, false, item.accessed_at}, out,
+                            meta::arithmetic_returns);
   out.append("\r\n");
   if (flags.value) out.append(bytes.data(), length).append("\r\n");
 }

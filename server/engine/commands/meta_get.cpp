@@ -30,16 +30,7 @@ meta::flag_outcome read_flag(const protocol::meta_flag& flag, get_flags& flags) 
                             : flags.recache_below) = ttl;
       break;
     }
-    case 'b':
-    case 'c':
-    case 'f':
-    case 'h':
-    case 'k':
-    case 'l':
-    case 'O':
-    case 's':
-    case 't': break;
-    default: return meta::flag_outcome::unknown;
+    default: break;  // returned, or of no use to this command (meta_flags.hpp)
   }
   return meta::flag_outcome::read;
 }
@@ -92,6 +83,7 @@ void run_meta_get(shard_state& state, const protocol::request& request, key_ref 
     won = true;
   } else {
     ++state.counts.get_hits;
+    count_in_class(state, items.at(where).size_class, &class_command_counts::get_hits);
   }
   store::item& item = items.at(where);
   const meta::reply_context context{&item, items.now(), item.fetched, item.accessed_at};

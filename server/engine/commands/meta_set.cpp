@@ -50,15 +50,7 @@ meta::flag_outcome read_flag(const protocol::meta_flag& flag, set_flags& flags) 
     case 'M':
       if (!mode_of(flag.token, flags.mode)) return meta::flag_outcome::bad_mode;
       break;
-    case 'b':
-    case 'c':
-    case 'E':
-    case 'I':
-    case 'k':
-    case 'O':
-    case 's':
-    case 'S': break;
-    default: return meta::flag_outcome::unknown;
+    default: break;  // returned, or of no use to this command (meta_flags.hpp)
   }
   return meta::flag_outcome::read;
 }
@@ -86,11 +78,7 @@ meta::flag_outcome read_flag(const protocol::meta_flag& flag, delete_flags& flag
       }
       break;
     }
-    case 'b':
-    case 'E':
-    case 'k':
-    case 'O': break;
-    default: return meta::flag_outcome::unknown;
+    default: break;  // returned, or of no use to this command (meta_flags.hpp)
   }
   return meta::flag_outcome::read;
 }
@@ -104,6 +92,8 @@ void run_meta_set(shard_state& state, const protocol::request& request, key_ref 
   const auto read = [&](const protocol::meta_flag& flag) { return read_flag(flag, flags); };
   if (!meta::read_flags(request, bad_ms_mode, out, read)) return;
   ++state.counts.cmd_set;
+  count_in_class(state, class_of_store(state, key.key, request.data),
+                 &class_command_counts::cmd_set);
   const location existing = items.find_item(key.key, key.search);
   if (flags.compares && flags.mode == store_mode::set) flags.mode = store_mode::cas;
   location stored = store::no_location;
@@ -122,7 +112,8 @@ void run_meta_set(shard_state& state, const protocol::request& request, key_ref 
   if (flags.quiet && result == store_result::stored) return;
   out.append(code);
   const store::item* item = stored == store::no_location ? nullptr : &items.at(stored);
-  meta::append_return_flags(request, {item, items.now(), false, items.now()}, out);
+  meta::append_return_flags(request, {item, items.now(), false, items.now()}, out,
+                            meta::set_returns);
   out.append("\r\n");
 }
 
@@ -141,6 +132,7 @@ void run_meta_delete(shard_state& state, const protocol::request& request, key_r
     code = "EX";
   } else {
     ++state.counts.delete_hits;
+    count_in_class(state, items.at(where).size_class, &class_command_counts::delete_hits);
     if (flags.invalidate) {
       // I: keep the item, marked stale, so one client gets to recache it
       store::item& item = items.at(where);

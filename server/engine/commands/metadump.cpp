@@ -8,17 +8,17 @@ namespace gpuhash::server::engine {
 namespace {
 
 /// One line of `lru_crawler metadump` (ending in "\n" alone, as memcached's).
-void append_item_line(const store::item& item, std::string& out) {
+void append_item_line(const store::item_store& store, const store::item& item, std::string& out) {
   out.append("key=");
   append_url_encoded(out, item.key());
-  append_item_fields(item, item.expires_at, item.accessed_at, out);
+  append_item_fields(item, item.expires_at, item.accessed_at, store.reported_size(item), out);
   out.push_back('\n');
 }
 
 }  // namespace
 
 void append_item_fields(const store::item& item, std::int64_t exp, std::int64_t la,
-                        std::string& out) {
+                        std::size_t size, std::string& out) {
   out.append(" exp=");
   append_number(out, item.expires_at == 0 ? std::int64_t{-1} : exp);
   out.append(" la=");
@@ -29,7 +29,7 @@ void append_item_fields(const store::item& item, std::int64_t exp, std::int64_t 
   out.append(" cls=");
   append_number(out, unsigned{item.size_class});
   out.append(" size=");
-  append_number(out, sizeof(store::item) + item.key_bytes + item.value_bytes + 2);
+  append_number(out, size);
 }
 
 bool run_metadump(shard_state& state, work_item& work, std::size_t first_search,
@@ -45,14 +45,12 @@ bool run_metadump(shard_state& state, work_item& work, std::size_t first_search,
     // The whole cache, in pieces of the reply budget sent as the client
     // reads them: each piece goes on from the location where the last one
     // stopped (kept in work.resume_at), and ends a reply segment.
-    const location next = items.store().visit_linked_from(static_cast<location>(work.resume_at),
-                                                          [&](location, const store::item& item) {
-                                                            if (out.size() >= group.budget)
-                                                              return false;
-                                                            if (items.is_live(item))
-                                                              append_item_line(item, out);
-                                                            return true;
-                                                          });
+    const location next = items.store().visit_linked_from(
+        static_cast<location>(work.resume_at), [&](location, const store::item& item) {
+          if (out.size() >= group.budget) return false;
+          if (items.is_live(item)) append_item_line(items.store(), item, out);
+          return true;
+        });
     if (next != store::no_location) {
       work.resume_at = next;
       group.mark();
@@ -61,7 +59,7 @@ bool run_metadump(shard_state& state, work_item& work, std::size_t first_search,
   } else {
     for (std::size_t k = 0; k < request.keys.size(); ++k) {
       const location where = items.find_item(request.keys[k], first_search + k);
-      if (where != store::no_location) append_item_line(items.at(where), out);
+      if (where != store::no_location) append_item_line(items.store(), items.at(where), out);
       group.mark();  // one segment a key, as a multi-get's
     }
   }

@@ -39,6 +39,8 @@ bool run_retrieval(shard_state& state, work_item& work, std::size_t first_search
     }
     store::item& item = items.at(where);
     ++(touches ? counts.touch_hits : counts.get_hits);
+    count_in_class(state, item.size_class,
+                   touches ? &class_command_counts::touch_hits : &class_command_counts::get_hits);
     if (touches) item.expires_at = expires_at;
     item.fetched = true;
     item.accessed_at = items.now();
@@ -49,7 +51,7 @@ bool run_retrieval(shard_state& state, work_item& work, std::size_t first_search
     append_number(out, item.value_bytes);
     if (with_cas) {
       out.push_back(' ');
-      append_number(out, state.settings.cas_enabled ? item.cas : 0);
+      append_number(out, state.settings.store.cas_enabled ? item.cas : 0);
     }
     out.append("\r\n");
     const std::span<const char> value = item.value();

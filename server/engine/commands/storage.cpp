@@ -37,15 +37,25 @@ void run_storage(shard_state& state, const protocol::request& request, key_ref k
                  std::string& out) {
   cache& items = state.items;
   ++state.counts.cmd_set;
+  count_in_class(state, class_of_store(state, key.key, request.data),
+                 &class_command_counts::cmd_set);
   const location existing = items.find_item(key.key, key.search);
   const store_mode mode = mode_of(request.kind);
+  // a compare-and-swap counts in its old item's class
+  const std::size_t old_class = existing == store::no_location ? 0 : items.at(existing).size_class;
   const store_result result =
       items.store_value(key.key, existing, request.data, request.client_flags,
                         items.expiry_of(request.exptime), mode, request.cas_unique, nullptr);
   if (mode == store_mode::cas) {
-    if (result == store_result::stored) ++state.counts.cas_hits;
-    if (result == store_result::exists) ++state.counts.cas_badval;
-    if (result == store_result::not_found) ++state.counts.cas_misses;
+    if (result == store_result::stored) {
+      ++state.counts.cas_hits;
+      count_in_class(state, old_class, &class_command_counts::cas_hits);
+    } else if (result == store_result::exists) {
+      ++state.counts.cas_badval;
+      count_in_class(state, old_class, &class_command_counts::cas_badval);
+    } else if (result == store_result::not_found) {
+      ++state.counts.cas_misses;
+    }
   }
   // noreply silences the errors too, as in memcached: a client that asked
   // for no reply reads none, so an error line would put it out of step
@@ -56,6 +66,7 @@ void run_delete(shard_state& state, const protocol::request& request, key_ref ke
                 std::string& out) {
   const location where = state.items.find_item(key.key, key.search);
   if (where != store::no_location) {
+    count_in_class(state, state.items.at(where).size_class, &class_command_counts::delete_hits);
     state.items.unlink(where);
     ++state.counts.delete_hits;
   } else {
@@ -75,6 +86,7 @@ void run_touch(shard_state& state, const protocol::request& request, key_ref key
     item.accessed_at = items.now();
     items.bump(where);
     ++state.counts.touch_hits;
+    count_in_class(state, item.size_class, &class_command_counts::touch_hits);
   } else {
     ++state.counts.touch_misses;
   }

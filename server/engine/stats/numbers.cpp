@@ -33,16 +33,25 @@ void add(index::index_numbers& to, const index::index_numbers& from) {
 }
 
 /// A size class's numbers: its chunks are alike in every shard, its counts
-/// add up, its age is the oldest.
+/// add up, its age and the time its last evicted item went unread are the
+/// largest.
 void add(class_numbers& to, const class_numbers& from) {
   store::class_stats& sum = to.store;
   const store::class_stats& more = from.store;
   sum.chunk_size = more.chunk_size;
   sum.chunks_per_page = more.chunks_per_page;
   for (auto field : {&store::class_stats::pages, &store::class_stats::used_chunks,
-                     &store::class_stats::free_chunks, &store::class_stats::linked_items})
+                     &store::class_stats::free_chunks, &store::class_stats::linked_items,
+                     &store::class_stats::requested_bytes})
     sum.*field += more.*field;
-  sum.evictions += more.evictions;
+  for (auto count : {&store::class_stats::evictions, &store::class_stats::reclaimed,
+                     &store::class_stats::outofmemory})
+    sum.*count += more.*count;
+  class_item_counts& items = to.items;
+  for (auto count : {&class_item_counts::evicted_nonzero, &class_item_counts::evicted_unfetched,
+                     &class_item_counts::expired_unfetched})
+    items.*count += from.items.*count;
+  items.evicted_time = std::max(items.evicted_time, from.items.evicted_time);
   to.age = std::max(to.age, from.age);
 }
 
@@ -70,12 +79,12 @@ shard_numbers numbers_of(const cache& items, const command_counts& commands,
   numbers.index = items.index().numbers();
   numbers.index_description = items.index().description();
   numbers.index_overflow = items.overflowed();
-  numbers.store = {store.memory_limit(), store.bytes_used(),
-                   store.linked_items(), store.evictions(),
-                   store.reclaimed(),    store.pages_allocated() * store.page_size()};
+  numbers.store = {store.memory_limit(), store.bytes_used(), store.linked_items(),
+                   store.pages_allocated() * store.page_size()};
+  const class_item_table& class_counts = items.class_counts();
   for (const store::class_stats& each : store.classes()) {
     const std::int64_t age = each.oldest_access == 0 ? 0 : numbers.now - each.oldest_access;
-    numbers.classes.push_back({each, age});
+    numbers.classes.push_back({each, class_counts[numbers.classes.size() + 1], age});
   }
   return numbers;
 }

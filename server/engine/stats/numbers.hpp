@@ -4,6 +4,7 @@
 // shards' as numbers, and render.hpp writes memcached's text once, as
 // memcached aggregates its threads' stats (threadlocal_stats_aggregate).
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -14,6 +15,14 @@
 
 namespace gpuhash::server::engine {
 
+/// One size class's commands, as memcached's per-class slab_stats (`stats
+/// slabs`; get_hits is also `stats items`' hits_to_cold): counted at the
+/// class of the item hit, or of the item a store makes.
+struct class_command_counts {
+  std::uint64_t get_hits = 0, cmd_set = 0, delete_hits = 0, incr_hits = 0, decr_hits = 0;
+  std::uint64_t cas_hits = 0, cas_badval = 0, touch_hits = 0;
+};
+
 /// Counted by the commands (engine/commands/), on the shard's batch thread.
 struct command_counts {
   std::uint64_t cmd_get = 0, cmd_set = 0, cmd_flush = 0, cmd_touch = 0, cmd_meta = 0;
@@ -22,6 +31,8 @@ struct command_counts {
   std::uint64_t incr_hits = 0, incr_misses = 0, decr_hits = 0, decr_misses = 0;
   std::uint64_t cas_hits = 0, cas_misses = 0, cas_badval = 0;
   std::uint64_t touch_hits = 0, touch_misses = 0;
+  /// By size class (item::size_class; 0: a store too large for any class).
+  std::array<class_command_counts, store::size_classes_max + 1> classes{};
 };
 
 /// Counted by whoever runs the shard's batches (engine/shard/).
@@ -35,9 +46,11 @@ struct batch_counts {
 };
 
 /// One size class, as `stats items` and `stats slabs` show it: the store's
-/// numbers, and the age of its LRU tail at the shard's clock (0: empty).
+/// numbers, the cache's, and the age of its LRU tail at the shard's clock
+/// (0: empty). Its commands are in command_counts::classes.
 struct class_numbers {
   store::class_stats store;
+  class_item_counts items;
   std::int64_t age = 0;
 };
 
@@ -52,7 +65,6 @@ struct shard_numbers {
   /// The store's (item_store's numbers of the same names).
   struct store_numbers {
     std::size_t limit_maxbytes = 0, bytes = 0, curr_items = 0;
-    std::uint64_t evictions = 0, reclaimed = 0;
     std::size_t total_malloced = 0;
   } store;
   std::vector<class_numbers> classes;  ///< numbered from 1

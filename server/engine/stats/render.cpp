@@ -1,32 +1,20 @@
-// `stats` in memcached's format (render.hpp).
+// `stats` in memcached 1.6.18's format (render.hpp); its classes' lines,
+// `stats items` and `stats slabs`, are in render_classes.cpp.
 
 #include "engine/stats/render.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cstdio>
-#include <type_traits>
 
 #include "engine/commands/reply.hpp"
+#include "engine/stats/stat_writer.hpp"
 
 namespace gpuhash::server::engine {
 
 namespace {
-
-struct stat_writer {
-  std::string& out;
-  template <class Value>
-  void operator()(std::string_view name, Value value) {
-    out.append("STAT ").append(name).push_back(' ');
-    if constexpr (std::is_convertible_v<Value, std::string_view>) {
-      out.append(std::string_view(value));
-    } else {
-      append_number(out, value);
-    }
-    out.append("\r\n");
-  }
-};
 
 std::string seconds_of(const timeval& time) {
   char text[40];
@@ -35,7 +23,7 @@ std::string seconds_of(const timeval& time) {
   return text;
 }
 
-/// The process's lines, up to the connections' buffers.
+/// The process and its connections, up to reserved_fds.
 void render_process(std::int64_t now, const server_stats& server, stat_writer& stat) {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -44,25 +32,27 @@ void render_process(std::int64_t now, const server_stats& server, stat_writer& s
   stat("uptime", now - server.started_at);
   stat("time", now);
   stat("version", server_version);
+  stat("libevent", "none");  // the workers run epoll loops of their own
   stat("pointer_size", 8 * sizeof(void*));
   stat("rusage_user", seconds_of(usage.ru_utime));
   stat("rusage_system", seconds_of(usage.ru_stime));
   stat("max_connections", server.max_connections);
   stat("curr_connections", connections.current.load());
   stat("total_connections", connections.total.load());
-  stat("rejected_connections", connections.rejected.load());
-  stat("auth_cmds", connections.auth_cmds.load());
-  stat("auth_errors", connections.auth_errors.load());
-  if (server.tls_enabled) {
-    stat("ssl_handshake_errors", connections.ssl_handshake_errors.load());
-    stat("ssl_proto_errors", connections.ssl_proto_errors.load());
-    stat("time_since_server_cert_refresh", now - server.tls_loaded_at);
-  }
+  if (server.shown.rejected_connections) stat("rejected_connections", connections.rejected.load());
+  stat("connection_structures", server.listeners + connections.most.load());
+  // memcached's response objects; here replies are built in each group's buffer
+  stat("response_obj_oom", 0);
+  stat("response_obj_count", 0);
+  stat("response_obj_bytes", 0);
+  stat("read_buf_count", 0);  // the buffers are counted in bytes only
   stat("read_buf_bytes", connections.buffer_bytes.load());
+  stat("read_buf_bytes_free", 0);  // freed buffers are not cached
   stat("read_buf_oom", connections.buffer_stalls.load());
+  stat("reserved_fds", server.reserved_fds);
 }
 
-void render_commands(const shard_numbers& numbers, stat_writer& stat) {
+void render_commands(const shard_numbers& numbers, const server_stats& server, stat_writer& stat) {
   const command_counts& counts = numbers.commands;
   stat("cmd_get", counts.cmd_get);
   stat("cmd_set", counts.cmd_set);
@@ -86,20 +76,83 @@ void render_commands(const shard_numbers& numbers, stat_writer& stat) {
   stat("touch_misses", counts.touch_misses);
   stat("store_too_large", numbers.items.store_too_large);
   stat("store_no_memory", numbers.items.store_no_memory);
+  stat("auth_cmds", server.connections.auth_cmds.load());
+  stat("auth_errors", server.connections.auth_errors.load());
+  if (server.shown.idle_kicks) stat("idle_kicks", 0);  // idle connections are not closed
 }
 
-void render_items(const shard_numbers& numbers, const server_stats& server, stat_writer& stat) {
+/// From bytes_read to round_robin_fallback: the network, the index (as
+/// memcached's hash table), and memcached's machinery.
+void render_machinery(const shard_numbers& numbers, const server_stats& server, stat_writer& stat) {
+  const shown_counters& shown = server.shown;
   stat("bytes_read", server.connections.bytes_read.load());
   stat("bytes_written", server.connections.bytes_written.load());
   stat("limit_maxbytes", numbers.store.limit_maxbytes);
+  stat("accepting_conns", 1);  // over -c a client is accepted, told, and closed
+  stat("listen_disabled_num", 0);
+  stat("time_in_listen_disabled_us", 0);
   stat("threads", server.threads);
+  stat("conn_yields", 0);
+  const std::size_t capacity = numbers.index.capacity;
+  stat("hash_power_level", capacity == 0 ? 0 : std::bit_width(capacity) - 1);
+  stat("hash_bytes", numbers.index.memory_bytes);
+  stat("hash_is_expanding", 0);  // the index grows within a batch
+  if (shown.slab_reassign) {
+    for (const char* name :
+         {"slab_reassign_rescues", "slab_reassign_chunk_rescues", "slab_reassign_evictions_nomem",
+          "slab_reassign_inline_reclaim", "slab_reassign_busy_items", "slab_reassign_busy_deletes",
+          "slab_reassign_running", "slabs_moved"})
+      stat(name, 0);
+  }
+  if (shown.lru_crawler) {
+    stat("lru_crawler_running", 0);
+    stat("lru_crawler_starts", 0);
+  }
+  if (shown.lru_maintainer) stat("lru_maintainer_juggles", 0);
+  for (const char* name : {"malloc_fails", "log_worker_dropped", "log_worker_written",
+                           "log_watcher_skipped", "log_watcher_sent", "log_watchers"})
+    stat(name, 0);
+  if (server.tls_enabled) {
+    const connection_counters& connections = server.connections;
+    if (shown.ssl_new_sessions) stat("ssl_new_sessions", 0);
+    stat("ssl_handshake_errors", connections.ssl_handshake_errors.load());
+    stat("ssl_proto_errors", connections.ssl_proto_errors.load());  // memcached 1.6.19's
+    stat("time_since_server_cert_refresh", numbers.now - server.tls_loaded_at);
+  }
+  stat("unexpected_napi_ids", 0);
+  stat("round_robin_fallback", 0);
+}
+
+/// The items, and the totals of the classes' counts.
+void render_items_totals(const shard_numbers& numbers, const shown_counters& shown,
+                         stat_writer& stat) {
+  class_item_counts items;
+  std::uint64_t evictions = 0, reclaimed = 0;
+  for (const class_numbers& each : numbers.classes) {
+    items.expired_unfetched += each.items.expired_unfetched;
+    items.evicted_unfetched += each.items.evicted_unfetched;
+    evictions += each.store.evictions;
+    reclaimed += each.store.reclaimed;
+  }
   stat("bytes", numbers.store.bytes);
   stat("curr_items", numbers.store.curr_items);
   stat("total_items", numbers.items.total_items);
-  stat("expired_unfetched", numbers.items.expired_unfetched);
-  stat("evicted_unfetched", numbers.items.evicted_unfetched);
-  stat("evictions", numbers.store.evictions);
-  stat("reclaimed", numbers.store.reclaimed);
+  stat("slab_global_page_pool", 0);  // pages never move between classes
+  stat("expired_unfetched", items.expired_unfetched);
+  stat("evicted_unfetched", items.evicted_unfetched);
+  if (shown.lru_maintainer) stat("evicted_active", 0);
+  stat("evictions", evictions);
+  stat("reclaimed", reclaimed);
+  stat("crawler_reclaimed", 0);
+  stat("crawler_items_checked", 0);
+  stat("lrutail_reflocked", 0);
+  if (shown.lru_maintainer) {
+    stat("moves_to_cold", 0);
+    stat("moves_to_warm", 0);
+    stat("moves_within_lru", 0);
+    stat("direct_reclaims", evictions + reclaimed);
+    stat("lru_bumps_dropped", 0);
+  }
 }
 
 void render_index(const shard_numbers& numbers, stat_writer& stat) {
@@ -122,50 +175,20 @@ void render_index(const shard_numbers& numbers, stat_writer& stat) {
   stat("index_kernel_renewals", index.renewals);
 }
 
-/// `stats items`: the classes holding items.
-void render_classes_items(const shard_numbers& numbers, stat_writer& stat) {
-  for (std::size_t c = 0; c < numbers.classes.size(); ++c) {
-    const store::class_stats& each = numbers.classes[c].store;
-    if (each.linked_items == 0) continue;
-    const std::string prefix = "items:" + std::to_string(c + 1) + ":";
-    stat(prefix + "number", each.linked_items);
-    stat(prefix + "age", numbers.classes[c].age);
-    stat(prefix + "evicted", each.evictions);
-  }
-}
-
-/// `stats slabs`: the classes with pages, then the totals.
-void render_classes_slabs(const shard_numbers& numbers, stat_writer& stat) {
-  std::size_t active = 0;
-  for (std::size_t c = 0; c < numbers.classes.size(); ++c) {
-    const store::class_stats& each = numbers.classes[c].store;
-    if (each.pages == 0) continue;
-    ++active;
-    const std::string prefix = std::to_string(c + 1) + ":";
-    stat(prefix + "chunk_size", each.chunk_size);
-    stat(prefix + "chunks_per_page", each.chunks_per_page);
-    stat(prefix + "total_pages", each.pages);
-    stat(prefix + "total_chunks", each.pages * each.chunks_per_page);
-    stat(prefix + "used_chunks", each.used_chunks);
-    stat(prefix + "free_chunks", each.free_chunks);
-  }
-  stat("active_slabs", active);
-  stat("total_malloced", numbers.store.total_malloced);
-}
-
 }  // namespace
 
 void render_numbers(std::string_view argument, const shard_numbers& numbers,
                     const server_stats& server, std::string& out) {
-  stat_writer stat{out};
   if (argument == "items") {
-    render_classes_items(numbers, stat);
+    render_items(numbers, server.shown, out);
   } else if (argument == "slabs") {
-    render_classes_slabs(numbers, stat);
+    render_slabs(numbers, out);
   } else {
+    stat_writer stat{out};
     render_process(numbers.now, server, stat);
-    render_commands(numbers, stat);
-    render_items(numbers, server, stat);
+    render_commands(numbers, server, stat);
+    render_machinery(numbers, server, stat);
+    render_items_totals(numbers, server.shown, stat);
     render_index(numbers, stat);
   }
   out.append("END\r\n");

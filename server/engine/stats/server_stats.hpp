@@ -15,6 +15,7 @@ namespace gpuhash::server::engine {
 
 struct connection_counters {
   std::atomic<std::uint64_t> current{0};
+  std::atomic<std::uint64_t> most{0};  ///< the most open at once
   std::atomic<std::uint64_t> total{0};
   std::atomic<std::uint64_t> rejected{0};  ///< refused over -c
   std::atomic<std::uint64_t> bytes_read{0};
@@ -32,6 +33,19 @@ struct connection_counters {
   void reset() noexcept;
 };
 
+/// Which of memcached's optional counters `stats` and `stats items` show:
+/// memcached shows them by its settings (config::tuning_settings), and so
+/// does gpuhash-server, with the same settings.
+struct shown_counters {
+  bool rejected_connections = true;  ///< maxconns_fast
+  bool idle_kicks = false;           ///< idle_timeout set
+  bool slab_reassign = true;         ///< slab_reassign_*, slabs_moved
+  bool lru_crawler = true;           ///< lru_crawler_running, lru_crawler_starts
+  bool lru_maintainer = true;        ///< the segmented LRU's counters
+  bool temp_lru = false;             ///< number_temp (with lru_maintainer)
+  bool ssl_new_sessions = false;     ///< -Z with ssl_session_cache
+};
+
 struct server_stats {
   connection_counters connections;
   std::int64_t started_at = 0;         ///< Unix seconds
@@ -39,6 +53,13 @@ struct server_stats {
   std::int64_t tls_loaded_at = 0;      ///< Unix seconds the certificates were loaded
   std::size_t threads = 4;             ///< -t
   std::size_t max_connections = 1024;  ///< -c
+  shown_counters shown;
+  /// The listening sockets, and the descriptors the network holds besides
+  /// its connections (listeners, and each worker's epoll, eventfd and spare
+  /// descriptor): memcached's connection_structures counts the first,
+  /// reserved_fds the second. Set by the network as it starts.
+  std::size_t listeners = 0;
+  std::size_t reserved_fds = 0;
   /// `stats settings` lines (name, value), rendered by the server's top.
   std::vector<std::pair<std::string, std::string>> settings;
   /// `stats conns` lines ("STAT <fd>:addr ...\r\n"), from the network.

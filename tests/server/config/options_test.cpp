@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <functional>
 #include <sstream>
@@ -19,6 +21,7 @@ namespace index = gpuhash::server::index;
 using gpuhash::server::config::parse_command_line;
 using gpuhash::server::config::parse_outcome;
 using gpuhash::server::config::server_options;
+using gpuhash::server::config::tuning_settings;
 using action = parse_outcome::action;
 
 parse_outcome parse(const std::vector<std::string>& words) {
@@ -62,7 +65,7 @@ TEST(ServerOptions, DefaultsMatchMemcachedExceptTheListenAddress) {
   EXPECT_EQ(options.network.verbosity, 0);
   EXPECT_TRUE(options.engine.store.evict);
   EXPECT_FALSE(options.engine.shutdown_enabled);
-  EXPECT_TRUE(options.engine.cas_enabled);
+  EXPECT_TRUE(options.engine.store.cas_enabled);
   EXPECT_TRUE(options.engine.flush_enabled);
   EXPECT_TRUE(options.engine.dumping_enabled);
   EXPECT_DOUBLE_EQ(options.engine.store.growth_factor, 1.25);
@@ -130,7 +133,7 @@ TEST(ServerOptions, SwitchesInShortAndLongForm) {
       switches = {
           {{"-A", "--enable-shutdown"}, [](auto& o) { EXPECT_TRUE(o.engine.shutdown_enabled); }},
           {{"-M", "--disable-evictions"}, [](auto& o) { EXPECT_FALSE(o.engine.store.evict); }},
-          {{"-C", "--disable-cas"}, [](auto& o) { EXPECT_FALSE(o.engine.cas_enabled); }},
+          {{"-C", "--disable-cas"}, [](auto& o) { EXPECT_FALSE(o.engine.store.cas_enabled); }},
           {{"-F", "--disable-flush-all"}, [](auto& o) { EXPECT_FALSE(o.engine.flush_enabled); }},
           {{"-X", "--disable-dumping"}, [](auto& o) { EXPECT_FALSE(o.engine.dumping_enabled); }},
           {{"-v", "--verbose"}, [](auto& o) { EXPECT_EQ(o.network.verbosity, 1); }},
@@ -169,7 +172,7 @@ TEST(ServerOptions, ClusteredShortFlags) {
   const server_options glued = parse_ok({"-vMCp11311"});
   EXPECT_EQ(glued.network.verbosity, 1);
   EXPECT_FALSE(glued.engine.store.evict);
-  EXPECT_FALSE(glued.engine.cas_enabled);
+  EXPECT_FALSE(glued.engine.store.cas_enabled);
   EXPECT_EQ(glued.network.listen.tcp_port, 11311);
   EXPECT_EQ(parse_ok({"-Mp", "11311"}).network.listen.tcp_port, 11311);
   EXPECT_EQ(parse_ok({"-vm64"}).engine.store.memory_limit, std::size_t{64} << 20);
@@ -263,6 +266,71 @@ TEST(ServerOptions, UdpPortsAreRefused) {
             "-U/--udp-port 11311: UDP is not served; leave -U at 0 (memcached 1.6's default)");
   EXPECT_NE(parse_error({"-p", "1234", "--udp-port=11311"}).find("UDP is not served"),
             std::string::npos);
+  // memcached's -U -1 (a port the kernel picks) too
+  EXPECT_NE(parse_error({"-U", "-1"}).find("-U/--udp-port -1: UDP is not served"),
+            std::string::npos);
+}
+
+TEST(ServerOptions, TcpPortsAsMemcachedTakesThem) {
+  // -1: a port the kernel picks; 0: no TCP, which needs a unix socket (no UDP here)
+  EXPECT_EQ(parse_ok({"-p", "-1"}).network.listen.tcp_port, -1);
+  EXPECT_EQ(parse_ok({"-p", "0", "-s", "/tmp/cache.sock"}).network.listen.tcp_port, 0);
+  EXPECT_NE(parse_error({"-p", "0"}).find("-p/--port 0: TCP is off"), std::string::npos);
+  EXPECT_EQ(parse_error({"-p", "-2"}), "-p/--port: -2 is out of range (-1..65535)");
+}
+
+TEST(ServerOptions, PortFileFromTheEnvironmentAsMemcached) {
+  EXPECT_EQ(parse_ok({}).network.listen.port_file, "");
+  ::setenv("MEMCACHED_PORT_FILENAME", "/tmp/ports", 1);
+  const server_options options = parse_ok({"-p", "-1"});
+  ::unsetenv("MEMCACHED_PORT_FILENAME");
+  EXPECT_EQ(options.network.listen.port_file, "/tmp/ports");
+}
+
+TEST(ServerOptions, BacklogAndProtocol) {
+  EXPECT_EQ(parse_ok({}).network.listen.backlog, 1024);
+  EXPECT_EQ(parse_ok({"-b", "8675"}).network.listen.backlog, 8675);
+  EXPECT_EQ(parse_ok({"--listen-backlog=2048"}).network.listen.backlog, 2048);
+  // the text protocol is the one served: ascii and auto serve it, binary is refused
+  EXPECT_EQ(parse_ok({}).tuning.binding_protocol, "auto-negotiate");
+  EXPECT_EQ(parse_ok({"-B", "ascii"}).tuning.binding_protocol, "ascii");
+  EXPECT_EQ(parse_ok({"--protocol=auto"}).tuning.binding_protocol, "auto-negotiate");
+  EXPECT_TRUE(parse_ok({"-B", "ascii", "-b", "10"}).ignored.empty());
+  EXPECT_EQ(parse_error({"-B", "binary"}),
+            "-B/--protocol binary: gpuhash-server serves memcached's text protocol only (classic "
+            "and meta commands); use -B ascii or -B auto");
+  EXPECT_EQ(parse_error({"-B", "text"}),
+            "-B/--protocol: \"text\" is not one of auto, ascii, binary");
+}
+
+TEST(ServerOptions, MemcachedsOwnSettingsAreRecorded) {
+  // without effect here, but shown in `stats settings` as memcached shows them
+  const server_options options =
+      parse_ok({"-R", "7", "-D", "#", "-N", "2", "-t", "4", "-e", "/dev/shm/m", "-o",
+                "hashpower=20,idle_timeout=5,no_lru_crawler,temporary_ttl=10,hot_lru_pct=30,"
+                "watcher_logbuf_size=128,ext_wbuf_size=8,ext_max_frag=0.5,hash_algorithm=xxh3,"
+                "slab_automove"});
+  const tuning_settings& tuning = options.tuning;
+  EXPECT_EQ(tuning.reqs_per_event, 7);
+  EXPECT_EQ(tuning.stat_key_prefix, '#');
+  EXPECT_EQ(tuning.napi_ids, "2");
+  EXPECT_EQ(tuning.memory_file, "/dev/shm/m");
+  EXPECT_EQ(tuning.hashpower_init, 20);
+  EXPECT_EQ(tuning.idle_timeout, 5);
+  EXPECT_FALSE(tuning.lru_crawler);
+  EXPECT_EQ(tuning.temporary_ttl, 10);
+  EXPECT_EQ(tuning.hot_lru_pct, 30);
+  EXPECT_EQ(tuning.watcher_logbuf_size, 128 * 1024);
+  EXPECT_EQ(tuning.extstore.wbuf_size, 8u << 20);
+  EXPECT_EQ(tuning.extstore.max_frag, 0.5);
+  EXPECT_EQ(tuning.hash_algorithm, "xxh3");
+  EXPECT_EQ(tuning.slab_automove, 1);
+  // no_modern: memcached's older defaults at once
+  const tuning_settings old = parse_ok({"-o", "no_modern"}).tuning;
+  EXPECT_FALSE(old.slab_reassign || old.maxconns_fast || old.lru_maintainer || old.lru_crawler);
+  EXPECT_EQ(old.slab_automove, 0);
+  EXPECT_EQ(old.slab_chunk_max, 1024 * 1024);
+  EXPECT_EQ(old.hash_algorithm, "jenkins");
 }
 
 TEST(ServerOptions, SecurityFlagsAreHonouredOrRefused) {
@@ -310,7 +378,7 @@ TEST(ServerOptions, TlsOptions) {
     more.insert(more.begin(), with_cert.begin(), with_cert.end());
     return more;
   };
-  EXPECT_NE(parse_error(with({"-p", "0"})).find("TCP port"), std::string::npos);
+  EXPECT_NE(parse_error(with({"-p", "0", "-s", "/tmp/s"})).find("TCP port"), std::string::npos);
   EXPECT_NE(parse_error(with({"-s", "/tmp/mc.sock"})).find("plaintext"), std::string::npos);
   EXPECT_EQ(parse_ok(with({"-l", "127.0.0.1,notls:127.0.0.1:11212"})).network.listen.addresses,
             "127.0.0.1,notls:127.0.0.1:11212");
@@ -350,11 +418,6 @@ TEST(ServerOptions, IgnoredFlagsAreRecordedOneLineEach) {
       {{"-D#"}, "-D #:"},
       {{"-R", "20"}, "-R 20:"},
       {{"--max-reqs-per-event=20"}, "-R 20:"},
-      {{"-b", "2048"}, "-b 2048:"},
-      {{"--listen-backlog", "2048"}, "-b 2048:"},
-      {{"-B", "binary"}, "-B binary:"},
-      {{"--protocol=ascii"}, "-B ascii:"},
-      {{"-Bauto"}, "-B auto:"},
       {{"-W"}, "-W:"},
       {{"--disable-watch"}, "-W:"},
       {{"-e", "/dev/shm/memory"}, "-e /dev/shm/memory:"},
@@ -553,10 +616,10 @@ TEST(ServerOptions, BadValuesNameTheFlag) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"-p", "abc"}, "-p/--port: \"abc\" is not a number"},
       {{"-p", ""}, "-p/--port: \"\" is not a number"},
-      {{"--port=65536"}, "-p/--port: 65536 is out of range (0..65535)"},
-      {{"-p", "-1"}, "-p/--port: -1 is out of range (0..65535)"},
+      {{"--port=65536"}, "-p/--port: 65536 is out of range (-1..65535)"},
+      {{"-p", "-3"}, "-p/--port: -3 is out of range (-1..65535)"},
       {{"-p", "11211x"}, "-p/--port: \"11211x\" is not a number"},
-      {{"-U", "70000"}, "-U/--udp-port: 70000 is out of range (0..65535)"},
+      {{"-U", "70000"}, "-U/--udp-port: 70000 is out of range (-1..65535)"},
       {{"-a", "8"}, "-a/--unix-mask: \"8\" is not an octal number"},
       {{"-a", "1000"}, "-a/--unix-mask: 1000 is out of range (0..511)"},
       {{"-s", ""}, "-s/--unix-socket: the value is empty"},
@@ -575,7 +638,7 @@ TEST(ServerOptions, BadValuesNameTheFlag) {
       {{"-n", "0"}, "-n/--slab-min-size: 0 is out of range (1..2147483647)"},
       {{"-R", "0"}, "-R/--max-reqs-per-event: 0 is out of range (1..2147483647)"},
       {{"-b", "many"}, "-b/--listen-backlog: \"many\" is not a number"},
-      {{"-B", "udp"}, "-B/--protocol: \"udp\" is not one of auto, binary, ascii"},
+      {{"-B", "udp"}, "-B/--protocol: \"udp\" is not one of auto, ascii, binary"},
       {{"-D", ""}, "-D: the value is empty"},
       {{"-N", "0"}, "-N/--napi-ids: 0 is out of range (1..2147483647)"},
       {{"-N", "5"}, "-N/--napi-ids: 5 NAPI IDs are more than the 4 threads of -t"},

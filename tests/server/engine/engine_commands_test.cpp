@@ -134,6 +134,23 @@ TEST(Storage, NoreplySilencesTheEnginesErrorsToo) {
   EXPECT_EQ(harness.stat("store_too_large"), 2u);
 }
 
+TEST(Arithmetic, ReadsTheValueAsMemcachedDoes) {
+  // memcached 1.6.18 reads the value with safe_strtoull: blanks and '+'
+  // before the digits, a blank after them, a NUL ending it
+  engine_harness harness;
+  EXPECT_EQ(harness.run(store_text("set", "lead", " 12") + "incr lead 1\r\nget lead\r\n"),
+            "STORED\r\n13\r\n" + value_reply("lead", "13 "));
+  EXPECT_EQ(harness.run(store_text("set", "plus", "+12") + "decr plus 1\r\n" +
+                        store_text("set", "pair", "12 34") + "incr pair 1\r\nget pair\r\n" +
+                        store_text("set", "nul", std::string("12\0a", 4)) + "incr nul 1\r\n"),
+            "STORED\r\n11\r\nSTORED\r\n13\r\n" + value_reply("pair", "13   ") + "STORED\r\n13\r\n");
+  const std::string refused = "CLIENT_ERROR cannot increment or decrement non-numeric value\r\n";
+  EXPECT_EQ(harness.run(store_text("set", "minus", "-12") + "incr minus 1\r\n" +
+                        store_text("set", "blank", "  ") + "incr blank 1\r\n" +
+                        store_text("set", "tail", "12x") + "incr tail 1\r\n"),
+            "STORED\r\n" + refused + "STORED\r\n" + refused + "STORED\r\n" + refused);
+}
+
 // ---- meta commands ------------------------------------------------------------------------
 
 TEST(Meta, SetAndGetWithReturnFlags) {
@@ -183,6 +200,19 @@ TEST(Meta, Arithmetic) {
   EXPECT_EQ(
       harness.run(store_text("set", "nine", "9") + "ma nine v\r\nma nine D1000 v\r\nget nine\r\n"),
       "STORED\r\nVA 2\r\n10\r\nVA 4\r\n1010\r\n" + value_reply("nine", "1010"));
+}
+
+TEST(Meta, FlagsACommandHasNoUseForAreIgnored) {
+  // memcached 1.6.18 refuses the letters it does not know (the parser's
+  // tests) and lets every meta command take the others, ignoring those it
+  // has no use for; ms and ma return only their own return flags
+  engine_harness harness;
+  EXPECT_EQ(harness.run(store_text("set", "n", "12") + "md n v f s t h l u P L N5 R5 F5 J5 D5\r\n"),
+            "STORED\r\nHD\r\n");
+  EXPECT_EQ(harness.run(store_text("set", "n", "12") + "ma n I f s h l u P L R5 F5 v t\r\n"),
+            "STORED\r\nVA 2 t-1\r\n13\r\n");
+  EXPECT_EQ(harness.run("ms n 2 v f h l u t s N5 R5 J5 D5 P L\r\n12\r\nmg n D5 J5 I P L M+ v\r\n"),
+            "HD\r\nVA 2\r\n12\r\n");
 }
 
 TEST(Meta, Base64KeysRoundTrip) {

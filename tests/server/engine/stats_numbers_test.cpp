@@ -26,6 +26,9 @@ shard_numbers shard_with(std::uint64_t gets, std::int64_t age, std::uint64_t lar
   numbers.classes[1].store.pages = 1;
   numbers.classes[1].store.linked_items = gets;
   numbers.classes[1].age = age;
+  numbers.classes[1].store.evictions = gets;
+  numbers.classes[1].items.evicted_time = age;
+  numbers.commands.classes[2].get_hits = gets;
   return numbers;
 }
 
@@ -41,21 +44,46 @@ TEST(StatsNumbers, CountsAddUpAgesAndTheLargestBatchAreTheLargest) {
   EXPECT_EQ(merged.classes[1].store.pages, 2u);
   EXPECT_EQ(merged.classes[1].store.chunk_size, 96u);  // alike in every shard
   EXPECT_EQ(merged.classes[1].age, 50);
+  EXPECT_EQ(merged.classes[1].store.evictions, 8u);
+  EXPECT_EQ(merged.classes[1].items.evicted_time, 50);  // the longest
+  EXPECT_EQ(merged.commands.classes[2].get_hits, 8u);
   EXPECT_EQ(merged.index_description, "cpu");
 }
 
 TEST(StatsNumbers, AreRenderedAsMemcachedsLines) {
   shard_numbers merged = shard_with(3, 50, 10);
   merged.merge(shard_with(5, 20, 40));
-  const server_stats server;
+  server_stats server;
   std::string items;
   render_numbers("items", merged, server, items);
+  // memcached's segmented LRU: every item in COLD, every hit to it
+  for (const char* line :
+       {"STAT items:2:number 8\r\nSTAT items:2:number_hot 0\r\n", "STAT items:2:number_cold 8\r\n",
+        "STAT items:2:evicted 8\r\n", "STAT items:2:evicted_time 50\r\n",
+        "STAT items:2:hits_to_cold 8\r\n", "STAT items:2:direct_reclaims 8\r\n"})
+    EXPECT_NE(items.find(line), std::string::npos) << line;
+  // without memcached's LRU maintainer, its fields are not shown, as memcached shows them
+  server.shown.lru_maintainer = false;
+  items.clear();
+  render_numbers("items", merged, server, items);
   EXPECT_EQ(items,
-            "STAT items:2:number 8\r\nSTAT items:2:age 50\r\nSTAT items:2:evicted 0\r\nEND\r\n");
+            "STAT items:2:number 8\r\nSTAT items:2:age 50\r\nSTAT items:2:mem_requested 0\r\n"
+            "STAT items:2:evicted 8\r\nSTAT items:2:evicted_nonzero 0\r\n"
+            "STAT items:2:evicted_time 50\r\nSTAT items:2:outofmemory 0\r\n"
+            "STAT items:2:tailrepairs 0\r\nSTAT items:2:reclaimed 0\r\n"
+            "STAT items:2:expired_unfetched 0\r\nSTAT items:2:evicted_unfetched 0\r\n"
+            "STAT items:2:crawler_reclaimed 0\r\nSTAT items:2:crawler_items_checked 0\r\n"
+            "STAT items:2:lrutail_reflocked 0\r\nEND\r\n");
+  std::string slabs;
+  render_numbers("slabs", merged, server, slabs);
+  EXPECT_NE(slabs.find("STAT 2:free_chunks_end 0\r\nSTAT 2:get_hits 8\r\n"), std::string::npos);
+  EXPECT_TRUE(slabs.ends_with("STAT active_slabs 1\r\nSTAT total_malloced 0\r\nEND\r\n"));
   std::string general;
   render_numbers("", merged, server, general);
   EXPECT_NE(general.find("STAT cmd_get 8\r\n"), std::string::npos);
+  EXPECT_NE(general.find("STAT evictions 8\r\n"), std::string::npos);
   EXPECT_NE(general.find("STAT index_batch_mean_ns 4000\r\n"), std::string::npos);
+  EXPECT_EQ(general.find("STAT direct_reclaims"), std::string::npos);
   EXPECT_TRUE(general.ends_with("END\r\n"));
 }
 

@@ -20,7 +20,8 @@ import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MODULES = ["test_protocol", "test_pymemcache", "test_load", "test_memccapable", "test_security"]
+MODULES = ["test_protocol", "test_pymemcache", "test_load", "test_memccapable", "test_security",
+           "test_stats", "test_startup"]
 
 
 def missing_prerequisites(modules):

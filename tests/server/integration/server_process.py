@@ -15,7 +15,9 @@ runs the suite with "--index=gpu").
 
 The server is started on a free TCP port of 127.0.0.1 with UDP off
 (`-p PORT -U 0 -l 127.0.0.1`, plus `-u nobody` when running as root, as
-memcached refuses to run as root otherwise). Leaving the `with` block sends
+memcached refuses to run as root otherwise). With port=-1 it is started on
+`-p -1`, a port the kernel picks, which it writes to the file named by
+MEMCACHED_PORT_FILENAME, as memcached does (`port_lines` holds that file). Leaving the `with` block sends
 SIGTERM and requires the process to exit with status 0 within a few seconds;
 it is killed otherwise and the block raises AssertionError with the server's
 stderr.
@@ -23,6 +25,7 @@ stderr.
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -64,6 +67,20 @@ def is_memcached():
     return os.path.basename(server_binary()) == "memcached"
 
 
+def gpuhash_only(reason):
+    """Skips a test of a behaviour where gpuhash-server intentionally differs
+    from memcached, when the binary under test is memcached."""
+    def decorate(test):
+        def wrapper(self, *args, **kwargs):
+            if is_memcached():
+                self.skipTest(f"gpuhash-server only: {reason}")
+            return test(self, *args, **kwargs)
+        wrapper.__name__ = test.__name__
+        wrapper.__doc__ = test.__doc__
+        return wrapper
+    return decorate
+
+
 def free_port():
     """A TCP port of 127.0.0.1 that nothing listens on right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -71,12 +88,36 @@ def free_port():
         return s.getsockname()[1]
 
 
+def run_server(args, timeout=15):
+    """Runs the server with `args` (after a free port and the -u the tests
+    use as root) expecting it to stop by itself; returns (status, stderr)."""
+    command = [server_binary(), "-p", str(free_port()), "-U", "0", "-l", HOST]
+    if os.geteuid() == 0:
+        command += ["-u", "nobody"]
+    command += list(args)
+    try:
+        result = subprocess.run(command, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"{' '.join(command)} kept running: it should have refused to start")
+    return result.returncode, result.stderr.decode("utf-8", "replace")
+
+
+def settings_of(args):
+    """`stats settings` ({name: value}) of a server started with `args`."""
+    with ServerProcess(args) as server:
+        c = Connection.to(server)
+        settings = c.stats(b"settings")
+        c.close()
+        return settings
+
+
 class ServerProcess:
     """The server under test, as a context manager (see the module's doc).
 
     extra_args: flags after the standard ones, e.g. ["-m", "2", "-M"].
     port: the TCP port (default: a free one, chosen again if the server
-    fails to listen on it). udp_port: replaces `-U 0` when given.
+    fails to listen on it; -1: one the server has the kernel pick, read from
+    its port file). udp_port: replaces `-U 0` when given.
     """
 
     def __init__(self, extra_args=(), port=None, udp_port=0, start_timeout=15.0,
@@ -92,6 +133,8 @@ class ServerProcess:
         self.start_timeout = start_timeout
         self.stop_timeout = stop_timeout
         self.port = None
+        self.port_lines = None
+        self._port_folder = None
         self.process = None
         self.returncode = None
         self._stderr_file = None
@@ -129,7 +172,13 @@ class ServerProcess:
         self._stderr_file = tempfile.TemporaryFile()
         self._stdout_file = tempfile.TemporaryFile()
         self.args = self.command_line(port)
-        self.process = subprocess.Popen(self.args, stdin=subprocess.DEVNULL,
+        env = dict(os.environ)
+        if port == -1:
+            # written by the -u user (nobody, as root), as memcached writes it
+            self._port_folder = tempfile.mkdtemp(prefix="gpuhash-port-")
+            os.chmod(self._port_folder, 0o777)
+            env["MEMCACHED_PORT_FILENAME"] = os.path.join(self._port_folder, "ports")
+        self.process = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, env=env,
                                         stdout=self._stdout_file, stderr=self._stderr_file)
         deadline = time.monotonic() + self.start_timeout
         while True:
@@ -140,12 +189,14 @@ class ServerProcess:
                     f"server exited with status {code} while starting: "
                     f"{' '.join(self.args)}\n{self.output()}")
             try:
+                if port == -1 and not self._read_port_file():
+                    raise OSError("no port file yet")
                 if self.unix_socket:
                     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
                         probe.settimeout(1.0)
                         probe.connect(self.unix_socket)
                 else:
-                    with socket.create_connection((HOST, port), timeout=1.0):
+                    with socket.create_connection((HOST, self.port), timeout=1.0):
                         pass
                 return
             except OSError:
@@ -156,6 +207,20 @@ class ServerProcess:
                     f"server did not accept connections on {HOST}:{port} within "
                     f"{self.start_timeout} s: {' '.join(self.args)}\n{self.output()}")
             time.sleep(0.02)
+
+    def _read_port_file(self):
+        """Reads the port file once it is there (memcached renames it into
+        place whole); the port is its first TCP line's."""
+        path = os.path.join(self._port_folder, "ports")
+        if not os.path.exists(path):
+            return False
+        with open(path) as f:
+            self.port_lines = f.read().splitlines()
+        ports = [int(line.split(": ")[1]) for line in self.port_lines if line.startswith("TCP ")]
+        if not ports:
+            raise ServerError(f"port file without a TCP port: {self.port_lines!r}")
+        self.port = ports[0]
+        return True
 
     # -- talking to it --------------------------------------------------
     @property
@@ -218,6 +283,9 @@ class ServerProcess:
         finally:
             self._discard()
             self._close_output()
+            if self._port_folder:
+                shutil.rmtree(self._port_folder, ignore_errors=True)
+                self._port_folder = None
 
     def _close_output(self):
         """Keeps the output as text and closes the temporary files."""

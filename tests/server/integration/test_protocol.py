@@ -18,23 +18,9 @@ import time
 import unittest
 
 from server_process import (HOST, Connection, ServerError, ServerProcess, ServerTestCase,
-                            free_port, is_memcached, server_binary)
+                            free_port, gpuhash_only, is_memcached, server_binary)
 
 MAX_U64 = 2**64 - 1
-
-
-def gpuhash_only(reason):
-    """Skips a test of a behaviour where gpuhash-server intentionally differs
-    from memcached, when the binary under test is memcached."""
-    def decorate(test):
-        def wrapper(self, *args, **kwargs):
-            if is_memcached():
-                self.skipTest(f"gpuhash-server only: {reason}")
-            return test(self, *args, **kwargs)
-        wrapper.__name__ = test.__name__
-        wrapper.__doc__ = test.__doc__
-        return wrapper
-    return decorate
 
 
 def assert_numeric_value(test, c, key, number):
@@ -60,6 +46,17 @@ class StorageCommandsTest(ServerTestCase):
         c = self.connect()
         c.request(b"set flags 4294967295 0 1\r\nx\r\n", b"STORED\r\n")
         c.request(b"get flags\r\n", b"VALUE flags 4294967295 1\r\nx\r\nEND\r\n")
+
+    def test_wider_flags_keep_their_low_32_bits(self):
+        """memcached 1.6.18 reads flags as 64 bits and keeps the low 32; more
+        than 64 bits, or a sign, is a bad command line."""
+        c = self.connect()
+        for sent, kept in ((2**32, 0), (2**32 + 1, 1), (2**64 - 1, 2**32 - 1)):
+            c.request(b"set wide 0 0 1\r\nx\r\nset wide %d 0 1\r\ny\r\nget wide\r\n" % sent,
+                      b"STORED\r\nSTORED\r\nVALUE wide %d 1\r\ny\r\nEND\r\n" % kept, msg=sent)
+        c.request(b"ms wide 1 F%d\r\nz\r\nmg wide f v\r\n" % (2**32 + 7), b"HD\r\nVA 1 f7\r\nz\r\n")
+        c.request(b"set wide %d 0 1\r\nx\r\n" % 2**64,
+                  b"CLIENT_ERROR bad command line format\r\nERROR\r\n")
 
     def test_empty_value(self):
         c = self.connect()
@@ -249,6 +246,18 @@ class ArithmeticTest(ServerTestCase):
         c.request(b"incr text 1\r\n", b"CLIENT_ERROR cannot increment or decrement non-numeric value\r\n")
         c.request(b"decr text 1\r\n", b"CLIENT_ERROR cannot increment or decrement non-numeric value\r\n")
         c.request(b"get text\r\n", b"VALUE text 0 3\r\nabc\r\nEND\r\n")
+
+    def test_value_read_as_memcached_reads_it(self):
+        """Blanks and '+' before the digits and a blank after them are
+        allowed, as memcached's strtoull reads the value."""
+        c = self.connect()
+        for value, result, kept in ((b" 12", b"13", b"13 "), (b"+12", b"13", b"13 "),
+                                    (b"12 34", b"13", b"13   ")):
+            c.request(b"set lead 0 0 %d\r\n%s\r\nincr lead 1\r\nget lead\r\n" % (len(value), value),
+                      b"STORED\r\n%s\r\nVALUE lead 0 %d\r\n%s\r\nEND\r\n" % (result, len(kept), kept),
+                      msg=value)
+        c.request(b"set lead 0 0 3\r\n-12\r\nincr lead 1\r\n",
+                  b"STORED\r\nCLIENT_ERROR cannot increment or decrement non-numeric value\r\n")
 
     def test_invalid_delta(self):
         c = self.connect()
@@ -588,6 +597,20 @@ class MetaCommandsTest(ServerTestCase):
         c.request(b"ma mawrap v\r\n", b"VA 1\r\n0\r\n")
         c.request(b"ms matext 3\r\nabc\r\n", b"HD\r\n")
         c.request(b"ma matext\r\n", b"CLIENT_ERROR cannot increment or decrement non-numeric value\r\n")
+
+    def test_flags_a_command_has_no_use_for_are_ignored(self):
+        """Every meta command takes the flags memcached knows and ignores
+        those it has no use for; ms and ma return only their own flags."""
+        c = self.connect()
+        c.request(b"set ign 0 0 2\r\n12\r\nmd ign v f s t h l u P L N5 R5 F5 J5 D5\r\n",
+                  b"STORED\r\nHD\r\n")
+        c.request(b"set ign 0 0 2\r\n12\r\nma ign I f s h l u P L R5 F5 v t\r\n",
+                  b"STORED\r\nVA 2 t-1\r\n13\r\n")
+        c.request(b"ms ign 2 v f h l u t s N5 R5 J5 D5 P L\r\n12\r\nmg ign D5 J5 I P L M+ v\r\n",
+                  b"HD\r\nVA 2\r\n12\r\n")
+        # letters memcached 1.6.18 does not know stay errors
+        c.request(b"md ign x\r\nma ign E5\r\n",
+                  b"CLIENT_ERROR invalid or duplicate flag\r\n" * 2)
 
     def test_base64_keys(self):
         c = self.connect()

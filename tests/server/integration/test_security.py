@@ -18,40 +18,15 @@ import tempfile
 import time
 import unittest
 
-from server_process import (HOST, Connection, ServerProcess, free_port, is_memcached,
-                            server_binary)
+import memcached_fields
+from server_process import (HOST, Connection, ServerProcess, free_port, gpuhash_only,
+                            is_memcached, run_server)
 
 try:
     from pymemcache.client.base import Client as PymemcacheClient
     from pymemcache.exceptions import MemcacheClientError
 except ImportError:  # run_integration.py reports it; the tests needing it fail with the reason
     PymemcacheClient = None
-
-
-def gpuhash_only(reason):
-    def decorate(test):
-        def wrapper(self, *args, **kwargs):
-            if is_memcached():
-                self.skipTest(f"gpuhash-server only: {reason}")
-            return test(self, *args, **kwargs)
-        wrapper.__name__ = test.__name__
-        wrapper.__doc__ = test.__doc__
-        return wrapper
-    return decorate
-
-
-def run_server(args, timeout=15):
-    """Runs the server with `args` (after a free port and the -u the tests
-    use as root) expecting it to stop by itself; returns (status, stderr)."""
-    command = [server_binary(), "-p", str(free_port()), "-U", "0", "-l", HOST]
-    if os.geteuid() == 0:
-        command += ["-u", "nobody"]
-    command += list(args)
-    try:
-        result = subprocess.run(command, capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise AssertionError(f"{' '.join(command)} kept running: it should have refused to start")
-    return result.returncode, result.stderr.decode("utf-8", "replace")
 
 
 def readable_folder():
@@ -313,6 +288,13 @@ class TlsTest(unittest.TestCase):
         self.addCleanup(plain.close)
         plain.request(b"set notls 0 0 1\r\nx\r\n", b"STORED\r\n")
         self.tls_connect().request(b"get notls\r\n", b"VALUE notls 0 1\r\nx\r\nEND\r\n")
+
+    def test_stats_fields_with_tls(self):
+        """memcached's fields, its TLS counters among them, in its order."""
+        shown = list(self.tls_connect().stats())
+        extras = [] if is_memcached() else memcached_fields.GPUHASH_GENERAL
+        self.assertEqual([n for n in shown if n not in extras],
+                         memcached_fields.stats_fields(memcached_fields.switches(ssl=True)))
 
     def test_settings_show_tls(self):
         settings = self.tls_connect().stats(b"settings")

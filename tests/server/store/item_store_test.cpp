@@ -295,13 +295,22 @@ TEST(item_store_lru, counts_linked_items_and_their_bytes) {
   store.link(small);
   store.link(large);
   EXPECT_EQ(store.linked_items(), 2u);
-  EXPECT_EQ(store.bytes_used(), 2 * header + 5 + 10 + 5 + 900);
-  std::size_t linked_per_class = 0;
-  for (const class_stats& size_class : store.classes()) linked_per_class += size_class.linked_items;
+  // sizes as memcached reports them: its 48-byte header, the CAS, the key
+  // and its NUL, the value and its "\r\n"
+  EXPECT_EQ(reported_size(5, 10, true), 48u + 8 + 5 + 1 + 10 + 2);
+  EXPECT_EQ(reported_size(5, 10, false), 48u + 5 + 1 + 10 + 2);
+  EXPECT_EQ(store.bytes_used(), reported_size(5, 10, true) + reported_size(5, 900, true));
+  EXPECT_EQ(store.reported_size(store.at(small)), reported_size(5, 10, true));
+  std::size_t linked_per_class = 0, requested = 0;
+  for (const class_stats& size_class : store.classes()) {
+    linked_per_class += size_class.linked_items;
+    requested += size_class.requested_bytes;
+  }
   EXPECT_EQ(linked_per_class, 2u);
+  EXPECT_EQ(requested, store.bytes_used());
   store.unlink(large);
   EXPECT_EQ(store.linked_items(), 1u);
-  EXPECT_EQ(store.bytes_used(), header + 5 + 10);
+  EXPECT_EQ(store.bytes_used(), reported_size(5, 10, true));
 }
 
 TEST(item_store_eviction, evicts_the_least_recently_used_and_tells_the_owner_first) {
@@ -413,6 +422,26 @@ TEST(item_store_eviction, dead_items_are_reclaimed_even_without_eviction) {
   EXPECT_EQ(evicted, std::vector<location>{items[1]});
   EXPECT_EQ(store.reclaimed(), 1u);
   EXPECT_EQ(store.evictions(), 0u);
+  // counted in the item's class, with the allocation that found nothing
+  const class_stats first = store.classes().front();
+  EXPECT_EQ(first.reclaimed, 1u);
+  EXPECT_EQ(first.outofmemory, 1u);
+  EXPECT_EQ(first.evictions, 0u);
+  store.reset_counts();
+  EXPECT_EQ(store.reclaimed(), 0u);
+  EXPECT_EQ(store.classes().front().outofmemory, 0u);
+  EXPECT_EQ(store.linked_items(), per_page - 1) << "a reset drops counts, not items";
+}
+
+TEST(item_store_classes, class_for_names_the_class_allocate_uses) {
+  item_store store{config_with_pages(4)};
+  for (const std::size_t value : {0, 1, 40, 100, 500, 1000}) {
+    const location where = allocate_ok(store, "key", value);
+    EXPECT_EQ(store.class_for(3, value), store.at(where).size_class) << value;
+    store.release(where);
+  }
+  EXPECT_EQ(store.class_for(3, store.item_size_max()), 0u) << "too large for any class";
+  EXPECT_EQ(store.class_for(256, 1), 0u) << "a key longer than 255 bytes";
 }
 
 TEST(item_store_memory, pages_pass_the_limit_only_as_first_pages_of_classes) {
@@ -568,12 +597,14 @@ class store_model {
     store_.for_each_linked(
         [&](location where, const item& it) { order[it.size_class - 1].push_back(where); });
     std::size_t bytes = 0;
+    std::vector<std::size_t> requested(classes_.size());
     for (const auto& [where, entry] : linked_) {
       const item& it = store_.at(where);
       ASSERT_TRUE(it.linked);
       ASSERT_EQ(it.key(), entry.key);
       expect_filled(it, entry.tag);
-      bytes += header + it.key_bytes + it.value_bytes;
+      bytes += reported_size(it.key_bytes, it.value_bytes, true);
+      requested[it.size_class - 1] += reported_size(it.key_bytes, it.value_bytes, true);
     }
     ASSERT_EQ(store_.linked_items(), linked_.size());
     ASSERT_EQ(store_.bytes_used(), bytes);
@@ -584,6 +615,7 @@ class store_model {
       SCOPED_TRACE("class " + std::to_string(c + 1));
       ASSERT_EQ(order[c], std::vector<location>(lru_[c].begin(), lru_[c].end()));
       ASSERT_EQ(stats[c].linked_items, lru_[c].size());
+      ASSERT_EQ(stats[c].requested_bytes, requested[c]);
       ASSERT_EQ(stats[c].used_chunks, used_[c]);
       ASSERT_EQ(stats[c].pages, pages_[c]);
       ASSERT_EQ(stats[c].free_chunks, pages_[c] * stats[c].chunks_per_page - used_[c]);

@@ -1,0 +1,109 @@
+// `stats items` and `stats slabs` in memcached 1.6.18's format (render.hpp):
+// each size class's lines, memcached's fields in its order. gpuhash-server
+// keeps one LRU per class, with no maintainer moving items between
+// segments: its items are all in what memcached calls the COLD LRU, which is
+// where memcached keeps them too without its LRU maintainer; the HOT, WARM
+// and TEMP segments are empty and their moves read 0.
+
+#include <string>
+
+#include "engine/stats/render.hpp"
+#include "engine/stats/stat_writer.hpp"
+
+namespace gpuhash::server::engine {
+
+namespace {
+
+/// The numbers of one class's LRU segments (the maintainer's fields).
+void render_segments(const std::string& prefix, std::size_t items, const shown_counters& shown,
+                     stat_writer& stat) {
+  stat(prefix + "number_hot", 0);
+  stat(prefix + "number_warm", 0);
+  stat(prefix + "number_cold", items);
+  if (shown.temp_lru) stat(prefix + "number_temp", 0);
+  stat(prefix + "age_hot", 0);
+  stat(prefix + "age_warm", 0);
+}
+
+/// The moves between segments and the hits to each (the maintainer's fields).
+void render_moves_and_hits(const std::string& prefix, const class_numbers& numbers,
+                           const class_command_counts& commands, stat_writer& stat) {
+  stat(prefix + "moves_to_cold", 0);
+  stat(prefix + "moves_to_warm", 0);
+  stat(prefix + "moves_within_lru", 0);
+  // an allocation here takes the LRU tail at once: each eviction and reclaim
+  stat(prefix + "direct_reclaims", numbers.store.evictions + numbers.store.reclaimed);
+  stat(prefix + "hits_to_hot", 0);
+  stat(prefix + "hits_to_warm", 0);
+  stat(prefix + "hits_to_cold", commands.get_hits);
+  stat(prefix + "hits_to_temp", 0);
+}
+
+void render_class_items(std::size_t c, const shard_numbers& numbers, const shown_counters& shown,
+                        stat_writer& stat) {
+  const class_numbers& each = numbers.classes[c];
+  const store::class_stats& store = each.store;
+  const class_item_counts& items = each.items;
+  const std::string prefix = "items:" + std::to_string(c + 1) + ":";
+  stat(prefix + "number", store.linked_items);
+  if (shown.lru_maintainer) render_segments(prefix, store.linked_items, shown, stat);
+  stat(prefix + "age", each.age);
+  stat(prefix + "mem_requested", store.requested_bytes);
+  stat(prefix + "evicted", store.evictions);
+  stat(prefix + "evicted_nonzero", items.evicted_nonzero);
+  stat(prefix + "evicted_time", items.evicted_time);
+  stat(prefix + "outofmemory", store.outofmemory);
+  stat(prefix + "tailrepairs", 0);  // no reference counts to leak
+  stat(prefix + "reclaimed", store.reclaimed);
+  stat(prefix + "expired_unfetched", items.expired_unfetched);
+  stat(prefix + "evicted_unfetched", items.evicted_unfetched);
+  if (shown.lru_maintainer) stat(prefix + "evicted_active", 0);
+  stat(prefix + "crawler_reclaimed", 0);  // no LRU crawler
+  stat(prefix + "crawler_items_checked", 0);
+  stat(prefix + "lrutail_reflocked", 0);  // no references held on items
+  if (shown.lru_maintainer)
+    render_moves_and_hits(prefix, each, numbers.commands.classes[c + 1], stat);
+}
+
+void render_class_slabs(std::size_t c, const shard_numbers& numbers, stat_writer& stat) {
+  const store::class_stats& store = numbers.classes[c].store;
+  const class_command_counts& commands = numbers.commands.classes[c + 1];
+  const std::string prefix = std::to_string(c + 1) + ":";
+  stat(prefix + "chunk_size", store.chunk_size);
+  stat(prefix + "chunks_per_page", store.chunks_per_page);
+  stat(prefix + "total_pages", store.pages);
+  stat(prefix + "total_chunks", store.pages * store.chunks_per_page);
+  stat(prefix + "used_chunks", store.used_chunks);
+  stat(prefix + "free_chunks", store.free_chunks);
+  stat(prefix + "free_chunks_end", 0);  // a page is split into free chunks whole
+  stat(prefix + "get_hits", commands.get_hits);
+  stat(prefix + "cmd_set", commands.cmd_set);
+  stat(prefix + "delete_hits", commands.delete_hits);
+  stat(prefix + "incr_hits", commands.incr_hits);
+  stat(prefix + "decr_hits", commands.decr_hits);
+  stat(prefix + "cas_hits", commands.cas_hits);
+  stat(prefix + "cas_badval", commands.cas_badval);
+  stat(prefix + "touch_hits", commands.touch_hits);
+}
+
+}  // namespace
+
+void render_items(const shard_numbers& numbers, const shown_counters& shown, std::string& out) {
+  stat_writer stat{out};
+  for (std::size_t c = 0; c < numbers.classes.size(); ++c)
+    if (numbers.classes[c].store.linked_items != 0) render_class_items(c, numbers, shown, stat);
+}
+
+void render_slabs(const shard_numbers& numbers, std::string& out) {
+  stat_writer stat{out};
+  std::size_t active = 0;
+  for (std::size_t c = 0; c < numbers.classes.size(); ++c) {
+    if (numbers.classes[c].store.pages == 0) continue;
+    ++active;
+    render_class_slabs(c, numbers, stat);
+  }
+  stat("active_slabs", active);
+  stat("total_malloced", numbers.store.total_malloced);
+}
+
+}  // namespace gpuhash::server::engine
