@@ -46,7 +46,7 @@ std::size_t network::worker::read_input(connection& conn, bool to_the_end) {
       conn.reading_paused = true;
       return total;
     }
-    const std::size_t room = owner_.budget_.input_room(conn.charged, sizeof buffer);
+    const std::size_t room = owner_.budget_.room(conn.charged, sizeof buffer);
     if (room == 0) {
       conn.reading_paused = true;
       starve(conn);

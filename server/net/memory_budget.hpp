@@ -63,21 +63,6 @@ class memory_budget {
     return std::min(wanted, std::max(own, shared));
   }
 
-  /// room() for input not yet parsed: all connections' input together stays
-  /// under three quarters of the limit, so that the replies a connection's
-  /// own input asks for always find room once it is parsed. (When one
-  /// client's pipelined input could take the whole limit, its next group
-  /// found no reply room, and only that group could give memory back.) The
-  /// limit is at least 4 x -I (server options), so a quarter holds the
-  /// replies of any one request.
-  std::size_t input_room(std::size_t charged, std::size_t wanted) const noexcept {
-    if (limit_ == 0) return wanted;
-    const std::size_t own = charged < allowance_ ? allowance_ - charged : 0;
-    const std::size_t used = used_.load(std::memory_order_relaxed);
-    const std::size_t input_limit = limit_ - limit_ / 4;
-    const std::size_t shared = used < input_limit ? input_limit - used : 0;
-    return std::min(wanted, std::max(own, shared));
-  }
   /// More than half the limit is held: connections give back what they
   /// hold beyond their allowance as soon as they are idle.
   bool pressed() const noexcept {

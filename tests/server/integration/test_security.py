@@ -496,24 +496,6 @@ class ConnectionMemoryTest(unittest.TestCase):
             admin.close()
 
 
-class PipelinedInputTest(unittest.TestCase):
-    """One client whose pipelined input alone reaches the memory budget is
-    still served: its input may not take the room its own replies need."""
-
-    def test_one_client_pipelining_past_the_budget_is_served(self):
-        value = os.urandom(100 * 1024)
-        sets = b"".join(b"set k%d 0 0 %d noreply\r\n%s\r\n" % (i, len(value), value)
-                        for i in range(80))
-        # -m 4: the default budget is 8 MB, less than the 8 MB of sets sent
-        # at once; three servers, as the stall depended on how reads fell
-        for _ in range(3):
-            with ServerProcess(["-m", "4"]) as server:
-                c = Connection.to(server, timeout=30.0)
-                c.send(sets)
-                c.request(b"get k79\r\n", b"VALUE k79 0 %d\r\n%s\r\nEND\r\n" % (len(value), value))
-                c.close()
-
-
 class ProbedDifferencesTest(unittest.TestCase):
     """Small differences from memcached seen in a probe, now as memcached."""
 
