@@ -14,6 +14,7 @@
 #include <string>
 
 #include "engine/engine.hpp"
+#include "net/memory_budget.hpp"
 #include "net/tls.hpp"
 
 namespace gpuhash::server::net {
@@ -49,11 +50,11 @@ struct connection {
   bool reading_paused = false;       // input_limit or the memory budget stopped reading
   bool starved = false;              // on its worker's list of connections waiting for memory
   // Memory (memory_budget.hpp): what this connection's buffers are charged
-  // at; its group's part of that, measured when the group was last home
+  // at (all of them, and its input's); its group's part of that, measured when the group was last home
   // (plus the reply room it was given while it is out); and the reply room
   // it asks for a group (doubled when a group ran out of room, halved when
   // one used little of it).
-  std::size_t charged = 0;
+  memory_charge charged;
   std::size_t group_bytes = 0;
   std::size_t reply_room = 0;
   // Set by the worker as a group goes to the engine: nothing of the

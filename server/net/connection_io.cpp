@@ -46,20 +46,21 @@ std::size_t network::worker::read_input(connection& conn, bool to_the_end) {
       conn.reading_paused = true;
       return total;
     }
-    const std::size_t room = owner_.budget_.room(conn.charged, sizeof buffer);
+    const std::size_t room = take_input_room(conn, target, sizeof buffer, owner_.budget_);
     if (room == 0) {
       conn.reading_paused = true;
       starve(conn);
       return total;
     }
-    const transfer got = conn.receive(buffer, room);
+    const std::size_t readable = std::min(room, sizeof buffer);
+    const transfer got = conn.receive(buffer, readable);
+    if (got.what != transfer::state::moved) recharge(conn);  // gives back the room taken
     switch (got.what) {
       case transfer::state::moved:
-        target.append(buffer, got.bytes);
+        append_input(conn, target, std::string_view(buffer, got.bytes), room, owner_.budget_);
         total += got.bytes;
         owner_.stats_.connections.bytes_read += got.bytes;
-        recharge(conn);
-        if (got.bytes < room && !to_the_end) return total;
+        if (got.bytes < readable && !to_the_end) return total;
         continue;
       case transfer::state::again: return total;
       case transfer::state::closed:
@@ -266,9 +267,7 @@ void network::worker::finish(const std::vector<engine::request_group*>& done) {
     if (!group->finished()) {
       conn.resuming = true;  // its requests still point into the input
     } else {
-      conn.input.erase(0, conn.parsed_end);
-      conn.input.append(conn.side_input);
-      conn.side_input.clear();
+      join_side_input(conn, owner_.budget_);
       if (group->close_after) conn.closing = true;
     }
     settle_room(conn, owner_.budget_);

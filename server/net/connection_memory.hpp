@@ -4,6 +4,8 @@
 // the network's workers apply at each step of a connection's life.
 
 #include <cstddef>
+#include <string>
+#include <string_view>
 
 #include "net/connection.hpp"
 #include "net/memory_budget.hpp"
@@ -18,13 +20,41 @@ inline constexpr std::size_t initial_reply_room = 256u << 10;
 /// budget is not pressed.
 inline constexpr std::size_t idle_memory_kept = 4u << 20;
 
+/// The budget's reply reserve (memory_budget.hpp): one reply of a largest
+/// value, with its header line.
+inline constexpr std::size_t largest_reply(std::size_t item_size_max) {
+  return item_size_max + (4u << 10);
+}
+
 /// Charges the connection what its buffers hold now. The group's part is the
 /// one measured when it was last home (the engine may be changing it).
 void recharge(connection& conn, memory_budget& budget);
 
-/// Gives the group its reply room before it goes to the engine, charged at
-/// once so that the connections submitted after it see it taken; false when
-/// the budget has too little (the connection then waits for memory).
+/// Gives back all the connection is charged (it is closing).
+void release_all(connection& conn, memory_budget& budget);
+
+/// Room to read `wanted` bytes into `target`, the connection's input or side
+/// input: its spare capacity, and what the budget lets it grow by (up to
+/// doubling), taken now so that two workers cannot both take the last of it.
+/// The connection may read as many bytes as the room, up to `wanted`.
+std::size_t take_input_room(connection& conn, const std::string& target, std::size_t wanted,
+                            memory_budget& budget);
+
+/// Appends what was read into the `room` take_input_room gave, grows the
+/// buffer no further than that, and charges what it now holds (giving back
+/// what was taken and not used). After a read that brought nothing,
+/// recharge gives it back.
+void append_input(connection& conn, std::string& target, std::string_view bytes, std::size_t room,
+                  memory_budget& budget);
+
+/// The group is answered: its requests leave the input, and what was read
+/// aside meanwhile joins it.
+void join_side_input(connection& conn, memory_budget& budget);
+
+/// Gives the group its reply room before it goes to the engine, taken from
+/// the budget at once so that the connections submitted after it see it
+/// taken; false when the budget has too little (the connection then waits
+/// for memory).
 bool grant_room(connection& conn, memory_budget& budget);
 
 /// The group is home: its real size replaces the room it was given, and the

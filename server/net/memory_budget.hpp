@@ -10,57 +10,73 @@
 // small request is always read and answered; beyond that it grows only
 // while the total stays under `limit`. A connection that may not grow is
 // stalled: it is read no further and its next requests wait (network.cpp),
-// until its client reads or other connections give memory back. So the
-// total stays under limit + connections x allowance, up to one buffer's
-// growth per worker thread (each checks before it grows and counts after).
+// until its client reads or other connections give memory back. Room is
+// taken before it is used (take, take_input: checked and charged one at a
+// time), so the total stays under limit + connections x allowance, up to
+// what grows without a take and is charged after (connection_memory.cpp):
+// a group's parsed requests, a reply buffer's growth past its room.
 //
-// Charges are the capacities of the buffers (what malloc holds), counted by
-// the connection after each step that can change them.
+// Input may not take the last `reply_reserve` bytes of the limit (one
+// largest reply). Input is given back only once its requests are answered,
+// so without the reserve the clients' pipelined input could hold the whole
+// budget while its own replies wait for room: a stall no one ends. With it,
+// the replies of read requests always find room once the output before them
+// is read.
+//
+// Charges are the capacities of the buffers (what malloc holds), measured by
+// the connection after each step that can change them (recharge), which
+// also gives back what was taken and not used.
 
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 
 namespace gpuhash::server::net {
+
+/// What one connection is charged: all its buffers, and its input's among them.
+struct memory_charge {
+  std::size_t total = 0;
+  std::size_t input = 0;
+};
 
 class memory_budget {
  public:
   /// limit 0: no limit (memcached's read_buf_mem_limit=0). `used` and
   /// `stalls` are counters of `stats` (engine/stats.hpp).
-  memory_budget(std::size_t limit, std::size_t allowance, std::atomic<std::uint64_t>& used,
-                std::atomic<std::uint64_t>& stalls)
-      : limit_(limit), allowance_(allowance), used_(used), stalls_(stalls) {}
+  memory_budget(std::size_t limit, std::size_t allowance, std::size_t reply_reserve,
+                std::atomic<std::uint64_t>& used, std::atomic<std::uint64_t>& stalls)
+      : limit_(limit),
+        input_limit_(limit > reply_reserve ? limit - reply_reserve : 0),
+        allowance_(allowance),
+        used_(used),
+        stalls_(stalls) {}
 
-  /// Records that a connection charged `charged` bytes now holds `now`.
-  void recharge(std::size_t& charged, std::size_t now) noexcept {
-    if (now == charged) return;
-    if (now > charged) {
-      used_.fetch_add(now - charged, std::memory_order_relaxed);
-    } else {
-      used_.fetch_sub(charged - now, std::memory_order_relaxed);
-      given_back_.fetch_add(1, std::memory_order_relaxed);
-    }
-    charged = now;
+  /// Records that a connection charged `charged` now holds `total` bytes,
+  /// `input` of them in its input.
+  void recharge(memory_charge& charged, std::size_t total, std::size_t input) noexcept {
+    const bool gave_back = total < charged.total || input < charged.input;
+    move(used_, charged.total, total);
+    move(input_used_, charged.input, input);
+    if (gave_back) given_back_.fetch_add(1, std::memory_order_relaxed);
   }
 
   /// Changes each time a connection gives memory back: a connection that
   /// waits for memory need not look again before this changes.
   std::uint64_t given_back() const noexcept { return given_back_.load(std::memory_order_relaxed); }
 
-  /// Whether a connection holding `charged` bytes may take `more`.
-  bool may_grow(std::size_t charged, std::size_t more) const noexcept {
-    if (limit_ == 0 || charged + more <= allowance_) return true;
-    return used_.load(std::memory_order_relaxed) + more <= limit_;
+  /// Takes for a connection's replies as much as it may now, up to `most`,
+  /// and charges it; takes nothing when it may take less than `least`.
+  /// Takes are checked and charged one at a time, so that two workers
+  /// cannot both take the last of the budget.
+  std::size_t take(memory_charge& charged, std::size_t least, std::size_t most) {
+    return take(charged, least, most, false);
   }
 
-  /// The most a connection holding `charged` bytes may take now, up to `wanted`.
-  std::size_t room(std::size_t charged, std::size_t wanted) const noexcept {
-    if (limit_ == 0) return wanted;
-    const std::size_t own = charged < allowance_ ? allowance_ - charged : 0;
-    const std::size_t used = used_.load(std::memory_order_relaxed);
-    const std::size_t shared = used < limit_ ? limit_ - static_cast<std::size_t>(used) : 0;
-    return std::min(wanted, std::max(own, shared));
+  /// The same for its input, which stays out of the reply reserve.
+  std::size_t take_input(memory_charge& charged, std::size_t least, std::size_t most) {
+    return take(charged, least, most, true);
   }
 
   /// More than half the limit is held: connections give back what they
@@ -74,12 +90,43 @@ class memory_budget {
   std::size_t limit() const noexcept { return limit_; }
   std::size_t allowance() const noexcept { return allowance_; }
   std::size_t used() const noexcept { return used_.load(std::memory_order_relaxed); }
+  std::size_t input_used() const noexcept { return input_used_.load(std::memory_order_relaxed); }
   std::uint64_t stalls() const noexcept { return stalls_.load(std::memory_order_relaxed); }
 
  private:
+  std::size_t take(memory_charge& charged, std::size_t least, std::size_t most, bool input) {
+    std::unique_lock lock(taking_, std::defer_lock);
+    std::size_t taken = most;
+    if (limit_ != 0) {
+      lock.lock();
+      std::size_t shared = left(used_, limit_);
+      if (input) shared = std::min(shared, left(input_used_, input_limit_));
+      taken = std::min(most, std::max(own_room(charged.total), shared));
+      if (taken < least) return 0;
+    }
+    move(used_, charged.total, charged.total + taken);
+    if (input) move(input_used_, charged.input, charged.input + taken);
+    return taken;
+  }
+  static void move(std::atomic<std::uint64_t>& counter, std::size_t& from, std::size_t to) noexcept {
+    if (to > from) counter.fetch_add(to - from, std::memory_order_relaxed);
+    if (to < from) counter.fetch_sub(from - to, std::memory_order_relaxed);
+    from = to;
+  }
+  static std::size_t left(const std::atomic<std::uint64_t>& counter, std::size_t limit) noexcept {
+    const std::uint64_t used = counter.load(std::memory_order_relaxed);
+    return used < limit ? limit - static_cast<std::size_t>(used) : 0;
+  }
+  std::size_t own_room(std::size_t charged) const noexcept {
+    return charged < allowance_ ? allowance_ - charged : 0;
+  }
+
   std::size_t limit_;
+  std::size_t input_limit_;
   std::size_t allowance_;
   std::atomic<std::uint64_t>& used_;
+  std::atomic<std::uint64_t> input_used_{0};
+  std::mutex taking_;
   std::atomic<std::uint64_t>& stalls_;
   std::atomic<std::uint64_t> given_back_{0};
 };

@@ -17,7 +17,8 @@ network::network(const network_settings& settings, network_resources resources,
     : settings_(settings),
       resources_(resources),
       stats_(stats),
-      budget_(settings_.memory_limit, connection_allowance, stats.connections.buffer_bytes,
+      budget_(settings_.memory_limit, connection_allowance,
+              largest_reply(settings_.limits.item_size_max), stats.connections.buffer_bytes,
               stats.connections.buffer_stalls) {}
 
 network::~network() {
@@ -45,6 +46,10 @@ void network::start(engine::engine& engine) {
 
 void network::complete(engine::request_group& group, engine::completer by) {
   static_cast<worker*>(connection_of(group).home)->complete(group, by);
+}
+
+void network::ask_for_memory() {
+  for (auto& each : workers_) each->ask_for_memory();
 }
 
 std::string network::describe_connections() const {

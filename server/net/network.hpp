@@ -66,6 +66,9 @@ class network {
 
  private:
   class worker;
+  /// A connection waits for memory: every worker's idle connections give
+  /// back what they hold.
+  void ask_for_memory();
   worker& next_worker() noexcept {
     return *workers_[next_worker_.fetch_add(1, std::memory_order_relaxed) % workers_.size()];
   }

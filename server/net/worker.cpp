@@ -93,6 +93,11 @@ void network::worker::adopt(accepted_connection accepted) {
   wake_if_asleep(first);
 }
 
+void network::worker::ask_for_memory() {
+  memory_wanted_.store(true);
+  signal();
+}
+
 void network::worker::describe(std::int64_t now, std::string& out) const {
   std::lock_guard lock(connections_mutex_);
   for (const auto& [fd, conn] : connections_) {
@@ -161,6 +166,8 @@ void network::worker::loop() {
       take_adopted();
       finish_groups();
     }
+    if (memory_wanted_.load(std::memory_order_relaxed) && memory_wanted_.exchange(false))
+      release_idle();
     for (int i = 0; i < ready; ++i) {
       const int fd = events[i].data.fd;
       if (fd == wake_) {
@@ -315,7 +322,10 @@ void network::worker::starve(connection& conn) {
   if (conn.starved) return;
   conn.starved = true;
   starved_.push_back(conn.fd);
-  if (!retrying_) owner_.budget_.count_stall();
+  if (!retrying_) {
+    owner_.budget_.count_stall();
+    owner_.ask_for_memory();
+  }
 }
 
 void network::worker::retry_starved() {
@@ -338,10 +348,15 @@ void network::worker::retry_starved() {
   retrying_ = false;
 }
 
+void network::worker::release_idle() {
+  // (the map changes on this thread alone: no lock to read it here)
+  for (auto& [fd, conn] : connections_) release_if_idle(*conn, owner_.budget_);
+}
+
 void network::worker::close(connection& conn) {
   const int fd = conn.fd;
   if (conn.tls) conn.tls->shutdown();
-  owner_.budget_.recharge(conn.charged, 0);
+  release_all(conn, owner_.budget_);
   epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr);
   ::close(fd);
   owner_.stats_.connections.current.fetch_sub(1);

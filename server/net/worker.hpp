@@ -42,6 +42,11 @@ class network::worker {
   void complete(engine::request_group& group, engine::completer by);
   /// From another worker: a connection it accepted, to be served here.
   void adopt(accepted_connection accepted);
+  /// From any worker: a connection waits for memory, so at this worker's
+  /// next turn its idle connections give back what they hold
+  /// (release_if_idle; one idle since before the budget was pressed would
+  /// otherwise keep it until its client comes back).
+  void ask_for_memory();
   /// Its connections' `stats conns` lines, at `now` (Unix seconds).
   void describe(std::int64_t now, std::string& out) const;
 
@@ -90,6 +95,8 @@ class network::worker {
   /// back (or a while has passed: memory given back between the look and
   /// the wait is seen then).
   void retry_starved();
+  /// Idle connections give back what they hold, if the budget is pressed.
+  void release_idle();
 
   // ---- reading and writing -------------------------------------------------
 
@@ -145,6 +152,7 @@ class network::worker {
   // wake_if_asleep.
   std::atomic<bool> handed_over_{false};
   std::atomic<bool> asleep_{false};
+  std::atomic<bool> memory_wanted_{false};  // ask_for_memory was called
   // This thread's alone: the groups parsed in this round of events, the
   // groups answered by batches run on this thread, and drain_local's spare
   // vectors (kept for their capacity); the connections waiting for memory

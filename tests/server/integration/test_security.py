@@ -15,6 +15,7 @@ import socket
 import ssl
 import subprocess
 import tempfile
+import threading
 import time
 import unittest
 
@@ -470,7 +471,7 @@ class ConnectionMemoryTest(unittest.TestCase):
                 stats = other.stats()
                 held = int(stats["read_buf_bytes"])
                 # the budget, each connection's 16 KB allowance, and one
-                # buffer's growth per worker thread
+                # buffer's growth per worker thread (a reply's, past its room)
                 bound = (limit_mb << 20) + self.clients * (16 << 10) + 4 * (2 << 20)
                 self.assertLessEqual(held, bound, stats)
                 self.assertGreater(int(stats["read_buf_oom"]), 0, "no connection was stalled")
@@ -494,6 +495,52 @@ class ConnectionMemoryTest(unittest.TestCase):
                     time.sleep(0.1)
             other.close()
             admin.close()
+
+
+    def test_one_client_pipelining_more_than_the_budget(self):
+        # 80 values of 100 KB, noreply, then a get on the same connection:
+        # more input than the whole budget (-m 4: 8 MB), and the client reads
+        # nothing until it has sent it all. Its own requests hold the budget
+        # while they wait for their replies' room; every round is answered.
+        value = os.urandom(100 * 1024)
+        with ServerProcess(["-m", "4"]) as server:
+            for round_number in range(6):
+                client = Connection.to(server, timeout=20)
+                sets = b"".join(b"set k%d 0 0 %d noreply\r\n%s\r\n" % (i, len(value), value)
+                                for i in range(80))
+                client.send(sets + b"get k79\r\nmn\r\n")
+                client.expect(b"VALUE k79 0 %d\r\n%s\r\nEND\r\nMN\r\n" % (len(value), value),
+                              msg=f"round {round_number}")
+                client.close()
+
+    def test_clients_pipelining_together_more_than_the_budget(self):
+        # 12 clients at once, each sending 4 MB of sets before it reads: 48 MB
+        # of input against an 8 MB budget. Input may not take the room
+        # their replies need, so none waits for good.
+        clients, sets_each = 12, 40
+        value = os.urandom(100 * 1024)
+        args = ["-m", "256"]
+        if not is_memcached():
+            args += ["-o", "read_buf_mem_limit=8"]
+        with ServerProcess(args) as server:
+            for round_number in range(3):
+                connections = [Connection.to(server, timeout=30) for _ in range(clients)]
+                senders = []
+                for number, client in enumerate(connections):
+                    requests = b"".join(b"set c%d_%d 0 0 %d noreply\r\n%s\r\n"
+                                        % (number, i, len(value), value) for i in range(sets_each))
+                    requests += b"get c%d_%d\r\nmn\r\n" % (number, sets_each - 1)
+                    sender = threading.Thread(target=client.send, args=(requests,))
+                    sender.start()
+                    senders.append(sender)
+                for number, client in enumerate(connections):
+                    client.expect(b"VALUE c%d_%d 0 %d\r\n%s\r\nEND\r\nMN\r\n"
+                                  % (number, sets_each - 1, len(value), value),
+                                  msg=f"round {round_number}, client {number}")
+                for sender in senders:
+                    sender.join()
+                for client in connections:
+                    client.close()
 
 
 class ProbedDifferencesTest(unittest.TestCase):
