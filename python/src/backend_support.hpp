@@ -4,7 +4,6 @@
 // flags that Map.find returns. The CPU backend is here; the CUDA backend's
 // specialization is in cuda_support.hpp.
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -13,6 +12,12 @@
 #include "tables.hpp"
 
 namespace gpuhash::python {
+
+/// Map.find writes its statuses into the `found` array it returns (one byte
+/// each, as a bool) and turns them into flags there, so that a find needs no
+/// buffer of its own: the byte of status::found.
+static_assert(sizeof(status) == 1 && sizeof(bool) == 1);
+inline constexpr std::uint8_t found_byte = static_cast<std::uint8_t>(status::found);
 
 template <class Backend>
 struct backend_support;
@@ -30,11 +35,11 @@ struct backend_support<cpu_backend> {
     explicit device_scope(int) noexcept {}
   };
 
-  /// found[i] = (statuses[i] == status::found), on the shared thread pool.
-  static void found_flags(const status* statuses, std::size_t n, bool* found, cpu::stream stream) {
+  /// Turns the statuses a find wrote into `bytes` into bool flags (1 where
+  /// status::found, else 0), in place, on the shared thread pool.
+  static void found_flags(std::uint8_t* bytes, std::size_t n, cpu::stream stream) {
     stream.get().parallel_for(n, [&](std::uint64_t begin, std::uint64_t end) {
-      std::transform(statuses + begin, statuses + end, found + begin,
-                     [](status s) { return s == status::found; });
+      for (std::uint64_t i = begin; i < end; ++i) bytes[i] = bytes[i] == found_byte;
     });
   }
 };

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "backend_support.hpp"
 #include "gpuhash/cuda/backend.hpp"
@@ -12,8 +13,8 @@
 
 namespace gpuhash::python {
 
-/// found[i] = (statuses[i] == status::found) for i < n, queued on `stream`.
-void found_flags_on_gpu(const status* statuses, std::size_t n, bool* found, cudaStream_t stream);
+/// backend_support::found_flags on the GPU, queued on `stream`.
+void found_flags_on_gpu(std::uint8_t* bytes, std::size_t n, cudaStream_t stream);
 
 template <>
 struct backend_support<cuda_backend> {
@@ -75,8 +76,8 @@ struct backend_support<cuda_backend> {
     int previous_ = 0;
   };
 
-  static void found_flags(const status* statuses, std::size_t n, bool* found, cudaStream_t stream) {
-    found_flags_on_gpu(statuses, n, found, stream);
+  static void found_flags(std::uint8_t* bytes, std::size_t n, cudaStream_t stream) {
+    found_flags_on_gpu(bytes, n, stream);
   }
 };
 

@@ -61,9 +61,11 @@ class map_model final : public map_interface {
             stream_handle stream) override {
     const call scope(*this);
     const auto on = streams_->after(stream);
-    auto statuses = backend_type::template allocate<status>(n, on);
-    map_->find_async(key_pointer(keys), n, static_cast<mapped_type*>(values), statuses.data(), on);
-    support::found_flags(statuses.data(), n, found, on);
+    // the statuses go into `found` and become its flags there (found_byte)
+    auto* bytes = reinterpret_cast<std::uint8_t*>(found);
+    map_->find_async(key_pointer(keys), n, static_cast<mapped_type*>(values),
+                     reinterpret_cast<status*>(bytes), on);
+    support::found_flags(bytes, n, on);
     backend_type::synchronize(on);
   }
   void contains(const void* keys, std::size_t n, bool* found, stream_handle stream) override {

@@ -53,10 +53,11 @@ class static_map_model final : public static_map_interface {
             stream_handle stream) const override {
     const device_scope scope(ordinal_);
     const auto on = streams_->after(stream);
-    auto statuses = Backend::template allocate<status>(n, on);
-    table_->find(static_cast<const Key*>(keys), n, static_cast<Key*>(values), statuses.data(),
-                 probe_of(binned_probe), on);
-    support::found_flags(statuses.data(), n, found, on);
+    // the statuses go into `found` and become its flags there (found_byte)
+    auto* bytes = reinterpret_cast<std::uint8_t*>(found);
+    table_->find(static_cast<const Key*>(keys), n, static_cast<Key*>(values),
+                 reinterpret_cast<status*>(bytes), probe_of(binned_probe), on);
+    support::found_flags(bytes, n, on);
     Backend::synchronize(on);
   }
   std::size_t size() const override { return table_->size(); }
