@@ -1,6 +1,11 @@
 """What a user who gets something wrong is told: the exception type and a
 message that says what to do."""
 
+import os
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -81,16 +86,28 @@ def test_bad_construction_arguments():
         gpuhash.Map(key_dtype=object())
 
 
-@pytest.mark.skipif(gpuhash.cuda_available(), reason="a GPU can be used here")
 def test_a_cuda_table_where_no_gpu_can_be_used():
-    if gpuhash.built_with_cuda():
-        error, message = RuntimeError, r"no CUDA GPU can be used here .*use device='cpu'"
-    else:
-        error, message = ValueError, r"this build has no CUDA backend"
-    with pytest.raises(error, match=message):
-        gpuhash.Map(device="cuda")
-    with pytest.raises(error, match=message):
-        gpuhash.HashGraphSet.build(np.arange(3, dtype=np.uint32), device="cuda:0")
+    # In a process that sees no GPU (CUDA_VISIBLE_DEVICES empty), so that the
+    # test runs on GPU machines too.
+    script = textwrap.dedent("""
+        import numpy as np
+        import pytest
+        import gpuhash
+
+        assert not gpuhash.cuda_available()
+        if gpuhash.built_with_cuda():
+            error, message = RuntimeError, r"no CUDA GPU can be used here .*use device='cpu'"
+        else:
+            error, message = ValueError, r"this build has no CUDA backend"
+        with pytest.raises(error, match=message):
+            gpuhash.Map(device="cuda")
+        with pytest.raises(error, match=message):
+            gpuhash.HashGraphSet.build(np.arange(3, dtype=np.uint32), device="cuda:0")
+    """)
+    environment = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    result = subprocess.run([sys.executable, "-c", script], env=environment, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
 
 
 def test_out_of_memory_is_a_memory_error(place):
