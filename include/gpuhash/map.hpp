@@ -117,6 +117,17 @@ class basic_map {
     run_async(finding(keys, n, values, statuses), stream);
   }
 
+  /// The same with found[i] = whether keys[i] was found, in place of its
+  /// status (one pass, no status to turn into a flag afterwards).
+  void find(const key_type* keys, std::size_t n, mapped_type* values, bool* found,
+            stream_type stream = {}) {
+    run(finding(keys, n, values, found), stream);
+  }
+  void find_async(const key_type* keys, std::size_t n, mapped_type* values, bool* found,
+                  stream_type stream = {}) {
+    run_async(finding(keys, n, values, found), stream);
+  }
+
   /// flags[i] = whether keys[i] is stored (false for reserved keys).
   void contains(const key_type* keys, std::size_t n, bool* flags, stream_type stream = {}) {
     run(checking(keys, n, flags), stream);
@@ -316,6 +327,10 @@ class basic_map {
                             status* statuses) {
     require(n == 0 || (keys && values && statuses), "find: keys, values and statuses are required");
     return {detail::batch_kind::find, n, keys, values, nullptr, statuses, nullptr};
+  }
+  static batch_type finding(const key_type* keys, std::size_t n, mapped_type* values, bool* found) {
+    require(n == 0 || (keys && values && found), "find: keys, values and found flags are required");
+    return {detail::batch_kind::find, n, keys, values, nullptr, nullptr, found};
   }
   static batch_type checking(const key_type* keys, std::size_t n, bool* flags) {
     require(n == 0 || (keys && flags), "contains: keys and flags are required");

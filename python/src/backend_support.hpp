@@ -1,7 +1,7 @@
 #pragma once
 // What the Python tables need from a backend beyond basic_map: the stream a
 // call runs on (call_stream), the device it runs on, and turning statuses into the bool
-// flags that Map.find returns. The CPU backend is here; the CUDA backend's
+// flags that HashGraphSet.find returns. The CPU backend is here; the CUDA backend's
 // specialization is in cuda_support.hpp.
 
 #include <cstddef>
@@ -13,9 +13,10 @@
 
 namespace gpuhash::python {
 
-/// Map.find writes its statuses into the `found` array it returns (one byte
-/// each, as a bool) and turns them into flags there, so that a find needs no
-/// buffer of its own: the byte of status::found.
+/// HashGraphSet's find writes its statuses into the `found` array it returns
+/// (one byte each, as a bool) and turns them into flags there, so that a
+/// find needs no buffer of its own: the byte of status::found. (Map.find has
+/// basic_map write the flags.)
 static_assert(sizeof(status) == 1 && sizeof(bool) == 1);
 inline constexpr std::uint8_t found_byte = static_cast<std::uint8_t>(status::found);
 

@@ -1,6 +1,6 @@
-// The CUDA side of Map.find's `found` flags: one pass over the statuses that
-// basic_map::find wrote into the `found` array, turning them into flags in
-// place (backend_support::found_flags).
+// The CUDA side of HashGraphSet.find's `found` flags: one pass over the
+// statuses that the static HashGraph's find wrote into the `found` array,
+// turning them into flags in place (backend_support::found_flags).
 
 #include <algorithm>
 #include <cstdint>

@@ -60,13 +60,8 @@ class map_model final : public map_interface {
   void find(const void* keys, std::size_t n, void* values, bool* found,
             stream_handle stream) override {
     const call scope(*this);
-    const auto on = streams_->after(stream);
-    // the statuses go into `found` and become its flags there (found_byte)
-    auto* bytes = reinterpret_cast<std::uint8_t*>(found);
-    map_->find_async(key_pointer(keys), n, static_cast<mapped_type*>(values),
-                     reinterpret_cast<status*>(bytes), on);
-    support::found_flags(bytes, n, on);
-    backend_type::synchronize(on);
+    map_->find(key_pointer(keys), n, static_cast<mapped_type*>(values), found,
+               streams_->after(stream));
   }
   void contains(const void* keys, std::size_t n, bool* found, stream_handle stream) override {
     const call scope(*this);

@@ -511,6 +511,38 @@ TYPED_TEST_P(conformance, backend_memory_forms) {
   EXPECT_TRUE(table.empty());
 }
 
+TYPED_TEST_P(conformance, find_with_found_flags) {
+  using K = typename TestFixture::key_type;
+  using V = typename TestFixture::value_type;
+  using B = typename TestFixture::backend_type;
+  seeded_random random;
+  auto table = TestFixture::make(1024);
+  const std::size_t n = scaled(4000);
+  auto keys = distinct_keys<TypeParam>(random, n);
+  const auto values = random_values<V>(random, n);
+  table.insert(std::span<const K>(keys).first(n / 2), std::span<const V>(values).first(n / 2));
+  keys.push_back(TypeParam::reserved_keys()[0]);  // never found
+  const std::size_t queries = keys.size();
+  const auto expected = table.find(keys);
+
+  auto d_keys = B::template allocate<K>(queries);
+  auto d_values = B::template allocate<V>(queries);
+  auto d_found = B::template allocate<bool>(queries);
+  B::copy_from_host(d_keys.data(), keys.data(), queries);
+  table.find(d_keys.data(), queries, d_values.data(), d_found.data());
+  auto found = B::template allocate_host<bool>(queries);
+  std::vector<V> got(queries);
+  B::copy_to_host(found.data(), d_found.data(), queries);
+  B::copy_to_host(got.data(), d_values.data(), queries);
+  for (std::size_t i = 0; i < queries; ++i) {
+    ASSERT_EQ(found.data()[i], expected.statuses[i] == status::found) << "key " << keys[i];
+    ASSERT_EQ(found.data()[i], i < n / 2) << "key " << keys[i];
+    if (found.data()[i]) {
+      ASSERT_EQ(got[i], values[i]) << "key " << keys[i];
+    }
+  }
+}
+
 TYPED_TEST_P(conformance, clear_reserve_and_size) {
   using V = typename TestFixture::value_type;
   seeded_random random;
@@ -650,7 +682,7 @@ REGISTER_TYPED_TEST_SUITE_P(conformance, reserved_keys_are_rejected,
                             erase_then_reinsert_never_duplicates, erase_and_reinsert_in_one_batch,
                             grows_past_ten_times_initial_capacity,
                             mixed_apply_matches_a_serial_order, keys_at_the_edges_of_the_range,
-                            backend_memory_forms, clear_reserve_and_size,
+                            backend_memory_forms, find_with_found_flags, clear_reserve_and_size,
                             concurrent_inserts_of_few_keys,
                             concurrent_mixed_operations_on_few_keys);
 

@@ -56,7 +56,8 @@ struct no_apply_op {};
 /// fields are used depends on `kind`:
 ///   apply:   ops, keys, values (in for writes, out for search), statuses
 ///   insert, upsert: keys, values (in), statuses
-///   find:    keys, values (out, written where found), statuses
+///   find:    keys, values (out, written where found), statuses, or flags
+///            (whether found) where statuses is null
 ///   contains: keys, flags
 ///   erase:   keys, statuses
 template <class Key, class Value>
@@ -128,9 +129,16 @@ struct batch_functor {
   GPUHASH_HD GPUHASH_FORCEINLINE void finish(std::uint64_t i, const outcome_type& out) const {
     if constexpr (Kind == batch_kind::contains) {
       args.flags[i] = out.result == status::found;
+    } else if constexpr (Kind == batch_kind::find) {
+      if (args.statuses != nullptr) {
+        args.statuses[i] = out.result;
+      } else {
+        args.flags[i] = out.result == status::found;
+      }
+      if (out.result == status::found) args.values[i] = out.value;
     } else {
       args.statuses[i] = out.result;
-      if constexpr (Kind == batch_kind::find || Kind == batch_kind::apply) {
+      if constexpr (Kind == batch_kind::apply) {
         if (out.result == status::found) args.values[i] = out.value;
       }
     }
