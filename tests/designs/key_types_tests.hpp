@@ -134,6 +134,8 @@ TYPED_TEST_P(key_types, struct_keys_match_an_unordered_map) {
     std::vector<point> erased(scaled(100));
     for (auto& key : erased) key = some_point();
     const auto erase_statuses = table.erase(erased);
+    // A key repeated in the batch is erased by one of its copies, any one:
+    // the others find it gone.
     for (std::size_t i = 0; i < erased.size(); ++i) {
       if (map_type::is_reserved(erased[i])) {
         ASSERT_EQ(erase_statuses[i], status::invalid_key);
@@ -141,8 +143,10 @@ TYPED_TEST_P(key_types, struct_keys_match_an_unordered_map) {
         ASSERT_EQ(model.erase(erased[i]), 1U);
       } else {
         ASSERT_EQ(erase_statuses[i], status::not_found);
-        ASSERT_EQ(model.count(erased[i]), 0U);
       }
+    }
+    for (std::size_t i = 0; i < erased.size(); ++i) {
+      if (erase_statuses[i] == status::not_found) ASSERT_EQ(model.count(erased[i]), 0U);
     }
     std::vector<point> queries(scaled(400));
     for (auto& key : queries) key = some_point();
