@@ -121,6 +121,10 @@ def batch_rows(args, library, bits):
     values = library.array(distinct_keys(n, bits, offset=n), dtype)
     m = gpuhash.Map(key_dtype=dtype, value_dtype=dtype, design=args.design, device=args.device)
     m.reserve(n)
+    # the C++ call's outputs, allocated once (an allocation between runs
+    # slowed the run after it)
+    cpp_values = library.array(np.zeros(n, dtype=np.uint64), dtype)
+    cpp_statuses = library.array(np.zeros(n, dtype=np.uint8), "uint8")
     rows = []
     for call in ("insert", "find"):
         python_runs, cpp_runs = [], []
@@ -132,7 +136,8 @@ def batch_rows(args, library, bits):
         # between runs leaves the GPU idle for a while, which slowed the next
         # run by as much as the Python layer costs).
         for _ in range(args.repeats + 1):  # the first round warms up
-            cpp_runs += m._table.time_bulk_call(call, keys, values, 1, library.stream())
+            cpp_runs += m._table.time_bulk_call(call, keys, values, cpp_values, cpp_statuses, 1,
+                                                library.stream())
             if call == "insert":
                 m.clear()
                 seconds, result = timed(lambda: m.insert(keys, values), library.synchronize)
@@ -180,8 +185,10 @@ def single_key_rows(args, library, bits):
         else:
             assert library.numpy(result).tolist() == [gpuhash.Status.exists]
         # The bare call's insert starts from an empty map each time (one key: inserted).
-        cpp = statistics.median(m._table.time_bulk_call(call, one, one, args.single_calls,
-                                                        library.stream())[100:])
+        found = library.array(np.zeros(1, dtype=np.uint64), dtype)
+        statuses = library.array(np.zeros(1, dtype=np.uint8), "uint8")
+        cpp = statistics.median(m._table.time_bulk_call(call, one, one, found, statuses,
+                                                        args.single_calls, library.stream())[100:])
         rows.append({"part": "single_key", "library": library.name, "op": call, "key_bits": bits,
                      "python_us": 1e6 * python, "cpp_us": 1e6 * cpp})
     return rows

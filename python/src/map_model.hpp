@@ -123,20 +123,19 @@ class map_model final : public map_interface {
   }
 
   std::vector<double> time_bulk_call(bulk_call kind, const void* keys, const void* values,
-                                     std::size_t n, int repeats, stream_handle stream) override {
+                                     void* found_values, status* statuses, std::size_t n,
+                                     int repeats, stream_handle stream) override {
     const call scope(*this);
     const auto on = streams_->after(stream);
-    auto statuses = backend_type::template allocate<status>(n, on);
-    auto found_values = backend_type::template allocate<mapped_type>(n, on);
     std::vector<double> seconds;
     for (int run = 0; run < repeats; ++run) {
       if (kind == bulk_call::insert) map_->clear(on);
       backend_type::synchronize(on);
       const auto start = std::chrono::steady_clock::now();
       if (kind == bulk_call::insert)
-        map_->insert(key_pointer(keys), value_pointer(values), n, statuses.data(), on);
+        map_->insert(key_pointer(keys), value_pointer(values), n, statuses, on);
       else
-        map_->find(key_pointer(keys), n, found_values.data(), statuses.data(), on);
+        map_->find(key_pointer(keys), n, static_cast<mapped_type*>(found_values), statuses, on);
       const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
       seconds.push_back(elapsed.count());
     }

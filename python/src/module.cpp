@@ -144,16 +144,20 @@ class map_table {
   std::vector<std::uint64_t> reserved_keys() const { return table_->reserved_keys(); }
 
   std::vector<double> time_bulk_call(const std::string& call, const input_array& keys,
-                                     const input_array& values, int repeats, stream_handle stream) {
+                                     const input_array& values, const output_array& found_values,
+                                     const output_array& statuses, int repeats,
+                                     stream_handle stream) {
     if (call != "insert" && call != "find")
       throw nb::value_error("gpuhash: time_bulk_call times 'insert' or 'find'");
     const array_checker check{"MapTable.time_bulk_call", device_};
     const std::size_t n = check.length_of(keys, "keys");
     const void* k = check.input(keys, {"keys", key_});
     const void* v = check.input(values, {"values", value_}, n);
+    void* out = check.output(found_values, {"found_values", value_}, n);
+    auto* s = static_cast<status*>(check.output(statuses, {"statuses", status_type}, n));
     const nb::gil_scoped_release unlocked;
-    return table_->time_bulk_call(call == "insert" ? bulk_call::insert : bulk_call::find, k, v, n,
-                                  repeats, stream);
+    return table_->time_bulk_call(call == "insert" ? bulk_call::insert : bulk_call::find, k, v, out,
+                                  s, n, repeats, stream);
   }
 
  private:
@@ -301,7 +305,7 @@ NB_MODULE(_gpuhash, m) {
       .def_prop_ro("max_load_factor", &map_table::max_load_factor)
       .def_prop_ro("reserved_keys", &map_table::reserved_keys)
       .def("time_bulk_call", &map_table::time_bulk_call, "call"_a, "keys"_a, "values"_a,
-           "repeats"_a, "stream"_a,
+           "found_values"_a, "statuses"_a, "repeats"_a, "stream"_a,
            "Seconds of each of `repeats` bare C++ calls (insert or find) on these arrays.");
 
   nb::class_<static_table>(m, "StaticTable")

@@ -72,11 +72,14 @@ class map_interface {
   virtual std::vector<std::uint64_t> reserved_keys() const = 0;
 
   /// The seconds of each of `repeats` synchronous basic_map calls on the
-  /// given arrays, outputs allocated beforehand, timed on the host clock as
-  /// Python times a call; the map is cleared before each insert. What the
-  /// Python layer adds is measured against it (bench/python/overhead.py).
+  /// given arrays, into outputs the caller allocated once (so that no
+  /// allocation between runs changes the GPU's state for the next one), timed
+  /// on the host clock as Python times a call; the map is cleared before
+  /// each insert. What the Python layer adds is measured against it
+  /// (bench/python/overhead.py).
   virtual std::vector<double> time_bulk_call(bulk_call call, const void* keys, const void* values,
-                                             std::size_t n, int repeats, stream_handle stream) = 0;
+                                             void* found_values, status* statuses, std::size_t n,
+                                             int repeats, stream_handle stream) = 0;
 };
 
 /// HashGraph's static map (CSR segments), built in one batch and then queried.
