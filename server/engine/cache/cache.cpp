@@ -216,9 +216,12 @@ std::optional<store_result> refusal(store_mode mode, const store::item* existing
       if (existing != nullptr) return store_result::not_stored;
       break;
     case store_mode::replace:
+      if (existing == nullptr) return store_result::not_stored;
+      break;
     case store_mode::append:
     case store_mode::prepend:
       if (existing == nullptr) return store_result::not_stored;
+      if (cas != 0 && existing->cas != cas) return store_result::exists;
       break;
     case store_mode::cas:
       if (existing == nullptr) return store_result::not_found;

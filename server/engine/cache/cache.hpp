@@ -112,6 +112,9 @@ class cache {
   void unlink(location where);
   /// Stores `data` under `key` as `mode` says, over `existing` (the item
   /// find_item gave, or no_location); `stored`, if not null, gets the new item.
+  /// `cas`: what a cas compares the item's CAS with; append and prepend
+  /// compare with it too unless it is 0 (ms's C, as memcached's simplified
+  /// check), answering exists when they differ.
   store_result store_value(std::string_view key, location existing, std::string_view data,
                            std::uint32_t client_flags, std::int64_t expires_at, store_mode mode,
                            std::uint64_t cas, location* stored);
