@@ -127,6 +127,47 @@ class SettingsTest(unittest.TestCase):
         self.assertEqual((settings["stat_key_prefix"], settings["detail_enabled"]), (b"#", b"no"))
 
 
+class OldestTest(unittest.TestCase):
+    """`stats settings`' oldest: memcached's settings.oldest_live, when the
+    last flush_all takes effect on memcached's clock (its uptime plus 60 s),
+    a second earlier with CAS on; 0 before any flush_all."""
+
+    def check(self, args, cas_second):
+        with ServerProcess(args) as server:
+            c = Connection.to(server)
+            c.request(b"set old 0 0 1\r\nx\r\n", b"STORED\r\n")
+            time.sleep(1.5)
+            self.assertEqual(c.stats(b"settings")["oldest"], b"0")
+
+            def oldest_after(flush, delay):
+                c.request(flush, b"OK\r\n")
+                oldest = int(c.stats(b"settings")["oldest"])
+                stats = c.stats()
+                now, uptime = int(stats["time"]), int(stats["uptime"])
+                expected = uptime + 60 + delay - cas_second
+                # the clock may have ticked between the flush and the stats
+                self.assertIn(oldest - expected, (-1, 0), (flush, oldest, uptime))
+                return oldest, now, uptime
+
+            oldest_after(b"flush_all\r\n", 0)
+            oldest_after(b"flush_all 100\r\n", 100)
+            oldest_after(b"flush_all 0\r\n", 0)
+            # a delay past 30 days is Unix time, on the same clock
+            _, now, uptime = oldest_after(b"flush_all 2\r\n", 2)
+            at = now + 1000
+            c.request(b"flush_all %d\r\n" % at, b"OK\r\n")
+            started = now - uptime
+            self.assertEqual(int(c.stats(b"settings")["oldest"]),
+                             at - started + 60 - cas_second)
+            c.close()
+
+    def test_with_cas(self):
+        self.check([], 1)
+
+    def test_without_cas(self):
+        self.check(["-C"], 0)
+
+
 class FieldSetsTest(ServerTestCase):
     """`stats`, `stats items`, `stats slabs` and `stats conns` send
     memcached's fields in its order, with memcached's default settings."""
