@@ -5,6 +5,7 @@
 
 #include "engine/commands/command_set.hpp"
 #include "engine/commands/reply.hpp"
+#include "engine/stats/cachedump.hpp"
 #include "engine/stats/render.hpp"
 
 namespace gpuhash::server::engine {
@@ -88,6 +89,26 @@ std::int64_t oldest_flushed(const shard_state& state) {
   return state.settings.store.cas_enabled ? clock - 1 : clock;
 }
 
+/// `stats cachedump <class> <limit>`: memcached refuses it under -X before it
+/// reads the arguments. A part keeps its items for the engine to merge.
+void run_cachedump(shard_state& state, const protocol::request& request, request_group& group) {
+  std::string& out = group.replies;
+  if (!state.settings.dumping_enabled) {
+    out.append("CLIENT_ERROR stats cachedump not allowed\r\n");
+    return;
+  }
+  if (!request.dump_refusal.empty()) {
+    out.append(request.dump_refusal);
+    return;
+  }
+  std::vector<dumped_item> dumped = dump_class(state.items, request.dump_class, request.dump_limit);
+  if (group.part) {
+    group.part->dumps.push_back(std::move(dumped));
+  } else {
+    render_cachedump(std::move(dumped), request.dump_limit, out);
+  }
+}
+
 }  // namespace
 
 /// `stats` and its sub-statistics. Those that add up over shards are this
@@ -111,6 +132,10 @@ void run_stats(shard_state& state, const protocol::request& request, request_gro
     return;
   }
   if (answer_feature_off(argument, request.subargument, out)) return;
+  if (argument == "cachedump") {
+    run_cachedump(state, request, group);
+    return;
+  }
   if (argument == "settings") {
     for (const auto& [name, value] : state.server.settings) {
       out.append("STAT ").append(name).append(" ");
