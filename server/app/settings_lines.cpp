@@ -53,7 +53,7 @@ void add_core(const config::server_options& options, lines_type& lines) {
                    {"udpport", number(options.udp_port)},
                    {"inter", network.listen.addresses},
                    {"verbosity", number(network.verbosity)},
-                   {"oldest", "0"},
+                   {"oldest", "0"},  // the last flush_all: shown by commands/admin.cpp
                    {"evictions", store.evict ? "on" : "off"},
                    {"domain_socket", or_null(network.listen.unix_socket)},
                    {"umask", octal(network.listen.unix_socket_mode)},

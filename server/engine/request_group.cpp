@@ -3,6 +3,7 @@
 #include "engine/request_group.hpp"
 
 #include "engine/routing/split_state.hpp"
+#include "engine/stats/cachedump.hpp"
 #include "engine/stats/numbers.hpp"
 
 namespace gpuhash::server::engine {
@@ -19,6 +20,7 @@ void request_group::reset() {
   if (part) {
     part->segment_ends.clear();
     part->numbers.clear();
+    part->dumps.clear();
   }
   if (split) split->active = false;
 }
@@ -26,7 +28,13 @@ void request_group::reset() {
 std::size_t request_group::memory_bytes() const noexcept {
   const std::size_t inline_key = std::string().capacity();  // a decoded key this short is inline
   std::size_t bytes = replies.capacity() + items.capacity() * sizeof(work_item);
-  if (part) bytes += part->segment_ends.capacity() * sizeof(std::size_t);
+  if (part) {
+    bytes += part->segment_ends.capacity() * sizeof(std::size_t);
+    for (const std::vector<dumped_item>& dump : part->dumps) {
+      bytes += dump.capacity() * sizeof(dumped_item);
+      for (const dumped_item& item : dump) bytes += item.key.capacity();
+    }
+  }
   for (const work_item& item : items) {
     const protocol::request& request = item.request;
     bytes += request.keys.capacity() * sizeof(std::string_view) +
@@ -56,7 +64,8 @@ void request_group::release_memory() {
 std::size_t request_group::split_state::memory_bytes() const noexcept {
   std::size_t bytes = parts.capacity() * sizeof(parts[0]) + routes.capacity() * sizeof(routes[0]) +
                       key_shards.capacity() +
-                      (next_segment.capacity() + next_numbers.capacity()) * sizeof(std::size_t);
+                      (next_segment.capacity() + next_numbers.capacity() + next_dumps.capacity()) *
+                          sizeof(std::size_t);
   for (const auto& each : parts)
     if (each) bytes += sizeof(request_group) + each->memory_bytes();
   return bytes;
@@ -77,6 +86,9 @@ void request_group::split_state::compact(std::size_t shard) {
   read.numbers.erase(read.numbers.begin(),
                      read.numbers.begin() + static_cast<std::ptrdiff_t>(next_numbers[shard]));
   next_numbers[shard] = 0;
+  read.dumps.erase(read.dumps.begin(),
+                   read.dumps.begin() + static_cast<std::ptrdiff_t>(next_dumps[shard]));
+  next_dumps[shard] = 0;
 }
 
 }  // namespace gpuhash::server::engine

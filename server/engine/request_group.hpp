@@ -24,6 +24,7 @@
 namespace gpuhash::server::engine {
 
 struct shard_numbers;  // stats/numbers.hpp
+struct dumped_item;    // stats/cachedump.hpp
 
 /// One request of a group, or the parser's error for it (answered in order).
 struct work_item {
@@ -69,6 +70,8 @@ struct request_group {
     std::vector<std::size_t> segment_ends;  ///< where each reply segment ends
     /// Its `stats` answers, as numbers, for the whole group's merge.
     std::vector<shard_numbers> numbers;
+    /// Its `stats cachedump` answers, as items, for the whole group's merge.
+    std::vector<std::vector<dumped_item>> dumps;
   };
   std::unique_ptr<part_of> part;       ///< null: not a part
   struct split_state;                  ///< routing/split_state.hpp

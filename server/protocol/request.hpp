@@ -77,9 +77,15 @@ struct request {
   std::uint32_t level = 0;             ///< verbosity
   std::string_view argument;           ///< stats, shutdown, lru_crawler metadump
   std::string_view subargument;        ///< stats: the word after argument ("stats detail dump")
-  std::string_view data;               ///< storage and ms: the value, without its "\r\n"
-  bool noreply = false;                ///< classic commands' trailing "noreply"
-  std::vector<meta_flag> meta_flags;   ///< meta commands, in the order sent
+  /// stats cachedump: the size class and the limit (0: none), read as
+  /// memcached reads them; dump_refusal, when not empty, is memcached's reply
+  /// to arguments it refuses (sent unless dumps are off: -X's reply comes first).
+  std::uint32_t dump_class = 0;
+  std::uint32_t dump_limit = 0;
+  std::string_view dump_refusal;
+  std::string_view data;              ///< storage and ms: the value, without its "\r\n"
+  bool noreply = false;               ///< classic commands' trailing "noreply"
+  std::vector<meta_flag> meta_flags;  ///< meta commands, in the order sent
   /// The meta command has the b flag: its key is sent in base64, and
   /// decoded_key holds it decoded (empty when memcached's checks pass but
   /// the decoding fails: the command then answers "error decoding key").

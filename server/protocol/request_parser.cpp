@@ -295,6 +295,21 @@ parse_result parse_lru_crawler(const command_line& line, const parser_limits& li
   return fail(reply::error, line.size);
 }
 
+/// `stats cachedump <class> <limit>`'s arguments, refused as memcached's
+/// process_stat refuses them: fewer than two, either not a number (read as
+/// safe_strtoul reads them, as client flags are), a class past memcached's 63.
+void read_cachedump_arguments(const command_line& line, request& out) {
+  constexpr std::uint32_t classes_max = 63;
+  if (line.count < 4) {
+    out.dump_refusal = "CLIENT_ERROR bad command line\r\n";
+  } else if (!parse_client_flags(line.words[2], out.dump_class) ||
+             !parse_client_flags(line.words[3], out.dump_limit)) {
+    out.dump_refusal = reply::bad_format;
+  } else if (out.dump_class > classes_max) {
+    out.dump_refusal = "CLIENT_ERROR Illegal slab id\r\n";
+  }
+}
+
 parse_result parse_command(std::string_view input, const command_line& line,
                            const parser_limits& limits, request& out) {
   // memcached: no command is shorter than two bytes.
@@ -329,6 +344,7 @@ parse_result parse_command(std::string_view input, const command_line& line,
     if (out.kind == command::stats) {
       out.argument = line.word(1);
       out.subargument = line.word(2);
+      if (out.argument == "cachedump") read_cachedump_arguments(line, out);
     }
     if (out.kind == command::shutdown) out.argument = rest_of_line(line, 1);
     return accepted(line.size);
@@ -356,6 +372,9 @@ void request::clear() {
   level = 0;
   argument = {};
   subargument = {};
+  dump_class = 0;
+  dump_limit = 0;
+  dump_refusal = {};
   data = {};
   noreply = false;
   meta_flags.clear();

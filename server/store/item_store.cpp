@@ -208,6 +208,16 @@ void item_store::for_each_linked(const std::function<void(location, const item&)
   }
 }
 
+void item_store::visit_class(std::size_t size_class,
+                             const std::function<bool(const item&)>& visit) const {
+  if (size_class == 0 || size_class > size_classes_.size()) return;
+  for (location where = size_classes_[size_class - 1].lru_head; where != no_location;) {
+    const item& it = at(where);
+    if (!visit(it)) return;
+    where = it.lru_next;
+  }
+}
+
 location item_store::visit_linked_from(
     location from, const std::function<bool(location, const item&)>& visit) const {
   const location chunk_mask = (location{1} << chunk_bits_) - 1;

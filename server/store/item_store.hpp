@@ -135,6 +135,10 @@ class item_store {
   /// Calls fn(location, const item&) for every linked item: class by class,
   /// each from the most to the least recently used.
   void for_each_linked(const std::function<void(location, const item&)>& fn) const;
+  /// Calls visit(const item&) for the linked items of `size_class`
+  /// (numbered from 1; any other has none), from the most to the least
+  /// recently used, until visit returns false.
+  void visit_class(std::size_t size_class, const std::function<bool(const item&)>& visit) const;
   /// Calls visit(location, const item&) for the linked items in location
   /// order from `from` on, until visit returns false; returns the location
   /// to go on from (the one visit refused), or no_location once every item

@@ -12,6 +12,9 @@ namespace gpuhash::server::engine {
 
 namespace {
 
+/// memcached's largest relative exptime; above it an exptime is Unix time.
+constexpr std::int64_t thirty_days = 60 * 60 * 24 * 30;
+
 std::uint64_t entry_of(index::signature_type signature, location where) {
   return std::uint64_t{signature} << 32 | where;
 }
@@ -190,7 +193,6 @@ void cache::unlink(location where) {
 }
 
 std::int64_t cache::expiry_of(std::int64_t exptime) const noexcept {
-  constexpr std::int64_t thirty_days = 60 * 60 * 24 * 30;
   if (exptime == 0) return 0;
   if (exptime < 0) return 1;  // a time long past: already expired
   if (exptime <= thirty_days) return now_ + exptime;
@@ -199,8 +201,10 @@ std::int64_t cache::expiry_of(std::int64_t exptime) const noexcept {
 
 void cache::flush(std::int64_t delay) noexcept {
   if (delay > 0) {
+    flushed_at_ = delay <= thirty_days ? now_ + delay : delay;
     flush_time_ = expiry_of(delay) - 1;
   } else {
+    flushed_at_ = now_;
     flush_time_ = 0;
     flush_cas_ = last_cas_;  // everything stored so far, even this second
   }
@@ -216,9 +220,12 @@ std::optional<store_result> refusal(store_mode mode, const store::item* existing
       if (existing != nullptr) return store_result::not_stored;
       break;
     case store_mode::replace:
+      if (existing == nullptr) return store_result::not_stored;
+      break;
     case store_mode::append:
     case store_mode::prepend:
       if (existing == nullptr) return store_result::not_stored;
+      if (cas != 0 && existing->cas != cas) return store_result::exists;
       break;
     case store_mode::cas:
       if (existing == nullptr) return store_result::not_found;

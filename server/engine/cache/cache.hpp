@@ -112,6 +112,9 @@ class cache {
   void unlink(location where);
   /// Stores `data` under `key` as `mode` says, over `existing` (the item
   /// find_item gave, or no_location); `stored`, if not null, gets the new item.
+  /// `cas`: what a cas compares the item's CAS with; append and prepend
+  /// compare with it too unless it is 0 (ms's C, as memcached's simplified
+  /// check), answering exists when they differ.
   store_result store_value(std::string_view key, location existing, std::string_view data,
                            std::uint32_t client_flags, std::int64_t expires_at, store_mode mode,
                            std::uint64_t cas, location* stored);
@@ -127,6 +130,10 @@ class cache {
   /// `delay` seconds from now once that time comes (memcached keeps one
   /// flush time: the last flush_all replaces a delayed one still to come).
   void flush(std::int64_t delay) noexcept;
+  /// When the last flush_all takes effect, as memcached's flush_all sets
+  /// settings.oldest_live: now, or its delay's time (Unix seconds, absolute
+  /// as given for a delay past 30 days); 0 before any flush_all.
+  std::int64_t flushed_at() const noexcept { return flushed_at_; }
 
   const store::item_store& store() const noexcept { return store_; }
   store::item_store& store() noexcept { return store_; }
@@ -158,6 +165,7 @@ class cache {
   std::uint64_t last_cas_ = 0;     // the last of them
   std::int64_t flush_time_ = 0;    // items stored at or before it are gone once now >= it
   std::uint64_t flush_cas_ = 0;    // items with a cas at or below it are gone
+  std::int64_t flushed_at_ = 0;    // flushed_at()
 
   // The host maps below take their nodes from a pool of the shard's own
   // (one thread at a time runs a shard's batches): each set adds and drops

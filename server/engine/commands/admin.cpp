@@ -1,7 +1,11 @@
 // The commands about the whole cache: flush_all, cache_memlimit, stats and
 // shutdown.
 
+#include <algorithm>
+
 #include "engine/commands/command_set.hpp"
+#include "engine/commands/reply.hpp"
+#include "engine/stats/cachedump.hpp"
 #include "engine/stats/render.hpp"
 
 namespace gpuhash::server::engine {
@@ -70,6 +74,41 @@ bool answer_feature_off(std::string_view argument, std::string_view subargument,
   return true;
 }
 
+/// `stats settings`' oldest: memcached's settings.oldest_live, when the last
+/// flush_all takes effect on memcached's clock, a second earlier with CAS on;
+/// 0 before any flush_all. memcached's clock counts seconds from 60 s
+/// (ITEM_UPDATE_INTERVAL) before its uptime's zero, and never reads below 1
+/// for a time given; so here it is the uptime plus 60, and oldest agrees
+/// with uptime as memcached's does.
+std::int64_t oldest_flushed(const shard_state& state) {
+  const std::int64_t flushed_at = state.items.flushed_at();
+  if (flushed_at == 0) return 0;
+  constexpr std::int64_t item_update_interval = 60;
+  const std::int64_t clock =
+      std::max<std::int64_t>(flushed_at - state.server.started_at + item_update_interval, 1);
+  return state.settings.store.cas_enabled ? clock - 1 : clock;
+}
+
+/// `stats cachedump <class> <limit>`: memcached refuses it under -X before it
+/// reads the arguments. A part keeps its items for the engine to merge.
+void run_cachedump(shard_state& state, const protocol::request& request, request_group& group) {
+  std::string& out = group.replies;
+  if (!state.settings.dumping_enabled) {
+    out.append("CLIENT_ERROR stats cachedump not allowed\r\n");
+    return;
+  }
+  if (!request.dump_refusal.empty()) {
+    out.append(request.dump_refusal);
+    return;
+  }
+  std::vector<dumped_item> dumped = dump_class(state.items, request.dump_class, request.dump_limit);
+  if (group.part) {
+    group.part->dumps.push_back(std::move(dumped));
+  } else {
+    render_cachedump(std::move(dumped), request.dump_limit, out);
+  }
+}
+
 }  // namespace
 
 /// `stats` and its sub-statistics. Those that add up over shards are this
@@ -93,9 +132,20 @@ void run_stats(shard_state& state, const protocol::request& request, request_gro
     return;
   }
   if (answer_feature_off(argument, request.subargument, out)) return;
+  if (argument == "cachedump") {
+    run_cachedump(state, request, group);
+    return;
+  }
   if (argument == "settings") {
-    for (const auto& [name, value] : state.server.settings)
-      out.append("STAT ").append(name).append(" ").append(value).append("\r\n");
+    for (const auto& [name, value] : state.server.settings) {
+      out.append("STAT ").append(name).append(" ");
+      if (name == "oldest") {
+        append_number(out, oldest_flushed(state));
+      } else {
+        out.append(value);
+      }
+      out.append("\r\n");
+    }
   } else if (argument == "conns") {
     if (state.server.describe_connections) out.append(state.server.describe_connections());
   } else {

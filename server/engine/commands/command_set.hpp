@@ -45,6 +45,11 @@ void run_delete(shard_state& state, const protocol::request& request, key_ref ke
 void run_touch(shard_state& state, const protocol::request& request, key_ref key, std::string& out);
 /// The reply to a store's result (classic commands).
 std::string_view reply_of(store_result result);
+/// Counts a compare-and-swap's result (cas, and ms with C in set or replace
+/// mode) in cas_hits, cas_badval or cas_misses, the first two also in the
+/// class of the item it compared with (`old_class`), as memcached's
+/// do_store_item counts them.
+void count_compare_and_swap(shard_state& state, store_result result, std::size_t old_class);
 
 // retrieval.cpp: get gets gat gats
 bool run_retrieval(shard_state& state, work_item& work, std::size_t first_search,

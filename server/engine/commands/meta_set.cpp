@@ -95,11 +95,18 @@ void run_meta_set(shard_state& state, const protocol::request& request, key_ref 
   count_in_class(state, class_of_store(state, key.key, request.data),
                  &class_command_counts::cmd_set);
   const location existing = items.find_item(key.key, key.search);
-  if (flags.compares && flags.mode == store_mode::set) flags.mode = store_mode::cas;
+  // As memcached's process_mset_command: C turns set and replace into a
+  // compare-and-swap (a replace that compares is one), counted as cas is;
+  // append and prepend compare without counting (cache::store_value), add
+  // ignores it.
+  const bool swaps = flags.mode == store_mode::set || flags.mode == store_mode::replace;
+  if (flags.compares && swaps) flags.mode = store_mode::cas;
+  const std::size_t old_class = existing == store::no_location ? 0 : items.at(existing).size_class;
   location stored = store::no_location;
   const store_result result =
       items.store_value(key.key, existing, request.data, flags.client_flags,
                         items.expiry_of(flags.ttl), flags.mode, flags.compare_cas, &stored);
+  if (flags.mode == store_mode::cas) count_compare_and_swap(state, result, old_class);
   std::string_view code;
   switch (result) {
     case store_result::stored: code = "HD"; break;

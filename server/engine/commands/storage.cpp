@@ -33,6 +33,18 @@ std::string_view reply_of(store_result result) {
   return "SERVER_ERROR internal\r\n";
 }
 
+void count_compare_and_swap(shard_state& state, store_result result, std::size_t old_class) {
+  if (result == store_result::stored) {
+    ++state.counts.cas_hits;
+    count_in_class(state, old_class, &class_command_counts::cas_hits);
+  } else if (result == store_result::exists) {
+    ++state.counts.cas_badval;
+    count_in_class(state, old_class, &class_command_counts::cas_badval);
+  } else if (result == store_result::not_found) {
+    ++state.counts.cas_misses;
+  }
+}
+
 void run_storage(shard_state& state, const protocol::request& request, key_ref key,
                  std::string& out) {
   cache& items = state.items;
@@ -46,17 +58,7 @@ void run_storage(shard_state& state, const protocol::request& request, key_ref k
   const store_result result =
       items.store_value(key.key, existing, request.data, request.client_flags,
                         items.expiry_of(request.exptime), mode, request.cas_unique, nullptr);
-  if (mode == store_mode::cas) {
-    if (result == store_result::stored) {
-      ++state.counts.cas_hits;
-      count_in_class(state, old_class, &class_command_counts::cas_hits);
-    } else if (result == store_result::exists) {
-      ++state.counts.cas_badval;
-      count_in_class(state, old_class, &class_command_counts::cas_badval);
-    } else if (result == store_result::not_found) {
-      ++state.counts.cas_misses;
-    }
-  }
+  if (mode == store_mode::cas) count_compare_and_swap(state, result, old_class);
   // noreply silences the errors too, as in memcached: a client that asked
   // for no reply reads none, so an error line would put it out of step
   if (!request.noreply) out.append(reply_of(result));

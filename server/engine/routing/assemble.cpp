@@ -1,9 +1,11 @@
 // A group in parts gets its replies back in request order (router.hpp).
 
 #include <algorithm>
+#include <iterator>
 
 #include "engine/routing/router.hpp"
 #include "engine/routing/split_state.hpp"
+#include "engine/stats/cachedump.hpp"
 #include "engine/stats/numbers.hpp"
 #include "engine/stats/render.hpp"
 
@@ -31,6 +33,7 @@ class reassembly {
       case route_kind::every_dump: return take_dump(how);
       case route_kind::every_keys: return take_dumped_keys(how);
       case route_kind::every_stats: return take_stats(how, request);
+      case route_kind::every_cachedump: return take_cachedump(how, request);
       case route_kind::every: return take_first(how);
     }
     return false;
@@ -111,6 +114,20 @@ class reassembly {
       first = false;
     });
     render_numbers(request.argument, merged, server_, out_);
+    return true;
+  }
+
+  /// The shards' items of the class, merged, rendered once.
+  bool take_cachedump(const request_group::split_state::request_route& how,
+                      const protocol::request& request) {
+    if (!all_have(how.shards, 1)) return false;
+    std::vector<dumped_item> merged;
+    each_shard(how.shards, [&](std::size_t s) {
+      split_.take_segment(s);  // empty: the items stand for it
+      std::vector<dumped_item>& each = split_.take_dump(s);
+      std::ranges::move(each, std::back_inserter(merged));
+    });
+    render_cachedump(std::move(merged), request.dump_limit, out_);
     return true;
   }
 

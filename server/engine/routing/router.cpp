@@ -7,6 +7,7 @@
 #include <random>
 
 #include "engine/routing/split_state.hpp"
+#include "engine/stats/cachedump.hpp"
 #include "engine/stats/render.hpp"
 #include "gpuhash/hash.hpp"
 #include "gpuhash/key_hash.hpp"
@@ -122,6 +123,7 @@ void router::make_parts(request_group& group) {
   split.key_shards.clear();
   split.next_segment.assign(shards_, 0);
   split.next_numbers.assign(shards_, 0);
+  split.next_dumps.assign(shards_, 0);
   split.first_item = group.done;
   split.next_route = split.key = split.key_base = 0;
   split.dumps_done = 0;
@@ -170,6 +172,10 @@ void router::make_routes(request_group& group) {
       const std::string_view argument = request.argument;
       if (request.kind == protocol::command::stats && adds_up(argument))
         r.kind = route_kind::every_stats;
+      // a refused cachedump has the same reply from every shard
+      if (request.kind == protocol::command::stats && argument == "cachedump" && dumping_enabled_ &&
+          request.dump_refusal.empty())
+        r.kind = route_kind::every_cachedump;
       if (request.kind == protocol::command::lru_crawler_metadump && dumping_enabled_) {
         r.kind = argument == "all" ? route_kind::every_dump : route_kind::every_keys;
         r.keys = static_cast<std::uint32_t>(request.keys.size());

@@ -15,12 +15,13 @@ namespace gpuhash::server::engine {
 
 /// How a request's replies come from the parts of a group in parts.
 enum class route_kind : std::uint8_t {
-  one,         ///< one shard's (a request for one key, or for none)
-  keys,        ///< a multi-get: each key's from its shard, then one END
-  every,       ///< every shard runs it; the first shard's reply is the reply
-  every_dump,  ///< metadump all: every shard's lines, then one END
-  every_keys,  ///< metadump of keys: every shard looks each key up
-  every_stats  ///< stats: every shard's numbers, merged
+  one,             ///< one shard's (a request for one key, or for none)
+  keys,            ///< a multi-get: each key's from its shard, then one END
+  every,           ///< every shard runs it; the first shard's reply is the reply
+  every_dump,      ///< metadump all: every shard's lines, then one END
+  every_keys,      ///< metadump of keys: every shard looks each key up
+  every_stats,     ///< stats: every shard's numbers, merged
+  every_cachedump  ///< stats cachedump: every shard's items, merged
 };
 
 struct request_group::split_state {
@@ -38,6 +39,7 @@ struct request_group::split_state {
   std::vector<std::uint8_t> key_shards;   ///< the shard of each key of the `keys` routes
   std::vector<std::size_t> next_segment;  ///< per shard: its part's next unread segment
   std::vector<std::size_t> next_numbers;  ///< per shard: its part's next unread stats numbers
+  std::vector<std::size_t> next_dumps;    ///< per shard: its part's next unread cachedump
   std::atomic<std::size_t> pending{0};    ///< parts not yet back from their batch
   std::atomic<bool> failed{false};        ///< a part's batch failed (out of memory)
   // where assemble() goes on from
@@ -61,6 +63,10 @@ struct request_group::split_state {
   /// The next stats numbers of a part, consumed.
   const shard_numbers& take_numbers(std::size_t shard) {
     return parts[shard]->part->numbers[next_numbers[shard]++];
+  }
+  /// The next cachedump items of a part, consumed.
+  std::vector<dumped_item>& take_dump(std::size_t shard) {
+    return parts[shard]->part->dumps[next_dumps[shard]++];
   }
   std::size_t memory_bytes() const noexcept;
   /// Drops the segments read from a part, before it runs again.

@@ -502,6 +502,36 @@ class MetaCommandsTest(ServerTestCase):
         c.request(b"mg mcas v\r\n", b"VA 1\r\n3\r\n")
         c.request(b"ms mcas-missing 1 C%d\r\n3\r\n" % cas, b"NF\r\n")
 
+    def test_ms_compare_and_swap_counts_as_cas(self):
+        """C makes ms's set and replace modes a cas, counted in cas_hits,
+        cas_badval and cas_misses; append and prepend compare without
+        counting, add ignores C."""
+        c = self.connect()
+
+        def cas_of(key):
+            c.send(b"mg %s c\r\n" % key)
+            return int(re.fullmatch(rb"HD c(\d+)\r\n", c.read_line()).group(1))
+
+        def cas_counts():
+            stats = c.stats()
+            return [int(stats[n]) for n in ("cas_hits", "cas_badval", "cas_misses")]
+
+        c.request(b"ms mcc 1\r\n1\r\n", b"HD\r\n")
+        before = cas_counts()
+        c.request(b"ms mcc 1 C%d\r\n2\r\n" % cas_of(b"mcc"), b"HD\r\n")
+        c.request(b"ms mcc 1 C%d\r\n3\r\n" % (cas_of(b"mcc") + 1000), b"EX\r\n")
+        c.request(b"ms mcc-missing 1 C1\r\n3\r\n", b"NF\r\n")
+        c.request(b"ms mcc 1 MR C%d\r\n4\r\n" % cas_of(b"mcc"), b"HD\r\n")
+        c.request(b"ms mcc 1 MR C%d\r\n5\r\n" % (cas_of(b"mcc") + 1000), b"EX\r\n")
+        c.request(b"ms mcc-missing 1 MR C1\r\n5\r\n", b"NF\r\n")
+        self.assertEqual([a - b for a, b in zip(cas_counts(), before)], [2, 2, 2])
+        before = cas_counts()
+        c.request(b"ms mcc 1 MA C%d\r\na\r\n" % cas_of(b"mcc"), b"HD\r\n")
+        c.request(b"ms mcc 1 MP C%d\r\np\r\n" % (cas_of(b"mcc") + 1000), b"EX\r\n")
+        c.request(b"ms mcc 1 ME C%d\r\ne\r\n" % cas_of(b"mcc"), b"NS\r\n")
+        c.request(b"mg mcc v\r\n", b"VA 2\r\n4a\r\n")
+        self.assertEqual(cas_counts(), before)
+
     def test_ms_quiet_mode(self):
         c = self.connect()
         c.request(b"ms msq 3 q\r\nabc\r\nms msq-missing 1 MR q\r\nx\r\n", b"NS\r\n")

@@ -127,6 +127,47 @@ class SettingsTest(unittest.TestCase):
         self.assertEqual((settings["stat_key_prefix"], settings["detail_enabled"]), (b"#", b"no"))
 
 
+class OldestTest(unittest.TestCase):
+    """`stats settings`' oldest: memcached's settings.oldest_live, when the
+    last flush_all takes effect on memcached's clock (its uptime plus 60 s),
+    a second earlier with CAS on; 0 before any flush_all."""
+
+    def check(self, args, cas_second):
+        with ServerProcess(args) as server:
+            c = Connection.to(server)
+            c.request(b"set old 0 0 1\r\nx\r\n", b"STORED\r\n")
+            time.sleep(1.5)
+            self.assertEqual(c.stats(b"settings")["oldest"], b"0")
+
+            def oldest_after(flush, delay):
+                c.request(flush, b"OK\r\n")
+                oldest = int(c.stats(b"settings")["oldest"])
+                stats = c.stats()
+                now, uptime = int(stats["time"]), int(stats["uptime"])
+                expected = uptime + 60 + delay - cas_second
+                # the clock may have ticked between the flush and the stats
+                self.assertIn(oldest - expected, (-1, 0), (flush, oldest, uptime))
+                return oldest, now, uptime
+
+            oldest_after(b"flush_all\r\n", 0)
+            oldest_after(b"flush_all 100\r\n", 100)
+            oldest_after(b"flush_all 0\r\n", 0)
+            # a delay past 30 days is Unix time, on the same clock
+            _, now, uptime = oldest_after(b"flush_all 2\r\n", 2)
+            at = now + 1000
+            c.request(b"flush_all %d\r\n" % at, b"OK\r\n")
+            started = now - uptime
+            self.assertEqual(int(c.stats(b"settings")["oldest"]),
+                             at - started + 60 - cas_second)
+            c.close()
+
+    def test_with_cas(self):
+        self.check([], 1)
+
+    def test_without_cas(self):
+        self.check(["-C"], 0)
+
+
 class FieldSetsTest(ServerTestCase):
     """`stats`, `stats items`, `stats slabs` and `stats conns` send
     memcached's fields in its order, with memcached's default settings."""
@@ -243,6 +284,91 @@ class SubcommandsTest(ServerTestCase):
 
     def test_unknown(self):
         self.connect().request(b"stats nosuch\r\nstats cachedumpx\r\n", b"ERROR\r\n" * 2)
+
+
+class CachedumpTest(unittest.TestCase):
+    """`stats cachedump <class> <limit>`: an ITEM line an item of the class
+    (its value's bytes, its expiry in Unix seconds or 0 for none), the most
+    recently stored first, at most limit of them (0: no limit), then END."""
+
+    def dump(self, c, size_class, limit):
+        """The dump's (key, bytes, exptime), in order; END required."""
+        c.send(b"stats cachedump %d %d\r\n" % (size_class, limit))
+        lines = c.read_until(b"END\r\n").split(b"\r\n")[:-2]
+        found = [re.fullmatch(rb"ITEM (\S+) \[(\d+) b; (\d+) s\]", line) for line in lines]
+        self.assertTrue(all(found), lines)
+        return [(m.group(1), int(m.group(2)), int(m.group(3))) for m in found]
+
+    def settled_dump(self, c, size_class, count):
+        """The whole dump once it holds `count` items: memcached lists its
+        COLD LRU, where its LRU maintainer moves new items a moment later."""
+        for _ in range(50):
+            dumped = self.dump(c, size_class, 0)
+            if len(dumped) >= count:
+                return dumped
+            time.sleep(0.1)
+        self.fail(f"the dump of class {size_class} holds {dumped}, not {count} items")
+
+    @staticmethod
+    def classes(c):
+        """{class: items} of `stats items`."""
+        return {int(n.split(":")[1]): int(v) for n, v in c.stats(b"items").items()
+                if n.endswith(":number")}
+
+    def test_items_latest_first_within_the_limit(self):
+        with ServerProcess(["-t", "1"]) as server:  # one LRU: the order is memcached's
+            c = Connection.to(server)
+            at = int(time.time()) + 1000
+            c.request(b"set a 0 0 1\r\nx\r\nset bb 0 100 2\r\nxy\r\nset ccc 0 %d 3\r\nxyz\r\n"
+                      % at, b"STORED\r\n" * 3)
+            small = self.classes(c)
+            c.request(b"set big 0 0 600\r\n%s\r\n" % (b"v" * 600), b"STORED\r\n")
+            large = [n for n in self.classes(c) if n not in small]
+            self.assertEqual((list(small.values()), len(large)), ([3], 1))
+            (size_class,) = small
+            dumped = self.settled_dump(c, size_class, 3)
+            now = time.time()
+            self.assertEqual([d[:2] for d in dumped], [(b"ccc", 3), (b"bb", 2), (b"a", 1)])
+            self.assertEqual((dumped[0][2], dumped[2][2]), (at, 0))
+            self.assertTrue(now + 97 <= dumped[1][2] <= now + 101, (dumped, now))
+            self.assertEqual(self.dump(c, size_class, 2), dumped[:2])
+            self.assertEqual(self.dump(c, size_class, 1), dumped[:1])
+            self.assertEqual(self.dump(c, size_class, 100), dumped)
+            self.assertEqual([d[:2] for d in self.settled_dump(c, large[0], 1)], [(b"big", 600)])
+            c.close()
+
+    def test_every_shards_items(self):
+        with ServerProcess() as server:
+            c = Connection.to(server)
+            keys = [b"key%d" % i for i in range(40)]
+            c.request(b"".join(b"set %s 0 0 1\r\nx\r\n" % k for k in keys), b"STORED\r\n" * 40)
+            (size_class,) = self.classes(c)
+            self.assertEqual(sorted(d[0] for d in self.settled_dump(c, size_class, 40)),
+                             sorted(keys))
+            some = self.dump(c, size_class, 7)
+            self.assertEqual(len(some), 7)
+            self.assertTrue({d[0] for d in some} <= set(keys))
+            c.close()
+
+    def test_classes_and_arguments_refused(self):
+        with ServerProcess() as server:
+            c = Connection.to(server)
+            c.request(b"set k 0 0 1\r\nx\r\n", b"STORED\r\n")
+            # no such class here: nothing; past memcached's 63 classes: refused
+            c.request(b"stats cachedump 0 0\r\nstats cachedump 63 0\r\n", b"END\r\n" * 2)
+            c.request(b"stats cachedump 64 0\r\n", b"CLIENT_ERROR Illegal slab id\r\n")
+            c.request(b"stats cachedump 1\r\nstats cachedump\r\n",
+                      b"CLIENT_ERROR bad command line\r\n" * 2)
+            c.request(b"stats cachedump x 0\r\nstats cachedump 1 -1\r\n",
+                      b"CLIENT_ERROR bad command line format\r\n" * 2)
+            c.close()
+
+    def test_refused_with_X(self):
+        with ServerProcess(["-X"]) as server:
+            c = Connection.to(server)
+            c.request(b"stats cachedump 1 0\r\nstats cachedump 99 0\r\nstats cachedump\r\n",
+                      b"CLIENT_ERROR stats cachedump not allowed\r\n" * 3)
+            c.close()
 
 
 class ClassCountersTest(unittest.TestCase):

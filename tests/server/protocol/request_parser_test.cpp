@@ -100,6 +100,13 @@ std::string describe(const parse_result& result, const request& parsed) {
   field("level", parsed.level, std::uint32_t{0});
   field("argument", parsed.argument, ""sv);
   field("subargument", parsed.subargument, ""sv);
+  field("class", parsed.dump_class, std::uint32_t{0});
+  field("limit", parsed.dump_limit, std::uint32_t{0});
+  if (!parsed.dump_refusal.empty()) {
+    std::string_view refusal = parsed.dump_refusal;
+    refusal.remove_suffix(2);  // its "\r\n"
+    text.append(" refusal=").append(refusal);
+  }
   if (parsed.key_in_base64) {
     text.append(" item=").append(parsed.item_key().empty() ? "<undecodable>" : parsed.item_key());
   }
@@ -171,7 +178,7 @@ TEST(RequestParserHelpers, DescribeTellsEveryFieldApart) {
   request base;
   base.kind = command::set;
   const std::string plain = describe(accepted, base);
-  std::vector<request> variants(16, base);
+  std::vector<request> variants(19, base);
   variants[0].kind = command::add;
   variants[1].key = "k";
   variants[2].keys = {"k"};
@@ -189,6 +196,9 @@ TEST(RequestParserHelpers, DescribeTellsEveryFieldApart) {
   variants[14].key_in_base64 = true;
   variants[14].decoded_key = "k";
   variants[15].subargument = "s";
+  variants[16].dump_class = 1;
+  variants[17].dump_limit = 1;
+  variants[18].dump_refusal = "CLIENT_ERROR x\r\n";
   std::vector<std::string> seen{plain};
   for (const request& variant : variants) {
     const std::string text = describe(accepted, variant);
@@ -304,6 +314,22 @@ INSTANTIATE_TEST_SUITE_P(
         request_case{"stats settings\r\n", "stats argument=settings"},
         request_case{"stats items x y\r\n", "stats argument=items subargument=x"},
         request_case{"stats detail  dump\r\n", "stats argument=detail subargument=dump"},
+        // memcached 1.6.18's process_stat: class and limit read as safe_strtoul
+        // reads them (the low 32 bits), the class at most 63; the engine
+        // sends the refusal unless -X refuses the dump first.
+        request_case{"stats cachedump 3 10 x\r\n",
+                     "stats argument=cachedump subargument=3 class=3 limit=10"},
+        request_case{"stats cachedump 4294967297 +2\r\n",
+                     "stats argument=cachedump subargument=4294967297 class=1 limit=2"},
+        request_case{
+            "stats cachedump 1\r\n",
+            "stats argument=cachedump subargument=1 refusal=CLIENT_ERROR bad command line"},
+        request_case{"stats cachedump 1 -1\r\n",
+                     "stats argument=cachedump subargument=1 class=1 refusal=CLIENT_ERROR bad "
+                     "command line format"},
+        request_case{"stats cachedump 64 0\r\n",
+                     "stats argument=cachedump subargument=64 class=64 refusal=CLIENT_ERROR "
+                     "Illegal slab id"},
         request_case{"shutdown\r\n", "shutdown"},
         request_case{"shutdown graceful\r\n", "shutdown argument=graceful"},
         request_case{"shutdown  graceful  x \r\n", "shutdown argument=graceful  x"},

@@ -286,6 +286,36 @@ TEST(item_store_lru, link_puts_at_the_head_and_bump_moves_there) {
   EXPECT_EQ(store.classes().front().oldest_access, 0);
 }
 
+TEST(item_store_lru, visit_class_walks_one_class_from_the_head_until_refused) {
+  item_store store{config_with_pages(4)};
+  const location a = allocate_ok(store, "a", 1);
+  const location b = allocate_ok(store, "b", 1);
+  const location large = allocate_ok(store, "large", 900);
+  for (const location where : {a, b, large}) store.link(where);
+  const std::size_t small_class = store.at(a).size_class;
+  ASSERT_NE(store.at(large).size_class, small_class);
+  std::vector<std::string_view> keys;
+  const auto collect = [&](const item& it) {
+    keys.push_back(it.key());
+    return true;
+  };
+  store.visit_class(small_class, collect);
+  EXPECT_EQ(keys, (std::vector<std::string_view>{"b", "a"}));
+  keys.clear();
+  store.visit_class(small_class, [&](const item& it) {
+    keys.push_back(it.key());
+    return false;
+  });
+  EXPECT_EQ(keys, (std::vector<std::string_view>{"b"}));
+  keys.clear();
+  store.visit_class(store.at(large).size_class, collect);
+  EXPECT_EQ(keys, (std::vector<std::string_view>{"large"}));
+  keys.clear();
+  store.visit_class(0, collect);  // no class 0, nor one past the table
+  store.visit_class(store.classes().size() + 1, collect);
+  EXPECT_TRUE(keys.empty());
+}
+
 TEST(item_store_lru, counts_linked_items_and_their_bytes) {
   item_store store{config_with_pages(4)};
   const location small = allocate_ok(store, "small", 10);
