@@ -146,7 +146,9 @@ TYPED_TEST_P(key_types, struct_keys_match_an_unordered_map) {
       }
     }
     for (std::size_t i = 0; i < erased.size(); ++i) {
-      if (erase_statuses[i] == status::not_found) ASSERT_EQ(model.count(erased[i]), 0U);
+      if (erase_statuses[i] == status::not_found) {
+        ASSERT_EQ(model.count(erased[i]), 0U);
+      }
     }
     std::vector<point> queries(scaled(400));
     for (auto& key : queries) key = some_point();
