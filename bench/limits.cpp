@@ -14,7 +14,8 @@ double access_limits::by_name(std::string_view name) const {
 }
 
 std::optional<access_limits> reference_limits(const std::string& device_name) {
-  // TOOLCHAIN.md, "Measured limits (random accesses, 2^26 keys, tables far larger than L2)".
+  // Measured in 2026-11 on these machines: random accesses over 2^26 keys,
+  // buffers far larger than L2 (docs/results/limits.md has the H200's runs).
   if (device_name.find("H200") != std::string::npos)
     return access_limits{36.7, 36.7, 26.9, 18.5, 16.0, 13.8, 0};
   if (device_name.find("H100") != std::string::npos)

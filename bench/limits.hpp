@@ -1,7 +1,8 @@
 #pragma once
 // Physical limits of random memory access, against which table rates are
-// judged (TOOLCHAIN.md). Reference values were measured on these machines;
-// the `limits` experiment measures them again on the device at hand.
+// judged. Reference values were measured earlier on an H200 and an H100
+// (docs/results/limits.md); the `limits` experiment measures them again on
+// the device at hand, and a rate is judged against the limit of its own run.
 
 #include <cstdint>
 #include <optional>
@@ -28,7 +29,7 @@ inline constexpr const char* limit_names[] = {
     "random_read_32", "random_read_64", "random_read_128",    "two_reads_64",
     "cas_8",          "read_then_cas",  "read_then_cas_write"};
 
-/// TOOLCHAIN.md's measurements for an H200 or H100 (by device name), if known.
+/// The earlier measurements for an H200 or H100 (by device name), if known.
 std::optional<access_limits> reference_limits(const std::string& device_name);
 
 #if defined(GPUHASH_HAS_CUDA)

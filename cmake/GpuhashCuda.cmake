@@ -6,8 +6,9 @@ if(GPUHASH_CUDA)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     enable_language(CUDA)
-    # CMake 3.25 does not know how nvcc 13 spells C++20 (TOOLCHAIN.md): without
-    # this, a C++20 requirement reaching a CUDA target fails at generation.
+    # CMake 3.25 predates nvcc 13 and does not know how it spells C++20:
+    # without this, a C++20 requirement reaching a CUDA target fails at
+    # generation.
     if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
       set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
       set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
