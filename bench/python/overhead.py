@@ -5,7 +5,8 @@ Python's own tools (the targets and the results: docs/results/python.md).
   1. Batches: Map.insert and Map.find of 2^n keys from NumPy (cpu), CuPy and
      PyTorch (cuda) against the bare C++ call (basic_map's synchronous
      pointer form) on the same table, arrays and stream
-     (MapTable.time_bulk_call), runs interleaved; medians.
+     (MapTable.time_bulk_call), runs interleaved; medians. The Python call is
+     timed as it is and with `out=` (outputs allocated once, by the caller).
   2. One key: the latency of Map.find and Map.insert with a one-key array,
      and of the bare C++ call.
   3. CPU only: Map.find on 2^22 uint64 keys against a Python dict lookup
@@ -126,8 +127,12 @@ def batch_rows(args, library, bits):
     cpp_values = library.array(np.zeros(n, dtype=np.uint64), dtype)
     cpp_statuses = library.array(np.zeros(n, dtype=np.uint8), "uint8")
     rows = []
+    # the Python call's own outputs, for its `out=` form
+    out_values = library.array(np.zeros(n, dtype=np.uint64), dtype)
+    out_found = library.array(np.zeros(n, dtype=bool), "bool")
+    out_statuses = library.array(np.zeros(n, dtype=np.uint8), "uint8")
     for call in ("insert", "find"):
-        python_runs, cpp_runs = [], []
+        python_runs, out_runs, cpp_runs = [], [], []
         if call == "find":
             m.clear()
             m.insert(keys, values)
@@ -141,20 +146,30 @@ def batch_rows(args, library, bits):
             if call == "insert":
                 m.clear()
                 seconds, result = timed(lambda: m.insert(keys, values), library.synchronize)
+                m.clear()
+                out_seconds, out_result = timed(
+                    lambda: m.insert(keys, values, out=out_statuses), library.synchronize)
             else:
                 seconds, result = timed(lambda: m.find(keys), library.synchronize)
+                out_seconds, out_result = timed(
+                    lambda: m.find(keys, out=(out_values, out_found)), library.synchronize)
             python_runs.append(seconds)
-        if call == "insert":
-            assert np.all(library.numpy(result) == gpuhash.Status.inserted)
-        else:
-            got, found = result
-            assert library.numpy(found).all()
-            assert np.array_equal(library.numpy(got), library.numpy(values))
+            out_runs.append(out_seconds)
+        for checked in (result, out_result):
+            if call == "insert":
+                assert np.all(library.numpy(checked) == gpuhash.Status.inserted)
+            else:
+                got, found = checked
+                assert library.numpy(found).all()
+                assert np.array_equal(library.numpy(got), library.numpy(values))
         cpp = statistics.median(cpp_runs[1:])
         python = statistics.median(python_runs[1:])
+        python_out = statistics.median(out_runs[1:])
         rows.append({"part": "batch", "library": library.name, "op": call, "key_bits": bits,
                      "n": n, "cpp_s": cpp, "python_s": python,
                      "overhead_pct": 100.0 * (python - cpp) / cpp,
+                     "python_out_s": python_out,
+                     "overhead_out_pct": 100.0 * (python_out - cpp) / cpp,
                      "python_gops": n / python / 1e9})
     return rows
 
@@ -287,7 +302,8 @@ def main():
         if row["part"] == "batch":
             print(f"{row['library']:6} {row['op']:7} {row['key_bits']}-bit n=2^{args.n_log2}: "
                   f"C++ {1e3 * row['cpp_s']:9.3f} ms  Python {1e3 * row['python_s']:9.3f} ms  "
-                  f"overhead {row['overhead_pct']:+6.2f}%  ({row['python_gops']:.3f} G keys/s)")
+                  f"overhead {row['overhead_pct']:+6.2f}%  ({row['python_gops']:.3f} G keys/s); "
+                  f"with out= {1e3 * row['python_out_s']:.3f} ms ({row['overhead_out_pct']:+.2f}%)")
         elif row["part"] == "single_key":
             print(f"{row['library']:6} {row['op']:7} {row['key_bits']}-bit one key: "
                   f"Python {row['python_us']:.2f} us  (C++ {row['cpp_us']:.2f} us)")

@@ -82,12 +82,17 @@ def as_array(data, dtype, device):
         return cupy.asarray(data, dtype=None if has_dtype else dtype), "cupy"
 
 
+def has_dtype(array, library, dtype):
+    """Whether `array` (of `library`) has the dtype named `dtype`."""
+    return array.dtype == _dtype_object(library, dtype)
+
+
 def checked(array, library, dtype, role, call):
     """`array` as the extension takes it, after checking that its dtype is
     `dtype` (the extension checks only the width: keys and values are stored
     as their bits). PyTorch's unsigned tensors go over as signed views of the
     same bits, which PyTorch exports through DLPack in every version."""
-    if array.dtype != _dtype_object(library, dtype):
+    if not has_dtype(array, library, dtype):
         name = dtype_name(array.dtype)
         raise TypeError(
             f"gpuhash: {call}: {role} have dtype {name} but this table takes {dtype}: convert "

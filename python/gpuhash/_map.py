@@ -35,37 +35,48 @@ class Map:
 
     # ---- Batches ------------------------------------------------------------
 
-    def insert(self, keys, values, *, stream=None):
-        """Inserts absent keys. Returns a uint8 array of Status: inserted,
-        exists (value unchanged) or invalid_key."""
-        return self._write("Map.insert", self._table.insert, keys, values, stream)
+    # Each batch takes `out=`: arrays to write its results into, which it
+    # returns, so that nothing is allocated (an array per result, as long as
+    # the keys, on the table's device, of the result's dtype; not overlapping
+    # the inputs).
 
-    def insert_or_assign(self, keys, values, *, stream=None):
+    def insert(self, keys, values, *, stream=None, out=None):
+        """Inserts absent keys. Returns a uint8 array of Status: inserted,
+        exists (value unchanged) or invalid_key (`out`: that array)."""
+        return self._write("Map.insert", self._table.insert, keys, values, stream, out)
+
+    def insert_or_assign(self, keys, values, *, stream=None, out=None):
         """Inserts or overwrites. Returns Status inserted, updated or invalid_key."""
         return self._write("Map.insert_or_assign", self._table.insert_or_assign, keys, values,
-                           stream)
+                           stream, out)
 
-    def find(self, keys, *, stream=None):
+    def find(self, keys, *, stream=None, out=None):
         """Returns (values, found): found is a bool array; values[i] is
-        undefined where found[i] is False."""
+        undefined where found[i] is False (`out`: those two arrays)."""
         keys, library, passed = self._keys(keys, "Map.find")
         n = _arrays.length(keys)
-        values, values_passed = self._output(library, n, self._value_dtype, keys)
-        found = _arrays.empty(library, n, "bool", keys)
+        if out is None:
+            values, values_passed = self._output(library, n, self._value_dtype, keys)
+            found = _arrays.empty(library, n, "bool", keys)
+        else:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise TypeError("gpuhash: Map.find: out must be a pair of arrays (values, found)")
+            values, values_passed = self._given(out[0], self._value_dtype, "values", "Map.find")
+            found, _ = self._given(out[1], "bool", "found", "Map.find")
         self._table.find(passed, values_passed, found, self._stream(stream, library, keys))
         return values, found
 
-    def contains(self, keys, *, stream=None):
+    def contains(self, keys, *, stream=None, out=None):
         """Returns a bool array: whether each key is stored."""
         keys, library, passed = self._keys(keys, "Map.contains")
-        found = _arrays.empty(library, _arrays.length(keys), "bool", keys)
+        found = self._result(library, keys, "bool", out, "found", "Map.contains")
         self._table.contains(passed, found, self._stream(stream, library, keys))
         return found
 
-    def erase(self, keys, *, stream=None):
+    def erase(self, keys, *, stream=None, out=None):
         """Removes keys. Returns Status erased or not_found (invalid_key for sentinels)."""
         keys, library, passed = self._keys(keys, "Map.erase")
-        statuses = _arrays.empty(library, _arrays.length(keys), "uint8", keys)
+        statuses = self._result(library, keys, "uint8", out, "statuses", "Map.erase")
         self._table.erase(passed, statuses, self._stream(stream, library, keys))
         return statuses
 
@@ -183,10 +194,30 @@ class Map:
             self._last_stream = _arrays.stream_of(stream, None, None, self._device)
         return self._last_stream
 
-    def _write(self, call_name, call, keys, values, stream):
+    @staticmethod
+    def _given(array, dtype, role, call):
+        """An array the caller gave for a result (`out=`), and the array the
+        extension writes (the same memory); the extension checks its length,
+        layout and device."""
+        library = _arrays.library_of(array)
+        if library is None:
+            raise TypeError(f"gpuhash: {call}: out {role} must be a NumPy or CuPy array or a "
+                            f"PyTorch tensor, not {type(array).__name__}")
+        if not _arrays.has_dtype(array, library, dtype):
+            raise TypeError(f"gpuhash: {call}: out {role} has dtype "
+                            f"{_arrays.dtype_name(array.dtype)}; it must be {dtype}")
+        return array, _arrays.signed_view(array, library)
+
+    def _result(self, library, keys, dtype, out, role, call):
+        """The one result array of a batch: `out`, or a new one."""
+        if out is None:
+            return _arrays.empty(library, _arrays.length(keys), dtype, keys)
+        return self._given(out, dtype, role, call)[0]
+
+    def _write(self, call_name, call, keys, values, stream, out):
         keys, library, passed = self._keys(keys, call_name)
         values, values_library = _arrays.as_array(values, self._value_dtype, self._device)
         values = _arrays.checked(values, values_library, self._value_dtype, "values", call_name)
-        statuses = _arrays.empty(library, _arrays.length(keys), "uint8", keys)
+        statuses = self._result(library, keys, "uint8", out, "statuses", call_name)
         call(passed, values, statuses, self._stream(stream, library, keys))
         return statuses

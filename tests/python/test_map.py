@@ -180,6 +180,51 @@ def test_empty_batches(place):
     assert len(place.numpy(keys)) == 0
 
 
+def test_out_arrays_are_written_and_returned(place, rng):
+    m = gpuhash.Map(key_dtype="uint64", value_dtype="uint64", device=place.device)
+    keys = rng.choice(np.arange(1, 1 << 40, 977, dtype=np.uint64), size=1000, replace=False)
+    values = keys * np.uint64(3)
+    present, absent = keys[:600], keys[600:]
+    statuses = place.array(np.zeros(600, dtype=np.uint8))
+    assert m.insert(place.array(present), place.array(values[:600]), out=statuses) is statuses
+    assert np.all(place.numpy(statuses) == Status.inserted)
+    assert m.insert_or_assign(place.array(present[:10]), place.array(present[:10]),
+                              out=statuses[:10]) is not None
+    assert np.all(place.numpy(statuses)[:10] == Status.updated)
+    expected = values.copy()
+    expected[:10] = present[:10]
+    got = place.array(np.zeros(1000, dtype=np.uint64))
+    found = place.array(np.zeros(1000, dtype=bool))
+    result = m.find(place.array(keys), out=(got, found))
+    assert result[0] is got and result[1] is found
+    assert place.numpy(found).tolist() == [True] * 600 + [False] * len(absent)
+    assert place.numpy(got)[:600].tolist() == expected[:600].tolist()
+    flags = place.array(np.zeros(1000, dtype=bool))
+    assert m.contains(place.array(keys), out=flags) is flags
+    assert place.numpy(flags).tolist() == place.numpy(found).tolist()
+    erased = place.array(np.zeros(1000, dtype=np.uint8))
+    assert m.erase(place.array(keys), out=erased) is erased
+    assert place.numpy(erased).tolist() == [Status.erased] * 600 + [Status.not_found] * 400
+    assert len(m) == 0
+
+
+def test_out_arrays_are_checked(place):
+    m = gpuhash.Map(key_dtype="uint32", value_dtype="uint32", device=place.device)
+    keys = place.array(np.arange(1, 5, dtype=np.uint32))
+    values = place.array(np.zeros(4, dtype=np.uint32))
+    found = place.array(np.zeros(4, dtype=bool))
+    with pytest.raises(TypeError, match=r"Map.find: out must be a pair"):
+        m.find(keys, out=values)
+    with pytest.raises(TypeError, match=r"Map.find: out found has dtype uint8; it must be bool"):
+        m.find(keys, out=(values, place.array(np.zeros(4, dtype=np.uint8))))
+    with pytest.raises(TypeError, match=r"Map.find: out values has dtype uint64; it must be uint32"):
+        m.find(keys, out=(place.array(np.zeros(4, dtype=np.uint64)), found))
+    with pytest.raises(TypeError, match=r"Map.contains: out found must be a NumPy or CuPy array"):
+        m.contains(keys, out=[False] * 4)
+    with pytest.raises(ValueError):
+        m.erase(keys, out=place.array(np.zeros(3, dtype=np.uint8)))  # too short
+
+
 def test_signed_keys_are_stored_as_their_bits(place):
     m = gpuhash.Map(key_dtype="int64", value_dtype="int64", device=place.device)
     keys = np.array([-5, 0, 7, -(2**40)], dtype=np.int64)
