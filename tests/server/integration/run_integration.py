@@ -21,12 +21,12 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODULES = ["test_protocol", "test_pymemcache", "test_load", "test_memccapable", "test_security",
-           "test_stats", "test_startup"]
+           "test_stats", "test_startup", "test_proxy"]
 
 
 def missing_prerequisites(modules):
     missing = []
-    if ({"test_pymemcache", "test_security"} & set(modules)
+    if ({"test_pymemcache", "test_security", "test_proxy"} & set(modules)
             and importlib.util.find_spec("pymemcache") is None):
         missing.append(f"{sys.executable} cannot import pymemcache: install Debian's "
                        "python3-pymemcache (apt-get install python3-pymemcache) and run the "
@@ -36,6 +36,9 @@ def missing_prerequisites(modules):
     if "test_memccapable" in modules and not (shutil.which("memccapable") or shutil.which("memcapable")):
         missing.append("memccapable is not on PATH: install Debian's libmemcached-tools "
                        "(apt-get install libmemcached-tools)")
+    if "test_proxy" in modules and not shutil.which("nutcracker"):
+        missing.append("nutcracker is not on PATH: install Debian's nutcracker (twemproxy; "
+                       "apt-get install nutcracker)")
     return missing
 
 
