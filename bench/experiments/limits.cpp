@@ -20,7 +20,8 @@ experiment limits_experiment() {
             for (const std::uint64_t megabytes : ctx.arguments().sizes("buffer-mb", {1024})) {
               const auto& measured = ctx.measured_limits(megabytes << 20);
               std::printf(
-                  "\nlimits on %s, %llu MB buffer, G accesses/s (reference: earlier runs, bench/limits.cpp)\n",
+                  "\nlimits on %s, %llu MB buffer, G accesses/s (reference: earlier runs, "
+                  "bench/limits.cpp)\n",
                   device.c_str(), static_cast<unsigned long long>(megabytes));
               for (const char* name : limit_names) {
                 const double value = measured.by_name(name);

@@ -24,7 +24,8 @@ __device__ std::uint32_t flags_of(std::uint32_t statuses) {
 /// Sixteen bytes a thread; `bytes` is 16-byte aligned (as the arrays CuPy,
 /// PyTorch and NumPy allocate are). The first block also does the last
 /// n % 16 bytes.
-__global__ void __launch_bounds__(block_size) found_flags_by_16(std::uint8_t* bytes, std::uint64_t n) {
+__global__ void __launch_bounds__(block_size)
+    found_flags_by_16(std::uint8_t* bytes, std::uint64_t n) {
   auto* chunks = reinterpret_cast<uint4*>(bytes);
   const std::uint64_t chunk_count = n / 16;
   const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
@@ -42,14 +43,16 @@ __global__ void __launch_bounds__(block_size) found_flags_by_16(std::uint8_t* by
 }
 
 /// One byte a thread, for an array that is not aligned.
-__global__ void __launch_bounds__(block_size) found_flags_by_1(std::uint8_t* bytes, std::uint64_t n) {
+__global__ void __launch_bounds__(block_size)
+    found_flags_by_1(std::uint8_t* bytes, std::uint64_t n) {
   const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
   for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
     bytes[i] = bytes[i] == found_byte;
 }
 
 unsigned blocks_for(std::uint64_t threads) {
-  return static_cast<unsigned>(std::min<std::uint64_t>((threads + block_size - 1) / block_size, max_blocks));
+  return static_cast<unsigned>(
+      std::min<std::uint64_t>((threads + block_size - 1) / block_size, max_blocks));
 }
 
 }  // namespace
@@ -57,7 +60,8 @@ unsigned blocks_for(std::uint64_t threads) {
 void found_flags_on_gpu(std::uint8_t* bytes, std::size_t n, cudaStream_t stream) {
   if (n == 0) return;
   if (reinterpret_cast<std::uintptr_t>(bytes) % 16 == 0) {
-    found_flags_by_16<<<blocks_for(std::max<std::uint64_t>(n / 16, 1)), block_size, 0, stream>>>(bytes, n);
+    found_flags_by_16<<<blocks_for(std::max<std::uint64_t>(n / 16, 1)), block_size, 0, stream>>>(
+        bytes, n);
   } else {
     found_flags_by_1<<<blocks_for(n), block_size, 0, stream>>>(bytes, n);
   }

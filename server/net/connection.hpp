@@ -50,10 +50,10 @@ struct connection {
   bool reading_paused = false;       // input_limit or the memory budget stopped reading
   bool starved = false;              // on its worker's list of connections waiting for memory
   // Memory (memory_budget.hpp): what this connection's buffers are charged
-  // at (all of them, and its input's); its group's part of that, measured when the group was last home
-  // (plus the reply room it was given while it is out); and the reply room
-  // it asks for a group (doubled when a group ran out of room, halved when
-  // one used little of it).
+  // at (all of them, and its input's); its group's part of that, measured
+  // when the group was last home (plus the reply room it was given while it
+  // is out); and the reply room it asks for a group (doubled when a group ran
+  // out of room, halved when one used little of it).
   memory_charge charged;
   std::size_t group_bytes = 0;
   std::size_t reply_room = 0;

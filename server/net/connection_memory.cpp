@@ -40,7 +40,9 @@ void recharge(connection& conn, memory_budget& budget) {
   budget.recharge(conn.charged, input + conn.output.capacity() + conn.group_bytes, input);
 }
 
-void release_all(connection& conn, memory_budget& budget) { budget.recharge(conn.charged, 0, 0); }
+void release_all(connection& conn, memory_budget& budget) {
+  budget.recharge(conn.charged, 0, 0);
+}
 
 std::size_t take_input_room(connection& conn, const std::string& target, std::size_t wanted,
                             memory_budget& budget) {
@@ -77,7 +79,8 @@ bool grant_room(connection& conn, memory_budget& budget) {
   const auto take_room = [&] {
     const std::size_t held = group.replies.capacity();
     if (held >= wanted) return wanted;
-    const std::size_t taken = budget.take(conn.charged, needed > held ? needed - held : 0, wanted - held);
+    const std::size_t taken =
+        budget.take(conn.charged, needed > held ? needed - held : 0, wanted - held);
     conn.group_bytes += taken;
     return held + taken;
   };

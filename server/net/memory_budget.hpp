@@ -108,7 +108,8 @@ class memory_budget {
     if (input) move(input_used_, charged.input, charged.input + taken);
     return taken;
   }
-  static void move(std::atomic<std::uint64_t>& counter, std::size_t& from, std::size_t to) noexcept {
+  static void move(std::atomic<std::uint64_t>& counter, std::size_t& from,
+                   std::size_t to) noexcept {
     if (to > from) counter.fetch_add(to - from, std::memory_order_relaxed);
     if (to < from) counter.fetch_sub(from - to, std::memory_order_relaxed);
     from = to;
