@@ -693,7 +693,9 @@ class ExpiryTest(ServerTestCase):
         c.request(b"get future\r\n", b"VALUE future 0 1\r\nx\r\nEND\r\n")
         c.send(b"mg future t\r\n")
         ttl = int(re.fullmatch(rb"HD t(\d+)\r\n", c.read_line()).group(1))
-        self.assertLessEqual(abs(ttl - 1000), 2)
+        # Both clocks tick in whole seconds; a loaded machine adds its delay.
+        waited = int(time.time()) - now
+        self.assertLessEqual(abs(ttl - 1000), 2 + waited)
         # 30 days (2592000 s) is still relative
         c.request(b"set month 0 2592000 1\r\nx\r\nget month\r\n",
                   b"STORED\r\nVALUE month 0 1\r\nx\r\nEND\r\n")

@@ -34,7 +34,7 @@ class Proxy:
         self.port = free_port()
         config = os.path.join(folder, "nutcracker.yml")
         lines = ["fleet:", f"  listen: {HOST}:{self.port}", "  hash: fnv1a_64",
-                 "  distribution: ketama", "  timeout: 1000", "  auto_eject_hosts: true",
+                 "  distribution: ketama", "  timeout: 5000", "  auto_eject_hosts: true",
                  "  server_retry_timeout: 600000", "  server_failure_limit: 1", "  servers:"]
         lines += [f"    - {HOST}:{server.port}:1 server{i}" for i, server in enumerate(servers)]
         with open(config, "w") as f:
