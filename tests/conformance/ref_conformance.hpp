@@ -416,7 +416,8 @@ TYPED_TEST_P(ref_conformance, insert_or_apply_retries_full_rows) {
   seeded_random random;
   auto table = TestFixture::make(256);
   const auto groups = distinct_keys<TypeParam>(random, 2 * table.capacity());
-  const std::size_t n = scaled(60000);
+  // At least 4 rows a slot: about 1.7 groups a slot are drawn, at any test scale.
+  const std::size_t n = std::max(scaled(60000), 4 * table.capacity());
   std::vector<K> keys(n);
   std::vector<V> values(n);
   std::unordered_map<K, V> sums;
