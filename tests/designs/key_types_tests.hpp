@@ -57,21 +57,50 @@ struct tagged_equal {
   GPUHASH_HD bool operator()(const tagged& a, const tagged& b) const { return a.id == b.id; }
 };
 
-/// Row i of a group-by: adds values[i] to keys[i]'s sum through the ref.
-template <class Ref>
+/// A 16-byte key, hashed and compared by its bytes (the defaults). As a
+/// word, `first` is the low half: the reserved keys are {~0, ~0}, {~0 - 1,
+/// ~0} and {~0 - 2, ~0}.
+struct wide_key {
+  std::uint64_t first;
+  std::uint64_t second;
+  bool operator==(const wide_key&) const = default;
+};
+struct wide_key_std_hash {
+  std::size_t operator()(const wide_key& k) const {
+    return k.first * 0x9e3779b97f4a7c15ULL ^ k.second;
+  }
+};
+
+/// A 16-byte value (four floats) and the op that sums it component-wise.
+struct float4_value {
+  float x, y, z, w;
+  bool operator==(const float4_value&) const = default;
+};
+struct add_float4 {
+  GPUHASH_HD void operator()(float4_value& stored, const float4_value& v) const {
+    stored.x += v.x;
+    stored.y += v.y;
+    stored.z += v.z;
+    stored.w += v.w;
+  }
+};
+
+/// Row i of a group-by: applies Op with values[i] to keys[i]'s value
+/// through the ref.
+template <class Ref, class Op = plus>
 struct add_through_ref {
   Ref ref;
   const typename Ref::key_type* keys;
   const typename Ref::mapped_type* values;
   status* statuses;
   GPUHASH_HD void operator()(std::uint64_t i) const {
-    statuses[i] = ref.insert_or_apply(keys[i], values[i], plus{});
+    statuses[i] = ref.insert_or_apply(keys[i], values[i], Op{});
   }
 };
 
 template <class Backend>
 class key_types : public ::testing::Test {
- protected:
+ public:
   void SetUp() override {
     if (!Backend::available())
       GTEST_SKIP() << "no " << Backend::name
@@ -95,28 +124,24 @@ TYPED_TEST_SUITE_P(key_types);
 
 // Rounds of random inserts (with keys repeated inside a batch), finds of
 // present and absent keys, erases and reinserts, from a small table that
-// grows, against std::unordered_map.
-TYPED_TEST_P(key_types, struct_keys_match_an_unordered_map) {
-  using map_type = linear_probing_map<point, double, TypeParam, point_hash, point_equal>;
-  seeded_random random;
-  map_type table(table_options{16, 0.0f, random.next()});
-  std::unordered_map<point, double, point_std_hash> model;
-  const auto some_point = [&] {
-    return point{static_cast<std::int32_t>(random.below(200)) - 100,
-                 static_cast<std::int32_t>(random.below(8)) - 4};
-  };
+// grows, against std::unordered_map. some_key() draws from a small universe
+// that includes the reserved keys.
+template <class Map, class StdHash, class SomeKey, class SomeValue>
+void expect_to_match_an_unordered_map(Map& table, SomeKey some_key, SomeValue some_value) {
+  using key_type = typename Map::key_type;
+  using value_type = typename Map::mapped_type;
+  std::unordered_map<key_type, value_type, StdHash> model;
   for (int round = 0; round < 20; ++round) {
-    std::vector<point> keys(scaled(800));
-    std::vector<double> values(keys.size());
+    std::vector<key_type> keys(scaled(800));
+    std::vector<value_type> values(keys.size());
     for (std::size_t i = 0; i < keys.size(); ++i) {
-      keys[i] = some_point();
-      values[i] = static_cast<double>(random.below(1000)) / 8;
+      keys[i] = some_key();
+      values[i] = some_value();
     }
     const auto statuses = table.insert(keys, values);
     for (std::size_t i = 0; i < keys.size(); ++i) {
-      // (-1, -1), (-2, -1) and (-3, -1) have the reserved bytes. A key
-      // repeated in the batch is inserted by one of its copies.
-      if (map_type::is_reserved(keys[i])) {
+      // A key repeated in the batch is inserted by one of its copies.
+      if (Map::is_reserved(keys[i])) {
         ASSERT_EQ(statuses[i], status::invalid_key);
       } else if (model.count(keys[i]) != 0) {
         ASSERT_EQ(statuses[i], status::exists);
@@ -131,13 +156,13 @@ TYPED_TEST_P(key_types, struct_keys_match_an_unordered_map) {
     }
     ASSERT_EQ(table.size(), model.size());
 
-    std::vector<point> erased(scaled(100));
-    for (auto& key : erased) key = some_point();
+    std::vector<key_type> erased(scaled(100));
+    for (auto& key : erased) key = some_key();
     const auto erase_statuses = table.erase(erased);
     // A key repeated in the batch is erased by one of its copies, any one:
     // the others find it gone.
     for (std::size_t i = 0; i < erased.size(); ++i) {
-      if (map_type::is_reserved(erased[i])) {
+      if (Map::is_reserved(erased[i])) {
         ASSERT_EQ(erase_statuses[i], status::invalid_key);
       } else if (erase_statuses[i] == status::erased) {
         ASSERT_EQ(model.erase(erased[i]), 1U);
@@ -150,12 +175,12 @@ TYPED_TEST_P(key_types, struct_keys_match_an_unordered_map) {
         ASSERT_EQ(model.count(erased[i]), 0U);
       }
     }
-    std::vector<point> queries(scaled(400));
-    for (auto& key : queries) key = some_point();
+    std::vector<key_type> queries(scaled(400));
+    for (auto& key : queries) key = some_key();
     const auto [found_values, found_statuses] = table.find(queries);
     for (std::size_t i = 0; i < queries.size(); ++i) {
       const auto it = model.find(queries[i]);
-      if (map_type::is_reserved(queries[i])) {
+      if (Map::is_reserved(queries[i])) {
         ASSERT_EQ(found_statuses[i], status::invalid_key);
       } else if (it == model.end()) {
         ASSERT_EQ(found_statuses[i], status::not_found);
@@ -169,6 +194,38 @@ TYPED_TEST_P(key_types, struct_keys_match_an_unordered_map) {
   const auto [keys, values] = table.retrieve_all();
   ASSERT_EQ(keys.size(), model.size());
   for (std::size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(model.at(keys[i]), values[i]);
+}
+
+// An 8-byte struct key with its own policies: (-1, -1), (-2, -1) and
+// (-3, -1) have the reserved bytes.
+TYPED_TEST_P(key_types, struct_keys_match_an_unordered_map) {
+  using map_type = linear_probing_map<point, double, TypeParam, point_hash, point_equal>;
+  seeded_random random;
+  map_type table(table_options{16, 0.0f, random.next()});
+  expect_to_match_an_unordered_map<map_type, point_std_hash>(
+      table,
+      [&] {
+        return point{static_cast<std::int32_t>(random.below(200)) - 100,
+                     static_cast<std::int32_t>(random.below(8)) - 4};
+      },
+      [&] { return static_cast<double>(random.below(1000)) / 8; });
+}
+
+// 16-byte keys and values (one 32-byte slot; 128-bit atomics on the key and
+// value words): the same rounds, the reserved keys among those drawn.
+TYPED_TEST_P(key_types, sixteen_byte_keys_and_values_match_an_unordered_map) {
+  using map_type = linear_probing_map<wide_key, float4_value, TypeParam>;
+  seeded_random random;
+  map_type table(table_options{16, 0.0f, random.next()});
+  expect_to_match_an_unordered_map<map_type, wide_key_std_hash>(
+      table,
+      [&] {
+        return wide_key{random.below(200) - 100, random.below(8) - 4};  // wraps: ~0 - 2 to ~0
+      },
+      [&] {
+        const auto f = static_cast<float>(random.below(1000)) / 8;
+        return float4_value{f, -f, 2 * f, f + 1};
+      });
 }
 
 // Keys the policy calls equal are one key: the first stored keeps its bytes,
@@ -209,6 +266,20 @@ TYPED_TEST_P(key_types, float_keys_are_their_bytes) {
   EXPECT_EQ(statuses, std::vector<status>(4, status::found));
 }
 
+// A 16-byte key's reserved keys are the three largest words.
+TYPED_TEST_P(key_types, sixteen_byte_keys_reserve_the_three_largest_words) {
+  using map_type = linear_probing_map<wide_key, std::uint32_t, TypeParam>;
+  const auto reserved = map_type::reserved_keys();
+  constexpr std::uint64_t ones = ~std::uint64_t{0};
+  EXPECT_EQ(std::vector<wide_key>(reserved.begin(), reserved.end()),
+            (std::vector<wide_key>{{ones, ones}, {ones - 1, ones}, {ones - 2, ones}}));
+  map_type table;
+  const auto statuses = table.insert(std::vector<wide_key>{{ones, ones}, {ones, 0}, {0, ones}},
+                                     std::vector<std::uint32_t>{1, 2, 3});
+  EXPECT_EQ(statuses,
+            (std::vector<status>{status::invalid_key, status::inserted, status::inserted}));
+}
+
 // Reserved keys are bit patterns: for signed 8-byte keys -1, -2 and -3.
 TYPED_TEST_P(key_types, signed_keys_reserve_their_all_ones_patterns) {
   using map_type = linear_probing_map<std::int64_t, double, TypeParam>;
@@ -216,38 +287,39 @@ TYPED_TEST_P(key_types, signed_keys_reserve_their_all_ones_patterns) {
   const auto reserved = map_type::reserved_keys();
   EXPECT_EQ(std::vector<std::int64_t>(reserved.begin(), reserved.end()),
             (std::vector<std::int64_t>{-1, -2, -3}));
-  const auto statuses = table.insert(std::vector<std::int64_t>{-1, -3, -4, 0, 7},
-                                     std::vector<double>{1, 2, 3, 4, 5});
+  const auto statuses =
+      table.insert(std::vector<std::int64_t>{-1, -3, -4, 0, 7}, std::vector<double>{1, 2, 3, 4, 5});
   EXPECT_EQ(statuses, (std::vector<status>{status::invalid_key, status::invalid_key,
                                            status::inserted, status::inserted, status::inserted}));
   EXPECT_EQ(table.size(), 3U);
 }
 
-// A group-by of double values through the ref from the backend's threads:
-// plus on a double runs in the compare-and-swap loop, and no sum is lost
-// (values are small integers, so every order of the adds sums exactly).
-TYPED_TEST_P(key_types, refs_sum_double_values) {
-  using map_type = linear_probing_map<point, double, TypeParam, point_hash, point_equal>;
-  seeded_random random;
-  map_type table(table_options{1024, 0.0f, random.next()});
+// A group-by through the ref from the backend's threads: rows of few keys,
+// each adding its value with Op; every sum is checked against one summed on
+// the host. Values are small integers, so every order of the adds sums
+// exactly, floats included.
+template <class Backend, class Map, class Op, class StdHash, class SomeKey, class SomeValue>
+void expect_ref_sums(Map& table, SomeKey some_key, SomeValue some_value) {
+  using key_type = typename Map::key_type;
+  using value_type = typename Map::mapped_type;
   const std::size_t n = scaled(50000);
-  std::vector<point> keys(n);
-  std::vector<double> values(n);
-  std::unordered_map<point, double, point_std_hash> sums;
+  std::vector<key_type> keys(n);
+  std::vector<value_type> values(n);
+  std::unordered_map<key_type, value_type, StdHash> sums;
   for (std::size_t i = 0; i < n; ++i) {
-    keys[i] = point{static_cast<std::int32_t>(random.below(300)), 1};
-    values[i] = static_cast<double>(1 + random.below(4));
-    sums[keys[i]] += values[i];
+    keys[i] = some_key();
+    values[i] = some_value();
+    const auto [it, inserted] = sums.emplace(keys[i], values[i]);
+    if (!inserted) Op{}(it->second, values[i]);
   }
-  auto device_keys = TestFixture::to_backend(keys);
-  auto device_values = TestFixture::to_backend(values);
-  auto device_statuses = TypeParam::template allocate<status>(n);
-  support::launcher<TypeParam>::for_each(
-      n, add_through_ref<typename map_type::ref_type>{table.ref(), device_keys.data(),
-                                                      device_values.data(),
-                                                      device_statuses.data()});
-  TypeParam::synchronize({});
-  const auto statuses = TestFixture::template to_host<status>(device_statuses, n);
+  auto device_keys = key_types<Backend>::to_backend(keys);
+  auto device_values = key_types<Backend>::to_backend(values);
+  auto device_statuses = Backend::template allocate<status>(n);
+  support::launcher<Backend>::for_each(
+      n, add_through_ref<typename Map::ref_type, Op>{table.ref(), device_keys.data(),
+                                                     device_values.data(), device_statuses.data()});
+  Backend::synchronize({});
+  const auto statuses = key_types<Backend>::template to_host<status>(device_statuses, n);
   EXPECT_EQ(std::count(statuses.begin(), statuses.end(), status::inserted),
             static_cast<std::ptrdiff_t>(sums.size()));
   EXPECT_EQ(table.size(), sums.size());
@@ -257,9 +329,42 @@ TYPED_TEST_P(key_types, refs_sum_double_values) {
     EXPECT_EQ(stored_values[i], sums.at(stored_keys[i]));
 }
 
+// Double values: plus on a double runs in the compare-and-swap loop.
+TYPED_TEST_P(key_types, refs_sum_double_values) {
+  using map_type = linear_probing_map<point, double, TypeParam, point_hash, point_equal>;
+  seeded_random random;
+  map_type table(table_options{1024, 0.0f, random.next()});
+  expect_ref_sums<TypeParam, map_type, plus, point_std_hash>(
+      table,
+      [&] {
+        return point{static_cast<std::int32_t>(random.below(300)), 1};
+      },
+      [&] { return static_cast<double>(1 + random.below(4)); });
+}
+
+// 16-byte values summed by an op of the user's: a 128-bit compare-and-swap
+// loop; and 4-byte values under 16-byte keys: plus is one atomic add.
+TYPED_TEST_P(key_types, refs_sum_values_under_sixteen_byte_keys) {
+  seeded_random random;
+  const auto some_key = [&] { return wide_key{random.below(300), random.below(2)}; };
+  using wide_map = linear_probing_map<wide_key, float4_value, TypeParam>;
+  wide_map wide(table_options{1024, 0.0f, random.next()});
+  expect_ref_sums<TypeParam, wide_map, add_float4, wide_key_std_hash>(wide, some_key, [&] {
+    const auto f = static_cast<float>(1 + random.below(4));
+    return float4_value{f, 2 * f, -f, 1};
+  });
+  using narrow_map = linear_probing_map<wide_key, std::uint32_t, TypeParam>;
+  narrow_map narrow(table_options{1024, 0.0f, random.next()});
+  expect_ref_sums<TypeParam, narrow_map, plus, wide_key_std_hash>(
+      narrow, some_key, [&] { return static_cast<std::uint32_t>(1 + random.below(4)); });
+}
+
 REGISTER_TYPED_TEST_SUITE_P(key_types, struct_keys_match_an_unordered_map,
+                            sixteen_byte_keys_and_values_match_an_unordered_map,
                             the_equality_policy_decides_which_keys_are_one,
                             float_keys_are_their_bytes,
-                            signed_keys_reserve_their_all_ones_patterns, refs_sum_double_values);
+                            sixteen_byte_keys_reserve_the_three_largest_words,
+                            signed_keys_reserve_their_all_ones_patterns, refs_sum_double_values,
+                            refs_sum_values_under_sixteen_byte_keys);
 
 }  // namespace gpuhash::testing

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <thread>
+#include <type_traits>
 
 #include "gpuhash/host_device.hpp"
 
@@ -27,24 +28,141 @@ using atomic_ref_t = std::atomic_ref<T>;
 namespace mo = std;
 #endif
 
+/// 16-byte words (16-byte keys and values, gpuhash/key_types.hpp) take the
+/// same calls. On the device they are sm_90's 128-bit loads, stores and
+/// atomics, issued by PTX here because libcu++ 13.0's 128-bit
+/// compare-exchange does not compile; generic addresses, device scope. On
+/// the host std::atomic_ref takes them: GCC sends 16-byte atomics to
+/// libatomic, which uses cmpxchg16b (lock-free; the library links it).
+__extension__ typedef unsigned __int128 word128;
+
+#if defined(__CUDA_ARCH__)
+namespace b128 {
+__device__ GPUHASH_FORCEINLINE word128 join(std::uint64_t low, std::uint64_t high) {
+  return (static_cast<word128>(high) << 64) | low;
+}
+__device__ GPUHASH_FORCEINLINE std::uint64_t low(word128 w) {
+  return static_cast<std::uint64_t>(w);
+}
+__device__ GPUHASH_FORCEINLINE std::uint64_t high(word128 w) {
+  return static_cast<std::uint64_t>(w >> 64);
+}
+template <bool acquire>
+__device__ GPUHASH_FORCEINLINE word128 load(const word128* address) {
+  std::uint64_t l, h;
+  if constexpr (acquire)
+    asm volatile("{ .reg .b128 d; ld.acquire.gpu.b128 d, [%2]; mov.b128 {%0, %1}, d; }"
+                 : "=l"(l), "=l"(h)
+                 : "l"(address)
+                 : "memory");
+  else
+    asm volatile("{ .reg .b128 d; ld.relaxed.gpu.b128 d, [%2]; mov.b128 {%0, %1}, d; }"
+                 : "=l"(l), "=l"(h)
+                 : "l"(address)
+                 : "memory");
+  return join(l, h);
+}
+template <bool release>
+__device__ GPUHASH_FORCEINLINE void store(word128* address, word128 value) {
+  if constexpr (release)
+    asm volatile(
+        "{ .reg .b128 s; mov.b128 s, {%0, %1}; st.release.gpu.b128 [%2], s; }" ::"l"(low(value)),
+        "l"(high(value)), "l"(address)
+        : "memory");
+  else
+    asm volatile(
+        "{ .reg .b128 s; mov.b128 s, {%0, %1}; st.relaxed.gpu.b128 [%2], s; }" ::"l"(low(value)),
+        "l"(high(value)), "l"(address)
+        : "memory");
+}
+template <bool acquire>
+__device__ GPUHASH_FORCEINLINE word128 compare_exchange(word128* address, word128 expected,
+                                                        word128 desired) {
+  std::uint64_t l, h;
+  if constexpr (acquire)
+    asm volatile(
+        "{ .reg .b128 d, c, v; mov.b128 c, {%2, %3}; mov.b128 v, {%4, %5};"
+        " atom.acquire.gpu.cas.b128 d, [%6], c, v; mov.b128 {%0, %1}, d; }"
+        : "=l"(l), "=l"(h)
+        : "l"(low(expected)), "l"(high(expected)), "l"(low(desired)), "l"(high(desired)),
+          "l"(address)
+        : "memory");
+  else
+    asm volatile(
+        "{ .reg .b128 d, c, v; mov.b128 c, {%2, %3}; mov.b128 v, {%4, %5};"
+        " atom.relaxed.gpu.cas.b128 d, [%6], c, v; mov.b128 {%0, %1}, d; }"
+        : "=l"(l), "=l"(h)
+        : "l"(low(expected)), "l"(high(expected)), "l"(low(desired)), "l"(high(desired)),
+          "l"(address)
+        : "memory");
+  return join(l, h);
+}
+__device__ GPUHASH_FORCEINLINE word128 exchange(word128* address, word128 desired) {
+  std::uint64_t l, h;
+  asm volatile(
+      "{ .reg .b128 d, v; mov.b128 v, {%2, %3}; atom.relaxed.gpu.exch.b128 d, [%4], v;"
+      " mov.b128 {%0, %1}, d; }"
+      : "=l"(l), "=l"(h)
+      : "l"(low(desired)), "l"(high(desired)), "l"(address)
+      : "memory");
+  return join(l, h);
+}
+}  // namespace b128
+/// Whether T goes through b128 (device code only; on the host no type does).
+template <class T>
+inline constexpr bool is_b128 = std::is_same_v<T, word128>;
+#endif
+
 template <class T>
 GPUHASH_HD GPUHASH_FORCEINLINE T load_relaxed(const T* address) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (is_b128<T>) {
+    return b128::load<false>(address);
+  } else {
+    return atomic_ref_t<T>(*const_cast<T*>(address)).load(mo::memory_order_relaxed);
+  }
+#else
   return atomic_ref_t<T>(*const_cast<T*>(address)).load(mo::memory_order_relaxed);
+#endif
 }
 
 template <class T>
 GPUHASH_HD GPUHASH_FORCEINLINE T load_acquire(const T* address) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (is_b128<T>) {
+    return b128::load<true>(address);
+  } else {
+    return atomic_ref_t<T>(*const_cast<T*>(address)).load(mo::memory_order_acquire);
+  }
+#else
   return atomic_ref_t<T>(*const_cast<T*>(address)).load(mo::memory_order_acquire);
+#endif
 }
 
 template <class T>
 GPUHASH_HD GPUHASH_FORCEINLINE void store_relaxed(T* address, T value) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (is_b128<T>) {
+    b128::store<false>(address, value);
+  } else {
+    atomic_ref_t<T>(*address).store(value, mo::memory_order_relaxed);
+  }
+#else
   atomic_ref_t<T>(*address).store(value, mo::memory_order_relaxed);
+#endif
 }
 
 template <class T>
 GPUHASH_HD GPUHASH_FORCEINLINE void store_release(T* address, T value) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (is_b128<T>) {
+    b128::store<true>(address, value);
+  } else {
+    atomic_ref_t<T>(*address).store(value, mo::memory_order_release);
+  }
+#else
   atomic_ref_t<T>(*address).store(value, mo::memory_order_release);
+#endif
 }
 
 /// Two adjacent 64-bit words at a 16-byte aligned address, read for probing:
@@ -90,23 +208,53 @@ GPUHASH_HD GPUHASH_FORCEINLINE word_pair load_pair_for_probe(const std::uint64_t
 /// other data through the swapped word use store_release/load_acquire.
 template <class T>
 GPUHASH_HD GPUHASH_FORCEINLINE T compare_exchange_relaxed(T* address, T expected, T desired) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (is_b128<T>) {
+    return b128::compare_exchange<false>(address, expected, desired);
+  } else {
+    atomic_ref_t<T>(*address).compare_exchange_strong(expected, desired, mo::memory_order_relaxed,
+                                                      mo::memory_order_relaxed);
+    return expected;
+  }
+#else
   atomic_ref_t<T>(*address).compare_exchange_strong(expected, desired, mo::memory_order_relaxed,
                                                     mo::memory_order_relaxed);
   return expected;
+
+#endif
 }
 
 /// Compare-and-swap with acquire order on success: whoever takes a slot this
 /// way also sees what its previous owner published before releasing it.
 template <class T>
 GPUHASH_HD GPUHASH_FORCEINLINE T compare_exchange_acquire(T* address, T expected, T desired) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (is_b128<T>) {
+    return b128::compare_exchange<true>(address, expected, desired);
+  } else {
+    atomic_ref_t<T>(*address).compare_exchange_strong(expected, desired, mo::memory_order_acquire,
+                                                      mo::memory_order_relaxed);
+    return expected;
+  }
+#else
   atomic_ref_t<T>(*address).compare_exchange_strong(expected, desired, mo::memory_order_acquire,
                                                     mo::memory_order_relaxed);
   return expected;
+
+#endif
 }
 
 template <class T>
 GPUHASH_HD GPUHASH_FORCEINLINE T exchange_relaxed(T* address, T desired) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (is_b128<T>) {
+    return b128::exchange(address, desired);
+  } else {
+    return atomic_ref_t<T>(*address).exchange(desired, mo::memory_order_relaxed);
+  }
+#else
   return atomic_ref_t<T>(*address).exchange(desired, mo::memory_order_relaxed);
+#endif
 }
 
 template <class T>

@@ -32,7 +32,9 @@ struct packed_pair {
   }
 };
 
-/// 64-bit keys and values: a key word and a value word, 16-byte aligned.
+/// Every other pair (64-bit keys and values; and for user types, keys and
+/// values of 4, 8 or 16 bytes each but 4/4): a key word and a value word,
+/// 16-byte aligned (a 16/16-byte pair fills one 32-byte sector).
 /// Publication protocol: a writer claims a slot by a CAS of its key word to
 /// `busy_key`, writes the value, then stores the key with release order
 /// (publish). Readers load the key with acquire order and wait while it is

@@ -167,7 +167,7 @@ struct pair_slots : published_pair<Key, Value> {
   /// while refs or batches run.
   template <class Op>
   GPUHASH_HD static bool apply_value(slot_type* slot, slot_type&, Value value, Op op) {
-    if constexpr (is_atomic_add<Op>) {
+    if constexpr (is_atomic_add<Op> && sizeof(Value) <= 8) {  // no 128-bit add exists
       (void)op;
       add_relaxed(&slot->value, value);  // as packed_slots' add: nobody waits for it
     } else {

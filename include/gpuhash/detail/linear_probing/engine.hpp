@@ -30,10 +30,10 @@ namespace gpuhash::detail::linear_probing {
 template <class Key, class Value, class Backend, class Hash = key_bytes_hash<Key>,
           class KeyEqual = bitwise_equal<Key>>
 class engine {
-  static_assert(is_word_sized_v<Key> && is_word_sized_v<Value> && sizeof(Key) == sizeof(Value),
-                "gpuhash::linear_probing_map stores keys and values of 4 bytes each or of 8 bytes "
-                "each, of trivially copyable types (std::uint32_t, std::uint64_t, or a type of "
-                "your own: see gpuhash/key_types.hpp)");
+  static_assert(is_word_sized_v<Key> && is_word_sized_v<Value>,
+                "gpuhash::linear_probing_map stores keys and values of 4, 8 or 16 bytes each, of "
+                "trivially copyable types (std::uint32_t, std::uint64_t, or a type of your own: "
+                "see gpuhash/key_types.hpp)");
   using key_word = word_of<Key>;
   using value_word = word_of<Value>;
   using home_type = policy_home<Key, Hash>;

@@ -250,9 +250,9 @@ class packed_view : public packed_pair<Key, Value> {
   Equal equal_{};
 };
 
-/// 64-bit keys and values: key and value are separate words of a 16-byte
-/// slot, written under published_pair's protocol (busy, value, release the
-/// key); readers load the key with acquire order.
+/// 64-bit keys and values (and every other pair of words but 32/32): key and
+/// value are separate words of a 16- or 32-byte slot, written under published_pair's protocol
+/// (busy, value, release the key); readers load the key with acquire order.
 template <class Key, class Value, class Home = hashed_home<Key>, class Equal = word_equal>
 class pair_view : public published_pair<Key, Value> {
   using layout = published_pair<Key, Value>;
@@ -363,11 +363,13 @@ class pair_view : public published_pair<Key, Value> {
   Equal equal_{};
 };
 
-/// The view for a key/value width: packed for 32/32, pairs for 64/64 (whose
-/// searches read one slot at a time in any memory).
+/// The view for a key/value width: packed for 32/32, pairs for every other
+/// (64/64, and user types' 4-, 8- and 16-byte words: their searches read one
+/// slot at a time in any memory).
 template <class Key, class Value, class Home = hashed_home<Key>,
           slot_memory Memory = slot_memory::global, class Equal = word_equal>
-using view_for = std::conditional_t<sizeof(Key) == 4, packed_view<Key, Value, Home, Memory, Equal>,
+using view_for = std::conditional_t<sizeof(Key) == 4 && sizeof(Value) == 4,
+                                    packed_view<Key, Value, Home, Memory, Equal>,
                                     pair_view<Key, Value, Home, Equal>>;
 
 }  // namespace gpuhash::detail::linear_probing
