@@ -49,6 +49,11 @@ struct connection {
   bool peer_gone = false;            // the socket failed: close now
   bool reading_paused = false;       // input_limit or the memory budget stopped reading
   bool starved = false;              // on its worker's list of connections waiting for memory
+  // -R: the group out took the connection's whole share of a round and more
+  // requests wait in the input; once it is back, the connection goes on its
+  // worker's list for the next round (next_round) and yields until then.
+  bool yielded = false;
+  bool next_round = false;
   // Memory (memory_budget.hpp): what this connection's buffers are charged
   // at (all of them, and its input's); its group's part of that, measured
   // when the group was last home (plus the reply room it was given while it

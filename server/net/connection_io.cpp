@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "net/connection_memory.hpp"
+#include "net/group_parser.hpp"
 #include "net/worker.hpp"
 
 namespace gpuhash::server::net {
@@ -15,11 +16,10 @@ namespace {
 
 /// Output waiting for a slow client beyond which a connection stops parsing.
 constexpr std::size_t output_backlog_limit = 16u << 20;
-/// Requests one group carries at most (more wait for the next group), and
-/// while the memory budget is pressed.
+/// Requests one group carries at most (more go in the next group as soon as
+/// it is back), and while the memory budget is pressed.
 constexpr std::size_t group_limit = 4096;
 constexpr std::size_t pressed_group_limit = 64;
-constexpr std::string_view too_large = "SERVER_ERROR object too large for cache\r\n";
 
 }  // namespace
 
@@ -130,6 +130,16 @@ void network::worker::settle(connection& conn) {
       return;
     }
     if (conn.closing || conn.backlog() > output_backlog_limit) return;
+    if (conn.next_round) return;  // on the list of serve_yielded
+    if (conn.yielded) {
+      // its last group took its whole share of a round (-R): the requests
+      // left wait for the worker's next round, where the other ready
+      // connections' go too
+      conn.yielded = false;
+      conn.next_round = true;
+      yielded_.push_back(conn.fd);
+      return;
+    }
     if (!conn.authenticated) authenticate(conn);
     if (conn.authenticated) parse_and_submit(conn);
     if (conn.waiting || conn.resuming || conn.peer_gone || conn.closing) continue;
@@ -175,49 +185,17 @@ void network::worker::parse_and_submit(connection& conn) {
   engine::request_group& group = conn.group;
   group.reset();
   shrink_input(conn, owner_.budget_);
-  std::size_t position = 0;
-  const std::string_view input = conn.input;
-  const std::size_t limit = owner_.budget_.pressed() ? pressed_group_limit : group_limit;
-  while (group.used < limit) {
-    if (conn.swallow != 0) {
-      const std::size_t dropped = std::min(conn.swallow, input.size() - position);
-      position += dropped;
-      conn.swallow -= dropped;
-      if (conn.swallow != 0) break;
-    }
-    if (position == input.size()) break;
-    engine::work_item& item = group.next_item();
-    const protocol::parse_result result =
-        protocol::parse_request(input.substr(position), owner_.settings_.limits, item.request);
-    if (result.outcome == protocol::parse_outcome::need_more) {
-      --group.used;
-      break;
-    }
-    if (result.outcome == protocol::parse_outcome::error) {
-      item.error_reply = result.error_reply;
-      item.silent = result.silent;
-      // memcached drops the old value of a set refused as too large
-      item.drops_key = (item.request.kind == protocol::command::set ||
-                        item.request.kind == protocol::command::meta_set) &&
-                       result.error_reply == too_large &&
-                       protocol::valid_key(item.request.key, owner_.settings_.limits);
-      const std::size_t available = input.size() - position;
-      if (result.consumed > available) {
-        conn.swallow = result.consumed - available;
-        position = input.size();
-      } else {
-        position += result.consumed;
-      }
-      if (result.close_connection) {
-        group.close_after = true;
-        break;
-      }
-      continue;
-    }
-    position += result.consumed;
-    if (item.request.kind == protocol::command::quit ||
-        item.request.kind == protocol::command::shutdown)
-      break;  // nothing after it runs
+  // A round takes -R requests of each connection at most (fewer while the
+  // budget is pressed, when the rest follow as soon as the group is back).
+  const std::size_t per_round = owner_.settings_.requests_per_event;
+  const std::size_t share =
+      std::min(per_round, owner_.budget_.pressed() ? pressed_group_limit : group_limit);
+  const parsed_input parsed =
+      parse_group(conn.input, owner_.settings_.limits, share, conn.swallow, group);
+  const std::size_t position = parsed.consumed;
+  if (parsed.share_full && share == per_round) {
+    conn.yielded = true;
+    ++owner_.stats_.connections.yields;
   }
   if (group.used == 0) {
     conn.input.erase(0, position);

@@ -98,6 +98,12 @@ class network::worker {
   /// Idle connections give back what they hold, if the budget is pressed.
   void release_idle();
 
+  // ---- rounds ----------------------------------------------------------------
+
+  /// Parses the next share of the connections that yielded (-R) before this
+  /// round, to go to the engine with the shares of the round's events.
+  void serve_yielded();
+
   // ---- reading and writing -------------------------------------------------
 
   /// Reads what the socket holds; returns the bytes read. A read shorter
@@ -155,13 +161,16 @@ class network::worker {
   std::atomic<bool> memory_wanted_{false};  // ask_for_memory was called
   // This thread's alone: the groups parsed in this round of events, the
   // groups answered by batches run on this thread, and drain_local's spare
-  // vectors (kept for their capacity); the connections waiting for memory
+  // vectors (kept for their capacity); the connections waiting for memory,
+  // and those waiting for the next round, with serve_yielded's spare vector
   // (by descriptor: one closed meanwhile is skipped).
   std::vector<engine::request_group*> to_submit_;
   std::vector<engine::request_group*> done_here_;
   std::vector<engine::request_group*> submitting_;
   std::vector<engine::request_group*> finishing_;
   std::vector<int> starved_;
+  std::vector<int> yielded_;
+  std::vector<int> serving_yielded_;
   bool retrying_ = false;
   std::uint64_t given_back_seen_ = 0;
   std::chrono::steady_clock::time_point last_retry_;

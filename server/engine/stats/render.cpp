@@ -92,7 +92,7 @@ void render_machinery(const shard_numbers& numbers, const server_stats& server, 
   stat("listen_disabled_num", 0);
   stat("time_in_listen_disabled_us", 0);
   stat("threads", server.threads);
-  stat("conn_yields", 0);
+  stat("conn_yields", server.connections.yields.load());
   const std::size_t capacity = numbers.index.capacity;
   stat("hash_power_level", capacity == 0 ? 0 : std::bit_width(capacity) - 1);
   stat("hash_bytes", numbers.index.memory_bytes);
