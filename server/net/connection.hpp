@@ -40,6 +40,7 @@ struct connection {
   std::string side_input;            // bytes read while a group's requests point into input
   std::size_t parsed_end = 0;        // input consumed by the group that is out
   std::size_t swallow = 0;           // bytes of a refused value still to drop
+  bool dropping_line = false;        // a refused multi-get's line: dropped as it comes
   std::string output;
   std::size_t output_sent = 0;
   std::atomic<bool> waiting{false};  // a group is with the engine (`stats conns` reads it)

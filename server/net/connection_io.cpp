@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <string>
 #include <string_view>
 
 #include "net/connection_memory.hpp"
@@ -20,6 +21,15 @@ constexpr std::size_t output_backlog_limit = 16u << 20;
 /// it is back), and while the memory budget is pressed.
 constexpr std::size_t group_limit = 4096;
 constexpr std::size_t pressed_group_limit = 64;
+
+/// What follows the end of the line being dropped in `bytes`: nothing when
+/// the line does not end in them.
+std::string_view after_dropped_line(connection& conn, std::string_view bytes) {
+  const std::size_t end = bytes.find('\n');
+  if (end == std::string_view::npos) return {};
+  conn.dropping_line = false;
+  return bytes.substr(end + 1);
+}
 
 }  // namespace
 
@@ -48,6 +58,7 @@ std::size_t network::worker::read_input(connection& conn, bool to_the_end) {
     }
     const std::size_t room = take_input_room(conn, target, sizeof buffer, owner_.budget_);
     if (room == 0) {
+      if (refuse_unreadable_multiget(conn)) continue;
       conn.reading_paused = true;
       starve(conn);
       return total;
@@ -56,12 +67,15 @@ std::size_t network::worker::read_input(connection& conn, bool to_the_end) {
     const transfer got = conn.receive(buffer, readable);
     if (got.what != transfer::state::moved) recharge(conn);  // gives back the room taken
     switch (got.what) {
-      case transfer::state::moved:
-        append_input(conn, target, std::string_view(buffer, got.bytes), room, owner_.budget_);
+      case transfer::state::moved: {
+        std::string_view bytes(buffer, got.bytes);
+        if (conn.dropping_line) bytes = after_dropped_line(conn, bytes);
+        append_input(conn, target, bytes, room, owner_.budget_);
         total += got.bytes;
         owner_.stats_.connections.bytes_read += got.bytes;
         if (got.bytes < readable && !to_the_end) return total;
         continue;
+      }
       case transfer::state::again: return total;
       case transfer::state::closed:
         // EOF: the client may have half-closed after its last requests
@@ -74,6 +88,26 @@ std::size_t network::worker::read_input(connection& conn, bool to_the_end) {
         return total;
     }
   }
+}
+
+bool network::worker::refuse_unreadable_multiget(connection& conn) {
+  if (!conn.authenticated || conn.waiting || conn.resuming || conn.swallow != 0 ||
+      conn.dropping_line || !input_at_ceiling(conn, owner_.budget_))
+    return false;
+  // An unfinished line: only a multi-get's may grow past 2,048 bytes (the
+  // parser refuses any other), so this is one that can never be read whole.
+  protocol::request unfinished;
+  if (conn.input.find('\n') != std::string::npos ||
+      protocol::parse_request(conn.input, owner_.settings_.limits, unfinished).outcome !=
+          protocol::parse_outcome::need_more)
+    return false;
+  // nothing of the connection is with the engine: the answer is next in order
+  conn.output.append(out_of_memory_for_get);
+  ++owner_.stats_.connections.multigets_out_of_memory;
+  conn.input.clear();
+  conn.dropping_line = true;
+  write_output(conn);
+  return true;
 }
 
 void network::worker::write_output(connection& conn) {
@@ -188,14 +222,17 @@ void network::worker::parse_and_submit(connection& conn) {
   // A round takes -R requests of each connection at most (fewer while the
   // budget is pressed, when the rest follow as soon as the group is back).
   const std::size_t per_round = owner_.settings_.requests_per_event;
-  const std::size_t share =
-      std::min(per_round, owner_.budget_.pressed() ? pressed_group_limit : group_limit);
+  group_bounds bounds;
+  bounds.share = std::min(per_round, owner_.budget_.pressed() ? pressed_group_limit : group_limit);
+  bounds.key_records = key_records_room(conn, owner_.budget_);
   const parsed_input parsed =
-      parse_group(conn.input, owner_.settings_.limits, share, conn.swallow, group);
+      parse_group(conn.input, owner_.settings_.limits, bounds, conn.swallow, group);
   const std::size_t position = parsed.consumed;
-  if (parsed.share_full && share == per_round) {
+  auto& counters = owner_.stats_.connections;
+  counters.multigets_out_of_memory += parsed.multigets_refused;
+  if (parsed.share_full && bounds.share == per_round) {
     conn.yielded = true;
-    ++owner_.stats_.connections.yields;
+    ++counters.yields;
   }
   if (group.used == 0) {
     conn.input.erase(0, position);

@@ -113,6 +113,12 @@ class network::worker {
   /// or failed) it reads on to see the end. A TLS session always reads to
   /// the end: what it has taken from the socket raises no edge.
   std::size_t read_input(connection& conn, bool to_the_end = true);
+  /// A multi-get whose line is longer than the budget lets input hold could
+  /// never be read whole: once the connection's input holds all it may, it
+  /// is answered as memcached answers a multi-get it has no memory for
+  /// (out_of_memory_for_get, response_obj_oom), and the rest of its line is
+  /// dropped as it comes. False: the input is not such a line.
+  bool refuse_unreadable_multiget(connection& conn);
   void write_output(connection& conn);
   void count_fault(const transfer& failed);
 

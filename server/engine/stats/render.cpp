@@ -41,8 +41,10 @@ void render_process(std::int64_t now, const server_stats& server, stat_writer& s
   stat("total_connections", connections.total.load());
   if (server.shown.rejected_connections) stat("rejected_connections", connections.rejected.load());
   stat("connection_structures", server.listeners + connections.most.load());
-  // memcached's response objects; here replies are built in each group's buffer
-  stat("response_obj_oom", 0);
+  // memcached's response objects; here replies are built in each group's
+  // buffer, and a multi-get is refused as memcached refuses one it has no
+  // response objects for
+  stat("response_obj_oom", connections.multigets_out_of_memory.load());
   stat("response_obj_count", 0);
   stat("response_obj_bytes", 0);
   stat("read_buf_count", 0);  // the buffers are counted in bytes only

@@ -31,6 +31,9 @@ struct connection_counters {
   /// Times a connection had more requests waiting than its share of a worker
   /// round (-R) and left them for the next round: memcached's conn_yields.
   std::atomic<std::uint64_t> yields{0};
+  /// Multi-gets answered "SERVER_ERROR out of memory writing get response"
+  /// (net/group_parser.hpp): memcached's response_obj_oom.
+  std::atomic<std::uint64_t> multigets_out_of_memory{0};
 
   /// `stats reset`: the counts (not what is current).
   void reset() noexcept;
@@ -74,7 +77,8 @@ inline void connection_counters::reset() noexcept {
   for (auto count :
        {&counters::total, &counters::rejected, &counters::bytes_read, &counters::bytes_written,
         &counters::auth_cmds, &counters::auth_errors, &counters::ssl_handshake_errors,
-        &counters::ssl_proto_errors, &counters::buffer_stalls, &counters::yields})
+        &counters::ssl_proto_errors, &counters::buffer_stalls, &counters::yields,
+        &counters::multigets_out_of_memory})
     (this->*count) = 0;
 }
 

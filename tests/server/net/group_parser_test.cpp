@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 namespace gpuhash::server::net {
@@ -20,10 +21,14 @@ class GroupParser : public ::testing::Test {
  protected:
   parsed_input parse(std::string_view input, std::size_t share) {
     group_.reset();
-    return parse_group(input, limits_, share, swallow_, group_);
+    group_bounds bounds;
+    bounds.share = share;
+    bounds.key_records = key_records_;
+    return parse_group(input, limits_, bounds, swallow_, group_);
   }
 
   protocol::parser_limits limits_;
+  std::size_t key_records_ = std::numeric_limits<std::size_t>::max();
   std::size_t swallow_ = 0;
   engine::request_group group_;
 };
@@ -90,6 +95,33 @@ TEST_F(GroupParser, ARefusedValueIsDroppedAcrossReads) {
   EXPECT_EQ(group_.used, 1u);
   EXPECT_EQ(group_.items[0].request.kind, protocol::command::get);
   EXPECT_EQ(next.consumed, 14u);
+}
+
+TEST_F(GroupParser, AMultiGetWhoseKeysDoNotFitIsAnsweredOutOfMemory) {
+  // room for 5 keys' records in the whole group
+  key_records_ = 5 * sizeof(std::string_view);
+  const parsed_input parsed =
+      parse("get a b c\r\ngets d e f\r\nget g h\r\nmg x v\r\nget i j k l m n\r\n", 10);
+  ASSERT_EQ(group_.used, 5u);
+  EXPECT_EQ(parsed.multigets_refused, 2u);
+  EXPECT_FALSE(group_.items[0].is_error());
+  EXPECT_EQ(group_.items[0].request.keys.size(), 3u);
+  EXPECT_EQ(group_.items[1].error_reply, out_of_memory_for_get);  // 3 more than the 2 left
+  EXPECT_TRUE(group_.items[1].request.keys.empty());
+  EXPECT_FALSE(group_.items[2].is_error());  // those 2
+  EXPECT_FALSE(group_.items[3].is_error());  // one key, not a multi-get's
+  EXPECT_EQ(group_.items[4].error_reply, out_of_memory_for_get);
+  EXPECT_FALSE(parsed.share_full);
+}
+
+TEST_F(GroupParser, WithoutALimitAnyMultiGetIsTaken) {
+  std::string line = "get";
+  for (int i = 0; i < 10000; ++i) line += " k" + std::to_string(i);
+  line += "\r\n";
+  const parsed_input parsed = parse(line, 5);
+  ASSERT_EQ(group_.used, 1u);
+  EXPECT_EQ(parsed.multigets_refused, 0u);
+  EXPECT_EQ(group_.items[0].request.keys.size(), 10000u);
 }
 
 }  // namespace
