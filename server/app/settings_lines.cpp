@@ -64,7 +64,7 @@ void add_core(const config::server_options& options, lines_type& lines) {
                    {"num_threads_per_udp", number(network.threads)},
                    {"stat_key_prefix", std::string(1, tuning.stat_key_prefix)},
                    {"detail_enabled", "no"},  // per-prefix statistics are not kept
-                   {"reqs_per_event", number(tuning.reqs_per_event)},
+                   {"reqs_per_event", number(network.requests_per_event)},
                    {"cas_enabled", yes_no(store.cas_enabled)},
                    {"tcp_backlog", number(network.listen.backlog)},
                    {"binding_protocol", tuning.binding_protocol},

@@ -42,8 +42,7 @@ struct flag_spec {
 
 // memcached 1.6.18's shortopts and longopts (memcached.c), then gpuhash's own.
 constexpr auto flags = std::to_array<flag_spec>({
-    {'p', "port", argument::required, "<num>",
-     "TCP port (0: none, -1: the kernel picks)", nullptr},
+    {'p', "port", argument::required, "<num>", "TCP port (0: none, -1: the kernel picks)", nullptr},
     {'U', "udp-port", argument::required, "<num>", "UDP port; not served: only 0 [refused]",
      nullptr},
     {'s', "unix-socket", argument::required, "<file>", "UNIX socket to listen on", nullptr},
@@ -72,8 +71,7 @@ constexpr auto flags = std::to_array<flag_spec>({
     {'D', nullptr, argument::required, "<char>", "key prefix delimiter for stats detail",
      "per-prefix statistics (stats detail) are not kept"},
     {'t', "threads", argument::required, "<num>", "number of threads to use", nullptr},
-    {'R', "max-reqs-per-event", argument::required, "<num>", "max requests per event",
-     "requests are batched across connections, not limited per event"},
+    {'R', "max-reqs-per-event", argument::required, "<num>", "max requests per event", nullptr},
     {'C', "disable-cas", argument::none, "", "disable use of CAS", nullptr},
     {'b', "listen-backlog", argument::required, "<num>", "backlog queue limit", nullptr},
     {'B', "protocol", argument::required, "<name>", "ascii or auto (text only; binary refused)",

@@ -24,7 +24,7 @@ std::string default_text(int code, const server_options& defaults) {
     case 'f': return number_text(defaults.engine.store.growth_factor);
     case 'n': return std::to_string(defaults.engine.store.chunk_size_min);
     case 't': return std::to_string(defaults.network.threads);
-    case 'R': return "20";
+    case 'R': return std::to_string(defaults.network.requests_per_event);
     case 'b': return std::to_string(defaults.network.listen.backlog);
     case 'B': return "auto";
     case 'D': return ":";

@@ -248,8 +248,6 @@ class command_line_parser {
     tuning_settings& tuning = options_.tuning;
     if (code == 'D') {
       tuning.stat_key_prefix = required_text(value, name)[0];
-    } else if (code == 'R') {
-      tuning.reqs_per_event = parse_integer(value, 1, int_max, name);
     } else if (code == 'N') {
       napi_ids_ = static_cast<std::size_t>(parse_integer(value, 1, int_max, name));
       tuning.napi_ids = value;
@@ -344,8 +342,8 @@ class command_line_parser {
         break;
       case 'b': number(options_.network.listen.backlog, 0, int_max); break;
       case 'B': set_binding_protocol(value, name); break;
+      case 'R': number(options_.network.requests_per_event, 1, int_max); break;
       case 'D':
-      case 'R':
       case 'N':
       case 'e': record_shown_flag(flag.code, value, name); break;
       case index_code:

@@ -1,7 +1,7 @@
 #pragma once
 // memcached's settings for machinery gpuhash-server does not have (its LRU
 // maintainer and crawler, slab mover, hash table, loggers, extstore, NAPI
-// ids, warm restart) and for choices it has only one answer to (-B, -R):
+// ids, warm restart) and for a choice it has only one answer to (-B):
 // the flags and -o options that set them are accepted, each with a line at
 // -v saying it has no effect, and their values are shown in `stats
 // settings` as memcached shows them (app/settings_lines.cpp). Some of them
@@ -33,7 +33,6 @@ struct extstore_tuning {
 
 struct tuning_settings {
   std::string binding_protocol = "auto-negotiate";  ///< -B ascii|auto (binary is refused)
-  std::int64_t reqs_per_event = 20;                 ///< -R (not enforced: see docs)
   char stat_key_prefix = ':';                       ///< -D
   std::int64_t hashpower_init = 0;                  ///< hashpower (0: memcached sizes itself)
   bool maxconns_fast = true;

@@ -40,6 +40,7 @@ struct connection {
   std::string side_input;            // bytes read while a group's requests point into input
   std::size_t parsed_end = 0;        // input consumed by the group that is out
   std::size_t swallow = 0;           // bytes of a refused value still to drop
+  bool dropping_line = false;        // a refused multi-get's line: dropped as it comes
   std::string output;
   std::size_t output_sent = 0;
   std::atomic<bool> waiting{false};  // a group is with the engine (`stats conns` reads it)
@@ -49,6 +50,11 @@ struct connection {
   bool peer_gone = false;            // the socket failed: close now
   bool reading_paused = false;       // input_limit or the memory budget stopped reading
   bool starved = false;              // on its worker's list of connections waiting for memory
+  // -R: the group out took the connection's whole share of a round and more
+  // requests wait in the input; once it is back, the connection goes on its
+  // worker's list for the next round (next_round) and yields until then.
+  bool yielded = false;
+  bool next_round = false;
   // Memory (memory_budget.hpp): what this connection's buffers are charged
   // at (all of them, and its input's); its group's part of that, measured
   // when the group was last home (plus the reply room it was given while it

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <ctime>
+#include <string>
 #include <string_view>
 
 #include "net/connection_memory.hpp"
+#include "net/group_parser.hpp"
 #include "net/worker.hpp"
 
 namespace gpuhash::server::net {
@@ -15,11 +17,19 @@ namespace {
 
 /// Output waiting for a slow client beyond which a connection stops parsing.
 constexpr std::size_t output_backlog_limit = 16u << 20;
-/// Requests one group carries at most (more wait for the next group), and
-/// while the memory budget is pressed.
+/// Requests one group carries at most (more go in the next group as soon as
+/// it is back), and while the memory budget is pressed.
 constexpr std::size_t group_limit = 4096;
 constexpr std::size_t pressed_group_limit = 64;
-constexpr std::string_view too_large = "SERVER_ERROR object too large for cache\r\n";
+
+/// What follows the end of the line being dropped in `bytes`: nothing when
+/// the line does not end in them.
+std::string_view after_dropped_line(connection& conn, std::string_view bytes) {
+  const std::size_t end = bytes.find('\n');
+  if (end == std::string_view::npos) return {};
+  conn.dropping_line = false;
+  return bytes.substr(end + 1);
+}
 
 }  // namespace
 
@@ -48,6 +58,7 @@ std::size_t network::worker::read_input(connection& conn, bool to_the_end) {
     }
     const std::size_t room = take_input_room(conn, target, sizeof buffer, owner_.budget_);
     if (room == 0) {
+      if (refuse_unreadable_multiget(conn)) continue;
       conn.reading_paused = true;
       starve(conn);
       return total;
@@ -56,12 +67,15 @@ std::size_t network::worker::read_input(connection& conn, bool to_the_end) {
     const transfer got = conn.receive(buffer, readable);
     if (got.what != transfer::state::moved) recharge(conn);  // gives back the room taken
     switch (got.what) {
-      case transfer::state::moved:
-        append_input(conn, target, std::string_view(buffer, got.bytes), room, owner_.budget_);
+      case transfer::state::moved: {
+        std::string_view bytes(buffer, got.bytes);
+        if (conn.dropping_line) bytes = after_dropped_line(conn, bytes);
+        append_input(conn, target, bytes, room, owner_.budget_);
         total += got.bytes;
         owner_.stats_.connections.bytes_read += got.bytes;
         if (got.bytes < readable && !to_the_end) return total;
         continue;
+      }
       case transfer::state::again: return total;
       case transfer::state::closed:
         // EOF: the client may have half-closed after its last requests
@@ -74,6 +88,26 @@ std::size_t network::worker::read_input(connection& conn, bool to_the_end) {
         return total;
     }
   }
+}
+
+bool network::worker::refuse_unreadable_multiget(connection& conn) {
+  if (!conn.authenticated || conn.waiting || conn.resuming || conn.swallow != 0 ||
+      conn.dropping_line || !input_at_ceiling(conn, owner_.budget_))
+    return false;
+  // An unfinished line: only a multi-get's may grow past 2,048 bytes (the
+  // parser refuses any other), so this is one that can never be read whole.
+  protocol::request unfinished;
+  if (conn.input.find('\n') != std::string::npos ||
+      protocol::parse_request(conn.input, owner_.settings_.limits, unfinished).outcome !=
+          protocol::parse_outcome::need_more)
+    return false;
+  // nothing of the connection is with the engine: the answer is next in order
+  conn.output.append(out_of_memory_for_get);
+  ++owner_.stats_.connections.multigets_out_of_memory;
+  conn.input.clear();
+  conn.dropping_line = true;
+  write_output(conn);
+  return true;
 }
 
 void network::worker::write_output(connection& conn) {
@@ -130,6 +164,16 @@ void network::worker::settle(connection& conn) {
       return;
     }
     if (conn.closing || conn.backlog() > output_backlog_limit) return;
+    if (conn.next_round) return;  // on the list of serve_yielded
+    if (conn.yielded) {
+      // its last group took its whole share of a round (-R): the requests
+      // left wait for the worker's next round, where the other ready
+      // connections' go too
+      conn.yielded = false;
+      conn.next_round = true;
+      yielded_.push_back(conn.fd);
+      return;
+    }
     if (!conn.authenticated) authenticate(conn);
     if (conn.authenticated) parse_and_submit(conn);
     if (conn.waiting || conn.resuming || conn.peer_gone || conn.closing) continue;
@@ -175,49 +219,20 @@ void network::worker::parse_and_submit(connection& conn) {
   engine::request_group& group = conn.group;
   group.reset();
   shrink_input(conn, owner_.budget_);
-  std::size_t position = 0;
-  const std::string_view input = conn.input;
-  const std::size_t limit = owner_.budget_.pressed() ? pressed_group_limit : group_limit;
-  while (group.used < limit) {
-    if (conn.swallow != 0) {
-      const std::size_t dropped = std::min(conn.swallow, input.size() - position);
-      position += dropped;
-      conn.swallow -= dropped;
-      if (conn.swallow != 0) break;
-    }
-    if (position == input.size()) break;
-    engine::work_item& item = group.next_item();
-    const protocol::parse_result result =
-        protocol::parse_request(input.substr(position), owner_.settings_.limits, item.request);
-    if (result.outcome == protocol::parse_outcome::need_more) {
-      --group.used;
-      break;
-    }
-    if (result.outcome == protocol::parse_outcome::error) {
-      item.error_reply = result.error_reply;
-      item.silent = result.silent;
-      // memcached drops the old value of a set refused as too large
-      item.drops_key = (item.request.kind == protocol::command::set ||
-                        item.request.kind == protocol::command::meta_set) &&
-                       result.error_reply == too_large &&
-                       protocol::valid_key(item.request.key, owner_.settings_.limits);
-      const std::size_t available = input.size() - position;
-      if (result.consumed > available) {
-        conn.swallow = result.consumed - available;
-        position = input.size();
-      } else {
-        position += result.consumed;
-      }
-      if (result.close_connection) {
-        group.close_after = true;
-        break;
-      }
-      continue;
-    }
-    position += result.consumed;
-    if (item.request.kind == protocol::command::quit ||
-        item.request.kind == protocol::command::shutdown)
-      break;  // nothing after it runs
+  // A round takes -R requests of each connection at most (fewer while the
+  // budget is pressed, when the rest follow as soon as the group is back).
+  const std::size_t per_round = owner_.settings_.requests_per_event;
+  group_bounds bounds;
+  bounds.share = std::min(per_round, owner_.budget_.pressed() ? pressed_group_limit : group_limit);
+  bounds.key_records = key_records_room(conn, owner_.budget_);
+  const parsed_input parsed =
+      parse_group(conn.input, owner_.settings_.limits, bounds, conn.swallow, group);
+  const std::size_t position = parsed.consumed;
+  auto& counters = owner_.stats_.connections;
+  counters.multigets_out_of_memory += parsed.multigets_refused;
+  if (parsed.share_full && bounds.share == per_round) {
+    conn.yielded = true;
+    ++counters.yields;
   }
   if (group.used == 0) {
     conn.input.erase(0, position);

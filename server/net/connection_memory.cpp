@@ -3,6 +3,7 @@
 #include "net/connection_memory.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -149,6 +150,16 @@ void release_if_idle(connection& conn, memory_budget& budget) {
   conn.group.release_memory();
   conn.group_bytes = conn.group.memory_bytes();
   recharge(conn, budget);
+}
+
+std::size_t key_records_room(const connection& conn, const memory_budget& budget) {
+  const std::size_t limit = budget.limit();
+  if (limit == 0) return std::numeric_limits<std::size_t>::max();
+  return limit - std::min(limit, conn.charged.input);
+}
+
+bool input_at_ceiling(const connection& conn, const memory_budget& budget) {
+  return budget.limit() != 0 && conn.charged.input >= budget.input_ceiling();
 }
 
 }  // namespace gpuhash::server::net

@@ -69,4 +69,14 @@ void shrink_input(connection& conn, memory_budget& budget);
 /// budget is pressed, and large buffers always.
 void release_if_idle(connection& conn, memory_budget& budget);
 
+/// Bytes the key records of a group's multi-gets may take (group_parser.hpp):
+/// what the budget could hold besides the connection's input, which the
+/// requests point into, were every other connection to hold nothing. A
+/// multi-get needing more could never be answered under the limit.
+std::size_t key_records_room(const connection& conn, const memory_budget& budget);
+
+/// The connection's input holds all the input the budget lets the
+/// connections hold together: it can never read more than it holds.
+bool input_at_ceiling(const connection& conn, const memory_budget& budget);
+
 }  // namespace gpuhash::server::net

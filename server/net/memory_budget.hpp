@@ -88,6 +88,9 @@ class memory_budget {
   void count_stall() noexcept { stalls_.fetch_add(1, std::memory_order_relaxed); }
 
   std::size_t limit() const noexcept { return limit_; }
+  /// What all connections' input may hold together: the limit less the
+  /// reply reserve.
+  std::size_t input_ceiling() const noexcept { return input_limit_; }
   std::size_t allowance() const noexcept { return allowance_; }
   std::size_t used() const noexcept { return used_.load(std::memory_order_relaxed); }
   std::size_t input_used() const noexcept { return input_used_.load(std::memory_order_relaxed); }

@@ -35,7 +35,10 @@ struct network_settings {
   std::size_t threads = 4;             ///< -t: worker threads
   int verbosity = 0;                   ///< -v, -vv, -vvv
   std::uint32_t spin_us = 0;           ///< polling before a worker sleeps in epoll_wait
-  protocol::parser_limits limits;      ///< -I: the largest value a request may carry
+  /// -R: the requests of one connection a worker round takes at most; the
+  /// rest wait for the next round (worker.hpp).
+  std::size_t requests_per_event = 20;
+  protocol::parser_limits limits;  ///< -I: the largest value a request may carry
   /// -o read_buf_mem_limit, in bytes: what all connections' buffers (input,
   /// replies being assembled, output not yet sent) may hold together beyond
   /// each connection's own small allowance (memory_budget.hpp). 0: no

@@ -150,8 +150,10 @@ void network::worker::loop() {
   auto last_event = std::chrono::steady_clock::now();
   while (!stopping_) {
     // With cores to spare, poll for spin_us after the last event before
-    // sleeping: a reply then goes out without a wake-up.
-    bool polling = spin.count() != 0 && std::chrono::steady_clock::now() - last_event < spin;
+    // sleeping: a reply then goes out without a wake-up. Connections that
+    // yielded go on in the next round, which does not wait either.
+    bool polling = !yielded_.empty() ||
+                   (spin.count() != 0 && std::chrono::steady_clock::now() - last_event < spin);
     if (!polling) {
       asleep_.store(true);
       polling = handed_over_.load();  // handed over before asleep_ was seen: do not sleep
@@ -183,6 +185,7 @@ void network::worker::loop() {
         serve_event(*found->second, events[i].events);
       }
     }
+    serve_yielded();
     retry_starved();
     drain_local();
   }
@@ -346,6 +349,18 @@ void network::worker::retry_starved() {
     settle(conn);
   }
   retrying_ = false;
+}
+
+void network::worker::serve_yielded() {
+  serving_yielded_.swap(yielded_);
+  for (const int fd : serving_yielded_) {
+    const auto found = connections_.find(fd);
+    if (found == connections_.end() || !found->second->next_round) continue;
+    connection& conn = *found->second;
+    conn.next_round = false;
+    settle(conn);
+  }
+  serving_yielded_.clear();
 }
 
 void network::worker::release_idle() {

@@ -98,6 +98,12 @@ class network::worker {
   /// Idle connections give back what they hold, if the budget is pressed.
   void release_idle();
 
+  // ---- rounds ----------------------------------------------------------------
+
+  /// Parses the next share of the connections that yielded (-R) before this
+  /// round, to go to the engine with the shares of the round's events.
+  void serve_yielded();
+
   // ---- reading and writing -------------------------------------------------
 
   /// Reads what the socket holds; returns the bytes read. A read shorter
@@ -107,6 +113,12 @@ class network::worker {
   /// or failed) it reads on to see the end. A TLS session always reads to
   /// the end: what it has taken from the socket raises no edge.
   std::size_t read_input(connection& conn, bool to_the_end = true);
+  /// A multi-get whose line is longer than the budget lets input hold could
+  /// never be read whole: once the connection's input holds all it may, it
+  /// is answered as memcached answers a multi-get it has no memory for
+  /// (out_of_memory_for_get, response_obj_oom), and the rest of its line is
+  /// dropped as it comes. False: the input is not such a line.
+  bool refuse_unreadable_multiget(connection& conn);
   void write_output(connection& conn);
   void count_fault(const transfer& failed);
 
@@ -155,13 +167,16 @@ class network::worker {
   std::atomic<bool> memory_wanted_{false};  // ask_for_memory was called
   // This thread's alone: the groups parsed in this round of events, the
   // groups answered by batches run on this thread, and drain_local's spare
-  // vectors (kept for their capacity); the connections waiting for memory
+  // vectors (kept for their capacity); the connections waiting for memory,
+  // and those waiting for the next round, with serve_yielded's spare vector
   // (by descriptor: one closed meanwhile is skipped).
   std::vector<engine::request_group*> to_submit_;
   std::vector<engine::request_group*> done_here_;
   std::vector<engine::request_group*> submitting_;
   std::vector<engine::request_group*> finishing_;
   std::vector<int> starved_;
+  std::vector<int> yielded_;
+  std::vector<int> serving_yielded_;
   bool retrying_ = false;
   std::uint64_t given_back_seen_ = 0;
   std::chrono::steady_clock::time_point last_retry_;

@@ -41,8 +41,10 @@ void render_process(std::int64_t now, const server_stats& server, stat_writer& s
   stat("total_connections", connections.total.load());
   if (server.shown.rejected_connections) stat("rejected_connections", connections.rejected.load());
   stat("connection_structures", server.listeners + connections.most.load());
-  // memcached's response objects; here replies are built in each group's buffer
-  stat("response_obj_oom", 0);
+  // memcached's response objects; here replies are built in each group's
+  // buffer, and a multi-get is refused as memcached refuses one it has no
+  // response objects for
+  stat("response_obj_oom", connections.multigets_out_of_memory.load());
   stat("response_obj_count", 0);
   stat("response_obj_bytes", 0);
   stat("read_buf_count", 0);  // the buffers are counted in bytes only
@@ -92,7 +94,7 @@ void render_machinery(const shard_numbers& numbers, const server_stats& server, 
   stat("listen_disabled_num", 0);
   stat("time_in_listen_disabled_us", 0);
   stat("threads", server.threads);
-  stat("conn_yields", 0);
+  stat("conn_yields", server.connections.yields.load());
   const std::size_t capacity = numbers.index.capacity;
   stat("hash_power_level", capacity == 0 ? 0 : std::bit_width(capacity) - 1);
   stat("hash_bytes", numbers.index.memory_bytes);

@@ -28,6 +28,12 @@ struct connection_counters {
   /// stalled because they held read_buf_mem_limit (net/memory_budget.hpp).
   std::atomic<std::uint64_t> buffer_bytes{0};
   std::atomic<std::uint64_t> buffer_stalls{0};
+  /// Times a connection had more requests waiting than its share of a worker
+  /// round (-R) and left them for the next round: memcached's conn_yields.
+  std::atomic<std::uint64_t> yields{0};
+  /// Multi-gets answered "SERVER_ERROR out of memory writing get response"
+  /// (net/group_parser.hpp): memcached's response_obj_oom.
+  std::atomic<std::uint64_t> multigets_out_of_memory{0};
 
   /// `stats reset`: the counts (not what is current).
   void reset() noexcept;
@@ -71,7 +77,8 @@ inline void connection_counters::reset() noexcept {
   for (auto count :
        {&counters::total, &counters::rejected, &counters::bytes_read, &counters::bytes_written,
         &counters::auth_cmds, &counters::auth_errors, &counters::ssl_handshake_errors,
-        &counters::ssl_proto_errors, &counters::buffer_stalls})
+        &counters::ssl_proto_errors, &counters::buffer_stalls, &counters::yields,
+        &counters::multigets_out_of_memory})
     (this->*count) = 0;
 }
 

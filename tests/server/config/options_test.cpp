@@ -306,12 +306,11 @@ TEST(ServerOptions, BacklogAndProtocol) {
 TEST(ServerOptions, MemcachedsOwnSettingsAreRecorded) {
   // without effect here, but shown in `stats settings` as memcached shows them
   const server_options options =
-      parse_ok({"-R", "7", "-D", "#", "-N", "2", "-t", "4", "-e", "/dev/shm/m", "-o",
+      parse_ok({"-D", "#", "-N", "2", "-t", "4", "-e", "/dev/shm/m", "-o",
                 "hashpower=20,idle_timeout=5,no_lru_crawler,temporary_ttl=10,hot_lru_pct=30,"
                 "watcher_logbuf_size=128,ext_wbuf_size=8,ext_max_frag=0.5,hash_algorithm=xxh3,"
                 "slab_automove"});
   const tuning_settings& tuning = options.tuning;
-  EXPECT_EQ(tuning.reqs_per_event, 7);
   EXPECT_EQ(tuning.stat_key_prefix, '#');
   EXPECT_EQ(tuning.napi_ids, "2");
   EXPECT_EQ(tuning.memory_file, "/dev/shm/m");
@@ -402,6 +401,15 @@ TEST(ServerOptions, ConnectionMemoryLimit) {
   EXPECT_EQ(parse_ok({"-o", "read_buf_mem_limit=4"}).network.memory_limit, 4 * megabyte);
 }
 
+TEST(ServerOptions, RequestsPerEvent) {
+  // -R: one connection's requests in one worker round, as memcached's per event
+  EXPECT_EQ(parse_ok({}).network.requests_per_event, 20u);
+  const server_options given = parse_ok({"-R", "5"});
+  EXPECT_EQ(given.network.requests_per_event, 5u);
+  EXPECT_TRUE(given.ignored.empty());
+  EXPECT_EQ(parse_ok({"--max-reqs-per-event=1"}).network.requests_per_event, 1u);
+}
+
 TEST(ServerOptions, IgnoredFlagsAreRecordedOneLineEach) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"-d"}, "-d:"},
@@ -416,8 +424,6 @@ TEST(ServerOptions, IgnoredFlagsAreRecordedOneLineEach) {
       {{"--enable-largepages"}, "-L:"},
       {{"-D", ":"}, "-D ::"},
       {{"-D#"}, "-D #:"},
-      {{"-R", "20"}, "-R 20:"},
-      {{"--max-reqs-per-event=20"}, "-R 20:"},
       {{"-W"}, "-W:"},
       {{"--disable-watch"}, "-W:"},
       {{"-e", "/dev/shm/memory"}, "-e /dev/shm/memory:"},

@@ -818,6 +818,54 @@ class PipelineTest(ServerTestCase):
         c.sync()
 
 
+class RequestsPerEventTest(ServerTestCase):
+    """-R: a connection is served at most R requests at a time, then yields
+    to the others (`conn_yields`) and comes back for the rest, in order."""
+
+    per_event = 5
+    server_args = ("-R", str(per_event))
+
+    def yields(self):
+        return int(self.connect().stats()["conn_yields"])
+
+    def test_setting_is_shown(self):
+        self.assertEqual(self.connect().stats(b"settings")["reqs_per_event"], b"5")
+
+    def test_a_pipeline_longer_than_R_is_answered_in_order_and_yields(self):
+        c = self.connect()
+        n = 100
+        c.request(b"".join(b"set r%d 0 0 %d noreply\r\n%d\r\n" % (i, len(b"%d" % i), i)
+                           for i in range(n)), b"")
+        before = self.yields()
+        c.request(b"".join(b"get r%d\r\n" % i for i in range(n)),
+                  b"".join(b"VALUE r%d 0 %d\r\n%d\r\nEND\r\n" % (i, len(b"%d" % i), i)
+                           for i in range(n)))
+        # Each stretch between yields served R requests, or R + 1 (memcached
+        # serves one more on the event that reads; for 100 gets in one write
+        # both servers count 19).
+        grown = self.yields() - before
+        r = self.per_event
+        self.assertGreaterEqual(grown, -(-(n + 1) // (r + 1)) - 1)
+        self.assertLessEqual(grown, (n + 1) // r)
+
+    def test_as_many_requests_as_R_do_not_yield(self):
+        c = self.connect()
+        before = self.yields()
+        c.request(b"get none\r\n" * (self.per_event - 1), b"END\r\n" * (self.per_event - 1))
+        self.assertEqual(self.yields(), before)
+
+    def test_clients_pipelining_together_are_answered_in_order(self):
+        clients = [self.connect() for _ in range(4)]
+        requests = {}
+        for number, client in enumerate(clients):
+            requests[number] = [b"c%d_%d" % (number, i) for i in range(60)]
+            client.send(b"".join(b"set %s 0 0 %d\r\n%s\r\nget %s\r\n" % (k, len(k), k, k)
+                                 for k in requests[number]))
+        for number, client in enumerate(clients):
+            client.expect(b"".join(b"STORED\r\nVALUE %s 0 %d\r\n%s\r\nEND\r\n" % (k, len(k), k)
+                                   for k in requests[number]), msg=f"client {number}")
+            client.sync()
+
 
 class HalfCloseTest(ServerTestCase):
     """A client that sends its requests and then shuts its side down (as

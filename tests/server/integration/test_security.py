@@ -543,6 +543,72 @@ class ConnectionMemoryTest(unittest.TestCase):
                     client.close()
 
 
+class MultiGetMemoryTest(unittest.TestCase):
+    """Multi-gets under -o read_buf_mem_limit, answered as memcached 1.6.18
+    answers them. memcached holds one response object (about 1 KB, in 16 KB
+    bundles) per key until the reply is written, and refuses a multi-get it
+    has no response object for; its values go out from the items, so their
+    size does not count. Here the values are copied into replies sent in
+    parts within the budget, and a multi-get whose keys' records cannot be
+    held under the limit is refused. So how many keys are too many differs
+    (memcached: about 800 per MB of the limit and thread; here: tens of
+    thousands per MB): the tests take far more, or far fewer, than either."""
+
+    limit_mb = 4
+    value = b"v" * (100 * 1024)
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = ServerProcess(["-o", f"read_buf_mem_limit={cls.limit_mb}"]).start()
+        c = Connection.to(cls.server)
+        for i in range(60):
+            c.send(b"set mg%d 0 0 %d noreply\r\n%s\r\n" % (i, len(cls.value), cls.value))
+        c.sync()
+        c.close()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def refusals(self, c):
+        return int(c.stats()["response_obj_oom"])
+
+    def test_values_beyond_the_limit_are_answered_whole(self):
+        # 6 MB of values and 400 misses in one multi-get, under a 4 MB limit
+        c = Connection.to(self.server, timeout=30)
+        before = self.refusals(c)
+        keys = [b"mg%d" % i for i in range(60)] + [b"none%d" % i for i in range(400)]
+        values = c.get_values(b"get " + b" ".join(keys))
+        self.assertEqual([(key, flags, data) for key, flags, data, _ in values],
+                         [(b"mg%d" % i, 0, self.value) for i in range(60)])
+        self.assertEqual(self.refusals(c), before)
+        c.close()
+
+    def refuse(self, keys):
+        """A multi-get of `keys` misses and a hit, then a get on the same
+        write: the first is refused, the second answered."""
+        c = Connection.to(self.server, timeout=30)
+        before = self.refusals(c)
+        line = b"get " + b" ".join(b"x%d" % i for i in range(keys)) + b" mg0\r\n"
+        sender = threading.Thread(target=c.send, args=(line + b"get mg1\r\n",))
+        sender.start()
+        try:
+            c.expect(b"SERVER_ERROR out of memory writing get response\r\n")
+            c.expect(b"VALUE mg1 0 %d\r\n%s\r\nEND\r\n" % (len(self.value), self.value))
+        finally:
+            sender.join()
+        self.assertEqual(self.refusals(c), before + 1)
+        c.close()
+
+    def test_a_multiget_of_too_many_keys_is_refused(self):
+        # a line of 2 MB (the limit can hold it), keys that the limit cannot
+        self.refuse(250_000)
+
+    def test_a_multiget_line_longer_than_the_limit_is_refused(self):
+        # a line of 5 MB: more than the limit lets the connections' input hold
+        self.refuse(650_000)
+
+
 class ProbedDifferencesTest(unittest.TestCase):
     """Small differences from memcached seen in a probe, now as memcached."""
 

@@ -210,9 +210,8 @@ class FieldSetsTest(ServerTestCase):
 
     def test_what_is_not_kept_reads_0(self):
         stats = self.connect().stats()
-        for name in ("response_obj_oom", "listen_disabled_num", "conn_yields",
-                     "hash_is_expanding", "slab_reassign_running", "slabs_moved",
-                     "lru_crawler_running", "malloc_fails", "log_watchers",
+        for name in ("listen_disabled_num", "hash_is_expanding", "slab_reassign_running",
+                     "slabs_moved", "lru_crawler_running", "malloc_fails", "log_watchers",
                      "slab_global_page_pool", "crawler_reclaimed", "lrutail_reflocked",
                      "moves_to_warm", "unexpected_napi_ids", "round_robin_fallback"):
             self.assertEqual(stats[name], b"0", name)
