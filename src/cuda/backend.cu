@@ -115,6 +115,7 @@ void cuda_backend::scatter_words(const Word* source, const std::size_t* position
 GPUHASH_INSTANTIATE_WORD(std::uint8_t)
 GPUHASH_INSTANTIATE_WORD(std::uint32_t)
 GPUHASH_INSTANTIATE_WORD(std::uint64_t)
+GPUHASH_INSTANTIATE_WORD(detail::word_for<16>::type)
 
 #undef GPUHASH_INSTANTIATE_WORD
 

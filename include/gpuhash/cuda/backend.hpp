@@ -16,6 +16,7 @@
 #include "gpuhash/cuda/device_buffer.hpp"
 #include "gpuhash/cuda/error.hpp"
 #include "gpuhash/cuda/pinned_buffer.hpp"
+#include "gpuhash/key_types.hpp"
 #include "gpuhash/status.hpp"
 
 namespace gpuhash {
@@ -83,7 +84,7 @@ struct cuda_backend {
     GPUHASH_CUDA_TRY(cudaMemsetAsync(destination, byte, n, stream));
   }
   /// Element-wise work on device arrays. Any trivially copyable element of
-  /// 1, 4 or 8 bytes (keys and values of the user's types included) moves as
+  /// 1, 4, 8 or 16 bytes (keys and values of the user's types included) moves as
   /// its bytes, through the kernels that src/cuda/backend.cu defines for
   /// unsigned words of those sizes.
   template <class T>
@@ -109,11 +110,17 @@ struct cuda_backend {
   }
 
  private:
+  /// The unsigned word an element of `Bytes` bytes moves as.
+  template <std::size_t Bytes>
+  struct element_word_for : detail::word_for<Bytes> {};
+  template <std::size_t Bytes>
+  requires(Bytes == 1) struct element_word_for<Bytes> {
+    using type = std::uint8_t;
+  };
   template <class T>
-    requires(std::is_trivially_copyable_v<T> &&
-             (sizeof(T) == 1 || sizeof(T) == 4 || sizeof(T) == 8))
-  using element_word = std::conditional_t<
-      sizeof(T) == 1, std::uint8_t, std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
+  requires(std::is_trivially_copyable_v<T> &&
+           (sizeof(T) == 1 || sizeof(T) == 4 || sizeof(T) == 8 ||
+            sizeof(T) == 16)) using element_word = typename element_word_for<sizeof(T)>::type;
   template <class Word>
   static void fill_words(Word* destination, std::size_t n, Word value, stream_type stream);
   template <class Word>
