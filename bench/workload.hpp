@@ -39,11 +39,20 @@ struct key_spec {
   std::uint64_t universe = 0;  ///< zipf: number of distinct ranks
 };
 
+/// The 16-byte keys and values of the key_types.width experiment (the
+/// tables store 16-byte types as this word: gpuhash/key_types.hpp).
+__extension__ typedef unsigned __int128 word128;
+
 template <class Key>
 struct key_permutation {
   std::uint64_t seed;
 
-  GPUHASH_HD static constexpr Key largest_allowed() { return std::numeric_limits<Key>::max() - 16; }
+  GPUHASH_HD static constexpr Key largest_allowed() {
+    if constexpr (sizeof(Key) == 16)
+      return ~Key{0} - 16;  // strict C++ has no numeric_limits<unsigned __int128>
+    else
+      return std::numeric_limits<Key>::max() - 16;
+  }
   /// Two rounds, each a XOR with a seed word and a finalizer: every step is a
   /// bijection, and the second XOR makes the image of a range of indices
   /// depend on the whole seed (after one round it depends only on the seed's
@@ -59,9 +68,19 @@ struct key_permutation {
   /// A bijection of [1, largest_allowed] onto itself (cycle walking: applying
   /// a permutation of all keys until the result lands in the allowed set).
   GPUHASH_HD Key operator()(Key x) const {
-    Key y = mix(x);
-    while (y == 0 || y > largest_allowed()) y = mix(y);
-    return y;
+    if constexpr (sizeof(Key) == 16) {
+      // The high half is the 64-bit permutation of x's low half (so no key
+      // is reserved: those have a high half of all ones), the low half a
+      // hash of the high one; distinct x below 2^64 give distinct keys.
+      const std::uint64_t high =
+          key_permutation<std::uint64_t>{seed}(static_cast<std::uint64_t>(x));
+      const std::uint64_t low = murmur3_fmix64(high ^ murmur3_fmix64(seed + 1));
+      return (static_cast<Key>(high) << 64) | low;
+    } else {
+      Key y = mix(x);
+      while (y == 0 || y > largest_allowed()) y = mix(y);
+      return y;
+    }
   }
 };
 
@@ -135,8 +154,12 @@ struct key_generator {
     return key_permutation<Key>{spec.seed}(static_cast<Key>(index + 1));
   }
   GPUHASH_HD static Value value_for(Key key) {
-    return static_cast<Value>(
-        murmur3_fmix64(static_cast<std::uint64_t>(key) ^ 0xa5a5a5a5a5a5a5a5ULL));
+    const std::uint64_t low =
+        murmur3_fmix64(static_cast<std::uint64_t>(key) ^ 0xa5a5a5a5a5a5a5a5ULL);
+    if constexpr (sizeof(Value) == 16)
+      return (static_cast<Value>(murmur3_fmix64(low)) << 64) | low;
+    else
+      return static_cast<Value>(low);
   }
 };
 
@@ -195,7 +218,8 @@ struct value_tags {
 };
 
 /// Backend-specific work on benchmark data, overloaded on the backend tag
-/// (defined in workload_cpu.cpp and workload_cuda.cu for 32/32 and 64/64 bits):
+/// (defined in workload_cpu.cpp and workload_cuda.cu for 32/32, 64/64 and
+/// 128/128 bits):
 ///   generate_keys:    keys[i] and values[i] for generator indices
 ///                     [first_index, first_index + n)
 ///   count_unexpected: how many i have statuses[i] != expected or, when values

@@ -119,6 +119,7 @@ std::size_t count_untagged(cpu_backend, const Key* written, std::size_t n, const
                                             const V*, const status*, std::size_t, cpu::stream);
 GPUHASH_BENCH_INSTANTIATE(std::uint32_t, std::uint32_t)
 GPUHASH_BENCH_INSTANTIATE(std::uint64_t, std::uint64_t)
+GPUHASH_BENCH_INSTANTIATE(word128, word128)
 #undef GPUHASH_BENCH_INSTANTIATE
 
 }  // namespace gpuhash::bench

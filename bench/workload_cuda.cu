@@ -3,7 +3,7 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include "gpuhash/cuda/backend.hpp"
-#include "gpuhash/detail/cuda/launch.cuh"
+#include "support/launch.hpp"
 #include "workload.hpp"
 
 namespace gpuhash::bench {
@@ -82,9 +82,7 @@ void generate_keys(cuda_backend, const key_spec& spec, std::uint64_t first_index
                    Key* keys, Value* values, cudaStream_t stream) {
   if (n == 0) return;
   const generate_functor<Key, Value> f{make_generator<Key, Value>(spec, first_index), keys, values};
-  const auto kernel = detail::cuda::for_each_kernel<generate_functor<Key, Value>>;
-  kernel<<<detail::cuda::grid_size(kernel, n), detail::cuda::block_size, 0, stream>>>(n, f);
-  GPUHASH_CUDA_CHECK_LAUNCH(stream);
+  support::launcher<cuda_backend>::for_each(n, f, stream);
 }
 
 template <class Key, class Value>
@@ -103,9 +101,7 @@ void generate_queries(cuda_backend, const query_mix& mix, std::size_t n, Key* ke
                       cudaStream_t stream) {
   if (n == 0) return;
   const query_functor<Key, Value> f{make_query_generator<Key, Value>(mix), keys};
-  const auto kernel = detail::cuda::for_each_kernel<query_functor<Key, Value>>;
-  kernel<<<detail::cuda::grid_size(kernel, n), detail::cuda::block_size, 0, stream>>>(n, f);
-  GPUHASH_CUDA_CHECK_LAUNCH(stream);
+  support::launcher<cuda_backend>::for_each(n, f, stream);
 }
 
 template <class Key, class Value>
@@ -125,9 +121,7 @@ void generate_tagged_values(cuda_backend, const Key* keys, std::size_t n, Value*
                             cudaStream_t stream) {
   if (n == 0) return;
   const tag_functor<Key, Value> f{keys, values};
-  const auto kernel = detail::cuda::for_each_kernel<tag_functor<Key, Value>>;
-  kernel<<<detail::cuda::grid_size(kernel, n), detail::cuda::block_size, 0, stream>>>(n, f);
-  GPUHASH_CUDA_CHECK_LAUNCH(stream);
+  support::launcher<cuda_backend>::for_each(n, f, stream);
 }
 
 template <class Key, class Value>
@@ -157,6 +151,7 @@ std::size_t count_untagged(cuda_backend, const Key* written, std::size_t n, cons
                                             const V*, const status*, std::size_t, cudaStream_t);
 GPUHASH_BENCH_INSTANTIATE(std::uint32_t, std::uint32_t)
 GPUHASH_BENCH_INSTANTIATE(std::uint64_t, std::uint64_t)
+GPUHASH_BENCH_INSTANTIATE(word128, word128)
 #undef GPUHASH_BENCH_INSTANTIATE
 
 }  // namespace gpuhash::bench

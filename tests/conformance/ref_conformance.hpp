@@ -33,6 +33,7 @@
 #include "support/random.hpp"
 #include "support/serial_order.hpp"
 #include "support/table_helpers.hpp"
+#include "support/transfer.hpp"
 
 namespace gpuhash::testing {
 
@@ -115,19 +116,6 @@ class ref_conformance : public ::testing::Test {
   }
 
   /// Host data in backend memory.
-  template <class T>
-  static auto to_backend(const std::vector<T>& host) {
-    auto buffer = backend_type::template allocate<T>(std::max<std::size_t>(host.size(), 1));
-    backend_type::copy_from_host(buffer.data(), host.data(), host.size());
-    return buffer;
-  }
-  template <class T>
-  static std::vector<T> to_host(const T* data, std::size_t n) {
-    std::vector<T> host(n);
-    backend_type::copy_to_host(host.data(), data, n);
-    return host;
-  }
-
   /// Runs f(i) for i < n: a kernel, or threads that interleave in chunks of
   /// a few calls; returns once it is done.
   template <class F>
@@ -147,29 +135,30 @@ class ref_conformance : public ::testing::Test {
   static call_results call(Table& table, const std::vector<ref_call>& calls,
                            const std::vector<key_type>& keys,
                            const std::vector<value_type>& values) {
-    auto d_calls = to_backend(calls);
-    auto d_keys = to_backend(keys);
-    auto d_values = to_backend(values);
+    auto d_calls = to_backend<backend_type>(calls);
+    auto d_keys = to_backend<backend_type>(keys);
+    auto d_values = to_backend<backend_type>(values);
     auto d_statuses =
         backend_type::template allocate<status>(std::max<std::size_t>(keys.size(), 1));
     run(keys.size(), ref_calls<ref_type>{table.ref(), d_calls.data(), d_keys.data(),
                                          d_values.data(), d_statuses.data()});
-    return {to_host(d_statuses.data(), keys.size()), to_host(d_values.data(), keys.size())};
+    return {to_host<backend_type>(d_statuses.data(), keys.size()),
+            to_host<backend_type>(d_values.data(), keys.size())};
   }
   /// insert_or_apply(keys[i], values[i], op) for every i, concurrently.
   template <class Op>
   static std::vector<status> apply(Table& table, Op op, const std::vector<key_type>& keys,
                                    const std::vector<value_type>& values) {
-    auto d_keys = to_backend(keys);
-    auto d_values = to_backend(values);
+    auto d_keys = to_backend<backend_type>(keys);
+    auto d_values = to_backend<backend_type>(values);
     auto d_statuses =
         backend_type::template allocate<status>(std::max<std::size_t>(keys.size(), 1));
     run(keys.size(), apply_calls<ref_type, Op>{table.ref(), op, d_keys.data(), d_values.data(),
                                                d_statuses.data()});
-    return to_host(d_statuses.data(), keys.size());
+    return to_host<backend_type>(d_statuses.data(), keys.size());
   }
   static std::vector<bool> contains(Table& table, const std::vector<key_type>& keys) {
-    auto d_keys = to_backend(keys);
+    auto d_keys = to_backend<backend_type>(keys);
     auto d_flags = backend_type::template allocate<bool>(std::max<std::size_t>(keys.size(), 1));
     run(keys.size(), contains_calls<ref_type>{table.ref(), d_keys.data(), d_flags.data()});
     const auto flags = std::make_unique<bool[]>(keys.size());

@@ -20,6 +20,7 @@
 #include "gpuhash/table_options.hpp"
 #include "support/launch.hpp"
 #include "support/random.hpp"
+#include "support/transfer.hpp"
 
 namespace gpuhash::testing {
 
@@ -100,24 +101,11 @@ struct add_through_ref {
 
 template <class Backend>
 class key_types : public ::testing::Test {
- public:
+ protected:
   void SetUp() override {
     if (!Backend::available())
       GTEST_SKIP() << "no " << Backend::name
                    << " device: these tests need an NVIDIA GPU (scripts/gpu-check runs them)";
-  }
-
-  template <class T>
-  static auto to_backend(const std::vector<T>& host) {
-    auto buffer = Backend::template allocate<T>(std::max<std::size_t>(host.size(), 1));
-    if (!host.empty()) Backend::copy_from_host(buffer.data(), host.data(), host.size());
-    return buffer;
-  }
-  template <class T, class Buffer>
-  static std::vector<T> to_host(const Buffer& buffer, std::size_t n) {
-    std::vector<T> host(n);
-    if (n != 0) Backend::copy_to_host(host.data(), buffer.data(), n);
-    return host;
   }
 };
 TYPED_TEST_SUITE_P(key_types);
@@ -312,14 +300,14 @@ void expect_ref_sums(Map& table, SomeKey some_key, SomeValue some_value) {
     const auto [it, inserted] = sums.emplace(keys[i], values[i]);
     if (!inserted) Op{}(it->second, values[i]);
   }
-  auto device_keys = key_types<Backend>::to_backend(keys);
-  auto device_values = key_types<Backend>::to_backend(values);
+  auto device_keys = to_backend<Backend>(keys);
+  auto device_values = to_backend<Backend>(values);
   auto device_statuses = Backend::template allocate<status>(n);
   support::launcher<Backend>::for_each(
       n, add_through_ref<typename Map::ref_type, Op>{table.ref(), device_keys.data(),
                                                      device_values.data(), device_statuses.data()});
   Backend::synchronize({});
-  const auto statuses = key_types<Backend>::template to_host<status>(device_statuses, n);
+  const auto statuses = to_host<Backend>(device_statuses.data(), n);
   EXPECT_EQ(std::count(statuses.begin(), statuses.end(), status::inserted),
             static_cast<std::ptrdiff_t>(sums.size()));
   EXPECT_EQ(table.size(), sums.size());

@@ -1,0 +1,8 @@
+// key_types.width on the CPU backend.
+
+#include "gpuhash/cpu/backend.hpp"
+#include "width_runs_impl.hpp"
+
+namespace gpuhash::bench {
+template void run_key_widths<cpu_backend>(context&);
+}  // namespace gpuhash::bench
