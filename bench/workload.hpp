@@ -43,6 +43,24 @@ struct key_spec {
 /// tables store 16-byte types as this word: gpuhash/key_types.hpp).
 __extension__ typedef unsigned __int128 word128;
 
+/// A wide value of the key_types.width experiment: `Bytes` bytes (32: eight
+/// floats, as HierarchicalKV's benchmark stores; 128: 32 floats).
+template <std::size_t Bytes>
+struct wide_value {
+  std::uint64_t words[Bytes / 8];
+  GPUHASH_HD bool operator==(const wide_value& other) const {
+    for (std::size_t i = 0; i < Bytes / 8; ++i)
+      if (words[i] != other.words[i]) return false;
+    return true;
+  }
+  GPUHASH_HD bool operator!=(const wide_value& other) const { return !(*this == other); }
+};
+
+template <class T>
+inline constexpr bool is_bench_wide_value = false;
+template <std::size_t Bytes>
+inline constexpr bool is_bench_wide_value<wide_value<Bytes>> = true;
+
 template <class Key>
 struct key_permutation {
   std::uint64_t seed;
@@ -156,10 +174,16 @@ struct key_generator {
   GPUHASH_HD static Value value_for(Key key) {
     const std::uint64_t low =
         murmur3_fmix64(static_cast<std::uint64_t>(key) ^ 0xa5a5a5a5a5a5a5a5ULL);
-    if constexpr (sizeof(Value) == 16)
+    if constexpr (is_bench_wide_value<Value>) {
+      Value value{};
+      std::uint64_t word = low;
+      for (auto& w : value.words) w = word = murmur3_fmix64(word);
+      return value;
+    } else if constexpr (sizeof(Value) == 16) {
       return (static_cast<Value>(murmur3_fmix64(low)) << 64) | low;
-    else
+    } else {
       return static_cast<Value>(low);
+    }
   }
 };
 
@@ -219,7 +243,8 @@ struct value_tags {
 
 /// Backend-specific work on benchmark data, overloaded on the backend tag
 /// (defined in workload_cpu.cpp and workload_cuda.cu for 32/32, 64/64 and
-/// 128/128 bits):
+/// 128/128 bits; generate_keys and count_unexpected also for 64-bit keys
+/// with wide values of 32 and 128 bytes):
 ///   generate_keys:    keys[i] and values[i] for generator indices
 ///                     [first_index, first_index + n)
 ///   count_unexpected: how many i have statuses[i] != expected or, when values

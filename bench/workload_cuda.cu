@@ -153,5 +153,24 @@ GPUHASH_BENCH_INSTANTIATE(std::uint32_t, std::uint32_t)
 GPUHASH_BENCH_INSTANTIATE(std::uint64_t, std::uint64_t)
 GPUHASH_BENCH_INSTANTIATE(word128, word128)
 #undef GPUHASH_BENCH_INSTANTIATE
+// Wide values: only what basic_ops.hpp uses (the tags of the others XOR values).
+template void generate_keys<std::uint64_t, wide_value<32>>(cuda_backend, const key_spec&,
+                                                           std::uint64_t, std::size_t,
+                                                           std::uint64_t*, wide_value<32>*,
+                                                           cudaStream_t);
+template std::size_t count_unexpected<std::uint64_t, wide_value<32>>(cuda_backend,
+                                                                     const std::uint64_t*,
+                                                                     const wide_value<32>*,
+                                                                     const status*, std::size_t,
+                                                                     status, cudaStream_t);
+template void generate_keys<std::uint64_t, wide_value<128>>(cuda_backend, const key_spec&,
+                                                            std::uint64_t, std::size_t,
+                                                            std::uint64_t*, wide_value<128>*,
+                                                            cudaStream_t);
+template std::size_t count_unexpected<std::uint64_t, wide_value<128>>(cuda_backend,
+                                                                      const std::uint64_t*,
+                                                                      const wide_value<128>*,
+                                                                      const status*, std::size_t,
+                                                                      status, cudaStream_t);
 
 }  // namespace gpuhash::bench

@@ -16,7 +16,8 @@
 namespace gpuhash::bench {
 
 /// key_types.width on one backend: linear probing with 32/32-, 64/64- and
-/// 128/128-bit pairs at each (n, load) of the sweep.
+/// 128/128-bit pairs, and 64-bit keys with 32- and 128-byte values, at each
+/// (n, load) of the sweep.
 template <class Backend>
 void run_key_widths(context& ctx);
 

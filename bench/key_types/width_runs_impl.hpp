@@ -30,6 +30,8 @@ void run_key_widths(context& ctx) {
   measure.template operator()<linear_probing_map<std::uint32_t, std::uint32_t, Backend>>();
   measure.template operator()<linear_probing_map<std::uint64_t, std::uint64_t, Backend>>();
   measure.template operator()<linear_probing_map<word128, word128, Backend>>();
+  measure.template operator()<linear_probing_map<std::uint64_t, wide_value<32>, Backend>>();
+  measure.template operator()<linear_probing_map<std::uint64_t, wide_value<128>, Backend>>();
 }
 
 }  // namespace gpuhash::bench

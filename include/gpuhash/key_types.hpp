@@ -75,6 +75,47 @@ GPUHASH_HD constexpr T from_word(word_of<T> word) {
   return std::bit_cast<T>(word);
 }
 
+/// Whether T can be a wide value (linear_probing_map): a trivially copyable
+/// type of more than 16 bytes, a whole number of 4-byte words (32 floats,
+/// an embedding row). Stored as itself, under a per-slot version
+/// (detail/linear_probing/wide_view.hpp), not as a word.
+template <class T>
+inline constexpr bool is_wide_value_v = std::is_trivially_copyable_v<T> && sizeof(T) > 16 &&
+                                        sizeof(T) % 4 == 0;
+
+namespace detail {
+template <class T, bool Wide = is_wide_value_v<T>>
+struct stored_value {
+  using type = word_of<T>;
+};
+template <class T>
+struct stored_value<T, true> {
+  using type = T;
+};
+}  // namespace detail
+
+/// What a table stores a value of type T as: its word, or T itself if wide.
+template <class T>
+using stored_value_t = typename detail::stored_value<T>::type;
+
+/// T as it is stored.
+template <class T>
+GPUHASH_HD constexpr stored_value_t<T> to_stored(const T& value) {
+  if constexpr (is_wide_value_v<T>)
+    return value;
+  else
+    return to_word(value);
+}
+
+/// The T stored as `stored`.
+template <class T>
+GPUHASH_HD constexpr T from_stored(const stored_value_t<T>& stored) {
+  if constexpr (is_wide_value_v<T>)
+    return stored;
+  else
+    return from_word<T>(stored);
+}
+
 /// The default hash policy: the key's bytes as a number, which the table
 /// then mixes with its seed.
 template <class Key>

@@ -1,6 +1,7 @@
 // Kernels behind cuda_backend's host-callable helpers (fill, select_positions,
-// gather, scatter), instantiated for unsigned words of 1, 4 and 8 bytes: the
-// header moves every element type of those sizes as its word.
+// gather, scatter), instantiated for unsigned words of 1, 4, 8 and 16 bytes:
+// the header moves every element type of those sizes as its word, and wider
+// elements (wide values) as runs of 4-byte words.
 
 #include <thrust/iterator/counting_iterator.h>
 #include <cub/device/device_select.cuh>
@@ -35,6 +36,31 @@ struct scatter_functor {
   const std::size_t* positions;
   T* destination;
   __device__ void operator()(std::uint64_t j) const { destination[positions[j]] = source[j]; }
+};
+
+/// Elements of `words` 4-byte words each (wide values), one word per index.
+struct gather_words_of_elements {
+  const std::uint32_t* source;
+  const std::size_t* positions;
+  std::uint32_t* destination;
+  std::size_t words;
+  __device__ void operator()(std::uint64_t i) const {
+    const std::uint64_t element = i / words;
+    const std::uint64_t word = i % words;
+    destination[i] = source[positions[element] * words + word];
+  }
+};
+
+struct scatter_words_of_elements {
+  const std::uint32_t* source;
+  const std::size_t* positions;
+  std::uint32_t* destination;
+  std::size_t words;
+  __device__ void operator()(std::uint64_t i) const {
+    const std::uint64_t element = i / words;
+    const std::uint64_t word = i % words;
+    destination[positions[element] * words + word] = source[i];
+  }
 };
 
 struct status_matches {
@@ -105,11 +131,23 @@ void cuda_backend::scatter_words(const Word* source, const std::size_t* position
   launch(m, scatter_functor<Word>{source, positions, destination}, stream);
 }
 
-#define GPUHASH_INSTANTIATE_WORD(Word)                                                            \
-  template void cuda_backend::fill_words<Word>(Word*, std::size_t, Word, stream_type);            \
-  template void cuda_backend::gather_words<Word>(const Word*, const std::size_t*, std::size_t,    \
-                                                 Word*, stream_type);                             \
-  template void cuda_backend::scatter_words<Word>(const Word*, const std::size_t*, std::size_t,   \
+void cuda_backend::gather_elements(const std::uint32_t* source, const std::size_t* positions,
+                                   std::size_t m, std::uint32_t* destination, std::size_t words,
+                                   stream_type stream) {
+  launch(m * words, gather_words_of_elements{source, positions, destination, words}, stream);
+}
+
+void cuda_backend::scatter_elements(const std::uint32_t* source, const std::size_t* positions,
+                                    std::size_t m, std::uint32_t* destination, std::size_t words,
+                                    stream_type stream) {
+  launch(m * words, scatter_words_of_elements{source, positions, destination, words}, stream);
+}
+
+#define GPUHASH_INSTANTIATE_WORD(Word)                                                          \
+  template void cuda_backend::fill_words<Word>(Word*, std::size_t, Word, stream_type);          \
+  template void cuda_backend::gather_words<Word>(const Word*, const std::size_t*, std::size_t,  \
+                                                 Word*, stream_type);                           \
+  template void cuda_backend::scatter_words<Word>(const Word*, const std::size_t*, std::size_t, \
                                                   Word*, stream_type);
 
 GPUHASH_INSTANTIATE_WORD(std::uint8_t)

@@ -86,6 +86,45 @@ struct add_float4 {
   }
 };
 
+/// A wide value (128 bytes, more than one atomic word) and the op that
+/// sums it element-wise.
+struct embedding {
+  float v[32];
+  bool operator==(const embedding&) const = default;
+  /// Every element `x`.
+  GPUHASH_HD static embedding filled(float x) {
+    embedding e{};
+    for (float& element : e.v) element = x;
+    return e;
+  }
+};
+struct add_embedding {
+  GPUHASH_HD void operator()(embedding& stored, const embedding& row) const {
+    for (int i = 0; i < 32; ++i) stored.v[i] += row.v[i];
+  }
+};
+
+/// Thread i of a mixed kernel over few keys: even i overwrite the value of
+/// key 1 + (i / 2) % keys with one whose elements are all equal, odd i read
+/// that key's value and mark one whose elements differ (half-written) in
+/// torn[i].
+template <class Ref>
+struct write_or_read_embedding {
+  Ref ref;
+  std::uint64_t keys;
+  std::uint32_t* torn;
+  GPUHASH_HD void operator()(std::uint64_t i) const {
+    const std::uint64_t key = 1 + (i / 2) % keys;
+    if (i % 2 == 0) {
+      ref.insert_or_assign(key, embedding::filled(static_cast<float>(i)));
+      return;
+    }
+    embedding seen{};
+    if (ref.find(key, &seen) != status::found) return;
+    for (const float element : seen.v) torn[i] |= element != seen.v[0] ? 1U : 0U;
+  }
+};
+
 /// Row i of a group-by: applies Op with values[i] to keys[i]'s value
 /// through the ref.
 template <class Ref, class Op = plus>
@@ -214,6 +253,38 @@ TYPED_TEST_P(key_types, sixteen_byte_keys_and_values_match_an_unordered_map) {
         const auto f = static_cast<float>(random.below(1000)) / 8;
         return float4_value{f, -f, 2 * f, f + 1};
       });
+}
+
+// Wide values (128 bytes, under a per-slot version): the same rounds.
+TYPED_TEST_P(key_types, wide_values_match_an_unordered_map) {
+  using map_type = linear_probing_map<std::uint64_t, embedding, TypeParam>;
+  seeded_random random;
+  map_type table(table_options{16, 0.0f, random.next()});
+  expect_to_match_an_unordered_map<map_type, std::hash<std::uint64_t>>(
+      table, [&] { return random.below(300) - 4; },  // wraps: ~0 - 3 to ~0 are drawn too
+      [&] {
+        embedding e{};
+        for (float& element : e.v) element = static_cast<float>(random.below(1000)) / 8;
+        return e;
+      });
+}
+
+// Writers overwrite a few keys' wide values while readers read them, all in
+// one kernel (or one pool of threads): no reader sees a half-written value.
+TYPED_TEST_P(key_types, readers_never_see_a_half_written_wide_value) {
+  using map_type = linear_probing_map<std::uint64_t, embedding, TypeParam>;
+  map_type table(table_options{64, 0.0f, 11});
+  const std::uint64_t keys = 2;
+  const std::size_t n = scaled(1000000);
+  auto torn = to_backend<TypeParam>(std::vector<std::uint32_t>(n, 0));
+  support::launcher<TypeParam>::for_each(
+      n, write_or_read_embedding<typename map_type::ref_type>{table.ref(), keys, torn.data()});
+  TypeParam::synchronize({});
+  const auto flags = to_host<TypeParam>(torn.data(), n);
+  EXPECT_EQ(std::count(flags.begin(), flags.end(), 1U), 0) << "reads saw a half-written value";
+  const auto [stored_keys, values] = table.retrieve_all();
+  for (const embedding& value : values) EXPECT_EQ(value, embedding::filled(value.v[0]));
+  EXPECT_EQ(table.size(), keys);
 }
 
 // Keys the policy calls equal are one key: the first stored keeps its bytes,
@@ -347,12 +418,29 @@ TYPED_TEST_P(key_types, refs_sum_values_under_sixteen_byte_keys) {
       narrow, some_key, [&] { return static_cast<std::uint32_t>(1 + random.below(4)); });
 }
 
+// Wide values summed through refs by the user's op: each row's apply runs
+// under the slot's version, so no element of any sum is lost.
+TYPED_TEST_P(key_types, refs_sum_wide_values) {
+  using map_type = linear_probing_map<std::uint64_t, embedding, TypeParam>;
+  seeded_random random;
+  map_type table(table_options{1024, 0.0f, random.next()});
+  expect_ref_sums<TypeParam, map_type, add_embedding, std::hash<std::uint64_t>>(
+      table, [&] { return random.below(300); },
+      [&] {
+        embedding e{};
+        for (int i = 0; i < 32; ++i) e.v[i] = static_cast<float>(1 + (random.below(4) + i) % 4);
+        return e;
+      });
+}
+
 REGISTER_TYPED_TEST_SUITE_P(key_types, struct_keys_match_an_unordered_map,
                             sixteen_byte_keys_and_values_match_an_unordered_map,
+                            wide_values_match_an_unordered_map,
+                            readers_never_see_a_half_written_wide_value,
                             the_equality_policy_decides_which_keys_are_one,
                             float_keys_are_their_bytes,
                             sixteen_byte_keys_reserve_the_three_largest_words,
                             signed_keys_reserve_their_all_ones_patterns, refs_sum_double_values,
-                            refs_sum_values_under_sixteen_byte_keys);
+                            refs_sum_values_under_sixteen_byte_keys, refs_sum_wide_values);
 
 }  // namespace gpuhash::testing

@@ -84,9 +84,10 @@ struct cuda_backend {
     GPUHASH_CUDA_TRY(cudaMemsetAsync(destination, byte, n, stream));
   }
   /// Element-wise work on device arrays. Any trivially copyable element of
-  /// 1, 4, 8 or 16 bytes (keys and values of the user's types included) moves as
-  /// its bytes, through the kernels that src/cuda/backend.cu defines for
-  /// unsigned words of those sizes.
+  /// 1, 4, 8 or 16 bytes (keys and values of the user's types included)
+  /// moves as its bytes, through the kernels that src/cuda/backend.cu
+  /// defines for unsigned words of those sizes; gather and scatter also move
+  /// wider elements of whole 4-byte words (wide values).
   template <class T>
   static void fill(T* destination, std::size_t n, T value, stream_type stream = nullptr) {
     using word = element_word<T>;
@@ -97,16 +98,26 @@ struct cuda_backend {
   template <class T>
   static void gather(const T* source, const std::size_t* positions, std::size_t m, T* destination,
                      stream_type stream = nullptr) {
-    using word = element_word<T>;
-    gather_words(reinterpret_cast<const word*>(source), positions, m,
-                 reinterpret_cast<word*>(destination), stream);
+    if constexpr (moves_as_word<T>) {
+      using word = element_word<T>;
+      gather_words(reinterpret_cast<const word*>(source), positions, m,
+                   reinterpret_cast<word*>(destination), stream);
+    } else {
+      gather_elements(reinterpret_cast<const std::uint32_t*>(source), positions, m,
+                      reinterpret_cast<std::uint32_t*>(destination), words_of<T>(), stream);
+    }
   }
   template <class T>
   static void scatter(const T* source, const std::size_t* positions, std::size_t m, T* destination,
                       stream_type stream = nullptr) {
-    using word = element_word<T>;
-    scatter_words(reinterpret_cast<const word*>(source), positions, m,
-                  reinterpret_cast<word*>(destination), stream);
+    if constexpr (moves_as_word<T>) {
+      using word = element_word<T>;
+      scatter_words(reinterpret_cast<const word*>(source), positions, m,
+                    reinterpret_cast<word*>(destination), stream);
+    } else {
+      scatter_elements(reinterpret_cast<const std::uint32_t*>(source), positions, m,
+                       reinterpret_cast<std::uint32_t*>(destination), words_of<T>(), stream);
+    }
   }
 
  private:
@@ -121,6 +132,24 @@ struct cuda_backend {
   requires(std::is_trivially_copyable_v<T> &&
            (sizeof(T) == 1 || sizeof(T) == 4 || sizeof(T) == 8 ||
             sizeof(T) == 16)) using element_word = typename element_word_for<sizeof(T)>::type;
+  /// Whether T moves as one word; other elements (wide values) move as runs
+  /// of 4-byte words.
+  template <class T>
+  static constexpr bool moves_as_word = sizeof(T) == 1 || sizeof(T) == 4 || sizeof(T) == 8 ||
+                                        sizeof(T) == 16;
+  template <class T>
+  static constexpr std::size_t words_of() {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) % 4 == 0,
+                  "gpuhash::cuda_backend moves trivially copyable elements of 1, 4, 8 or 16 "
+                  "bytes, or of a whole number of 4-byte words");
+    return sizeof(T) / 4;
+  }
+  static void gather_elements(const std::uint32_t* source, const std::size_t* positions,
+                              std::size_t m, std::uint32_t* destination, std::size_t words,
+                              stream_type stream);
+  static void scatter_elements(const std::uint32_t* source, const std::size_t* positions,
+                               std::size_t m, std::uint32_t* destination, std::size_t words,
+                               stream_type stream);
   template <class Word>
   static void fill_words(Word* destination, std::size_t n, Word value, stream_type stream);
   template <class Word>

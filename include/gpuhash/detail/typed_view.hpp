@@ -25,8 +25,8 @@ struct policy_home {
   std::uint64_t seed = 0;
   std::uint64_t capacity = 0;
   GPUHASH_HD std::uint64_t operator()(word_of<Key> word) const {
-    return reduce_range(murmur3_fmix64(static_cast<std::uint64_t>(hash(from_word<Key>(word))) ^ seed),
-                        capacity);
+    return reduce_range(
+        murmur3_fmix64(static_cast<std::uint64_t>(hash(from_word<Key>(word))) ^ seed), capacity);
   }
 };
 
@@ -40,14 +40,15 @@ struct policy_equal {
   }
 };
 
-/// An insert_or_apply functor over a value type, run on its word.
+/// An insert_or_apply functor over a value type, run on its stored form.
 template <class Value, class Op>
 struct word_op {
   Op op;
-  GPUHASH_HD void operator()(word_of<Value>& stored, word_of<Value> value) const {
-    Value typed = from_word<Value>(stored);
-    op(typed, from_word<Value>(value));
-    stored = to_word(typed);
+  GPUHASH_HD void operator()(stored_value_t<Value>& stored,
+                             const stored_value_t<Value>& value) const {
+    Value typed = from_stored<Value>(stored);
+    op(typed, from_stored<Value>(value));
+    stored = to_stored(typed);
   }
 };
 
@@ -66,34 +67,34 @@ class typed_view {
   }
 
   GPUHASH_HD status find(Key key, Value* value_out) const {
-    word_of<Value> word{};
+    stored_value_t<Value> word{};
     const status result = words_.find(to_word(key), value_out != nullptr ? &word : nullptr);
-    if (result == status::found && value_out != nullptr) *value_out = from_word<Value>(word);
+    if (result == status::found && value_out != nullptr) *value_out = from_stored<Value>(word);
     return result;
   }
   GPUHASH_HD status insert(Key key, Value value) const {
-    return words_.insert(to_word(key), to_word(value));
+    return words_.insert(to_word(key), to_stored(value));
   }
   GPUHASH_HD status upsert(Key key, Value value) const {
-    return words_.upsert(to_word(key), to_word(value));
+    return words_.upsert(to_word(key), to_stored(value));
   }
   GPUHASH_HD status update(Key key, Value value) const {
-    return words_.update(to_word(key), to_word(value));
+    return words_.update(to_word(key), to_stored(value));
   }
   GPUHASH_HD status insert_or_assign(Key key, Value value) const {
-    return words_.insert_or_assign(to_word(key), to_word(value));
+    return words_.insert_or_assign(to_word(key), to_stored(value));
   }
   GPUHASH_HD status erase(Key key) const { return words_.erase(to_word(key)); }
 
   /// gpuhash::plus stays one atomic add where the value is an unsigned word
-  /// already; any other op, and plus on any other type (a float's sum is not
-  /// its word's), runs in the word view's compare-and-swap loop.
+  /// already (a wide value is stored as itself: the op runs on it); any other op, and plus on any
+  /// other type (a float's sum is not its word's), runs in the word view's compare-and-swap loop.
   template <class Op>
   GPUHASH_HD status insert_or_apply(Key key, Value value, Op op) const {
-    if constexpr (std::is_same_v<Value, word_of<Value>>)
+    if constexpr (std::is_same_v<Value, stored_value_t<Value>>)
       return words_.insert_or_apply(to_word(key), value, op);
     else
-      return words_.insert_or_apply(to_word(key), to_word(value), word_op<Value, Op>{op});
+      return words_.insert_or_apply(to_word(key), to_stored(value), word_op<Value, Op>{op});
   }
 
  private:

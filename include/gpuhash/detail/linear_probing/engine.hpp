@@ -15,13 +15,14 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 #include <span>
 #include <string_view>
+#include <type_traits>
 
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/counters.hpp"
 #include "gpuhash/detail/linear_probing/view.hpp"
+#include "gpuhash/detail/linear_probing/wide_view.hpp"
 #include "gpuhash/detail/typed_view.hpp"
 #include "gpuhash/key_types.hpp"
 
@@ -30,15 +31,16 @@ namespace gpuhash::detail::linear_probing {
 template <class Key, class Value, class Backend, class Hash = key_bytes_hash<Key>,
           class KeyEqual = bitwise_equal<Key>>
 class engine {
-  static_assert(is_word_sized_v<Key> && is_word_sized_v<Value>,
-                "gpuhash::linear_probing_map stores keys and values of 4, 8 or 16 bytes each, of "
-                "trivially copyable types (std::uint32_t, std::uint64_t, or a type of your own: "
-                "see gpuhash/key_types.hpp)");
+  static_assert(is_word_sized_v<Key> && (is_word_sized_v<Value> || is_wide_value_v<Value>),
+                "gpuhash::linear_probing_map stores keys of 4, 8 or 16 bytes and values of 4, 8 "
+                "or 16 bytes or wider ones of whole 4-byte words, of trivially copyable types "
+                "(std::uint32_t, std::uint64_t, or a type of your own: see "
+                "gpuhash/key_types.hpp)");
   using key_word = word_of<Key>;
-  using value_word = word_of<Value>;
+  using value_word = stored_value_t<Value>;
   using home_type = policy_home<Key, Hash>;
   static constexpr bool bitwise = std::is_same_v<KeyEqual, bitwise_equal<Key>>;
-  using reserved_type = view_for<key_word, value_word>;
+  using reserved_type = table_view_for<key_word, value_word>;
   using equal_type =
       std::conditional_t<bitwise, word_equal, policy_equal<Key, KeyEqual, reserved_type>>;
 
@@ -49,7 +51,7 @@ class engine {
   using stream_type = typename Backend::stream_type;
   /// The per-key algorithms over words; batches and refs of other key and
   /// value types go through typed_view.
-  using word_view_type = view_for<key_word, value_word, home_type, slot_memory::global, equal_type>;
+  using word_view_type = table_view_for<key_word, value_word, home_type, equal_type>;
   using view_type =
       std::conditional_t<std::is_same_v<Key, key_word> && std::is_same_v<Value, value_word>,
                          word_view_type, typed_view<word_view_type, Key, Value>>;

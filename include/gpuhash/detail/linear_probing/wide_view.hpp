@@ -1,0 +1,263 @@
+#pragma once
+// Linear probing with wide values (more than 16 bytes: an embedding row, 32
+// floats), shared by the CPU and CUDA backends. A value that wide cannot be
+// written by one atomic store, so each slot carries a version word next to
+// its key, and the value is read and written under it (a sequence lock):
+//
+//  * The key word follows pair_view's protocol: empty -> busy -> key ->
+//    tombstone. An insert claims an empty slot (CAS to busy), writes the
+//    value, sets the version to 0 and publishes the key (release); so
+//    whoever sees the key sees its first value.
+//  * A write of a present key's value (upsert, update, insert_or_assign,
+//    insert_or_apply) takes the slot's version from even to odd by CAS,
+//    writes (for an apply: reads, applies op, writes), then stores the next
+//    even version (release). Writers of one key take turns; an apply's op
+//    sees the value the previous writer left.
+//  * A read copies the value between two loads of the version and retries
+//    until both are the same even number: it never returns a half-written
+//    value.
+//  * Erase turns the key into a tombstone, as in pair_view; a value write
+//    racing with it lands on the tombstone's slot, ordered before the erase.
+// Layout: key word, version word, then the value's bytes from a 16-byte
+// boundary, rounded up to 16 bytes; every word is accessed atomically (the
+// value in 16-byte pieces on the device, 8-byte ones on the host).
+// docs/designs/linear_probing.md, "Wide values".
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+
+#include "gpuhash/detail/atomic.hpp"
+#include "gpuhash/detail/batch.hpp"
+#include "gpuhash/detail/linear_probing/view.hpp"
+#include "gpuhash/host_device.hpp"
+#include "gpuhash/key_types.hpp"
+#include "gpuhash/status.hpp"
+
+namespace gpuhash::detail::linear_probing {
+
+/// The slot of a wide value: the key word, its version, the value's bytes.
+template <class Key, class Value>
+struct versioned_pair {
+  /// The value's 16-byte pieces.
+  static constexpr std::size_t value_pieces = (sizeof(Value) + 15) / 16;
+
+  struct alignas(16) slot_type {
+    Key key;
+    /// Even: the value is stable; odd: a writer is changing it.
+    std::uint64_t version;
+    alignas(16) std::uint64_t value_words[2 * value_pieces];
+  };
+
+  static constexpr Key empty_key = ~Key{0};
+  static constexpr Key tombstone_key = ~Key{0} - 1;
+  static constexpr Key busy_key = ~Key{0} - 2;
+  static constexpr std::array<Key, 3> reserved_keys = {empty_key, tombstone_key, busy_key};
+
+  GPUHASH_HD static constexpr bool is_reserved(Key key) { return key >= busy_key; }
+  GPUHASH_HD static Key key_of(const slot_type& slot) { return slot.key; }
+  GPUHASH_HD static bool is_live(const slot_type& slot) { return slot.key < busy_key; }
+  /// The value of a slot no one writes (rehash and retrieve_all run alone).
+  GPUHASH_HD static Value value_of(const slot_type& slot) {
+    Value value;
+    memcpy(&value, slot.value_words, sizeof(Value));
+    return value;
+  }
+
+  /// Copies the value's words; may see a writer's half-done work (callers
+  /// validate by the version).
+  GPUHASH_HD static Value load_value(const slot_type& slot) {
+    std::uint64_t words[2 * value_pieces];
+    GPUHASH_UNROLL
+    for (std::size_t piece = 0; piece < value_pieces; ++piece) {
+#if defined(__CUDA_ARCH__)
+      const word128 both = load_relaxed(reinterpret_cast<const word128*>(slot.value_words) + piece);
+      words[2 * piece] = static_cast<std::uint64_t>(both);
+      words[2 * piece + 1] = static_cast<std::uint64_t>(both >> 64);
+#else
+      words[2 * piece] = load_relaxed(&slot.value_words[2 * piece]);
+      words[2 * piece + 1] = load_relaxed(&slot.value_words[2 * piece + 1]);
+#endif
+    }
+    Value value;
+    memcpy(&value, words, sizeof(Value));
+    return value;
+  }
+  /// Writes the value's words into a slot the caller holds (its key busy,
+  /// or its version odd).
+  GPUHASH_HD static void store_value(slot_type& slot, const Value& value) {
+    std::uint64_t words[2 * value_pieces] = {};
+    memcpy(words, &value, sizeof(Value));
+    GPUHASH_UNROLL
+    for (std::size_t piece = 0; piece < value_pieces; ++piece) {
+#if defined(__CUDA_ARCH__)
+      const word128 both = (static_cast<word128>(words[2 * piece + 1]) << 64) | words[2 * piece];
+      store_relaxed(reinterpret_cast<word128*>(slot.value_words) + piece, both);
+#else
+      store_relaxed(&slot.value_words[2 * piece], words[2 * piece]);
+      store_relaxed(&slot.value_words[2 * piece + 1], words[2 * piece + 1]);
+#endif
+    }
+  }
+
+  /// The value of a published key, never half-written: copied between two
+  /// equal even versions.
+  GPUHASH_HD static Value read(slot_type& slot) {
+    for (;;) {
+      const std::uint64_t before = load_acquire(&slot.version);
+      if (before % 2 != 0) {
+        spin_pause();
+        continue;
+      }
+      const Value value = load_value(slot);
+      fence_acquire();  // the copy above before the version's second load
+      if (load_relaxed(&slot.version) == before) return value;
+    }
+  }
+
+  /// Runs change(value) on a published key's value as one step: under the
+  /// slot's version, odd while it runs.
+  template <class Change>
+  GPUHASH_HD static void modify(slot_type& slot, Change&& change) {
+    std::uint64_t version = load_relaxed(&slot.version);
+    for (std::uint32_t attempt = 0;; ++attempt) {
+      if (version % 2 == 0) {
+        const std::uint64_t seen = compare_exchange_acquire(&slot.version, version, version + 1);
+        if (seen == version) break;
+        version = seen;
+      } else {
+        spin_backoff(attempt);
+        version = load_relaxed(&slot.version);
+      }
+    }
+    fence_release();  // the odd version before the value's new words
+    Value value = load_value(slot);
+    change(value);
+    store_value(slot, value);
+    store_release(&slot.version, version + 2);
+  }
+
+  /// The slot's key once no insert is half-way through publishing it.
+  GPUHASH_HD static Key settled_key(slot_type& slot) {
+    Key seen = load_acquire(&slot.key);
+    while (seen == busy_key) {
+      spin_pause();
+      seen = load_acquire(&slot.key);
+    }
+    return seen;
+  }
+};
+
+/// Linear probing over versioned_pair slots, one slot per probe step (a
+/// slot holds its value, so a window of several would read values too).
+template <class Key, class Value, class Home, class Equal>
+class wide_view : public versioned_pair<Key, Value> {
+  using layout = versioned_pair<Key, Value>;
+
+ public:
+  using key_type = Key;
+  using mapped_type = Value;
+  using layout::busy_key;
+  using layout::empty_key;
+  using layout::tombstone_key;
+  using typename layout::slot_type;
+  static constexpr std::uint64_t window_slots = 1;
+
+  wide_view() = default;
+  GPUHASH_HD wide_view(slot_type* slots, std::uint64_t capacity, Home home, Equal equal = {})
+      : slots_(slots), capacity_(capacity), home_(home), equal_(equal) {}
+
+  GPUHASH_HD status find(Key key, Value* value_out) const {
+    probe_sequence probe{home_(key), capacity_};
+    for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
+      slot_type& slot = slots_[probe.position];
+      const Key seen = layout::settled_key(slot);
+      if (equal_(seen, key)) {
+        if (value_out != nullptr) *value_out = layout::read(slot);
+        return status::found;
+      }
+      if (seen == empty_key) return status::not_found;
+    }
+    return status::not_found;
+  }
+
+  GPUHASH_HD status insert(Key key, const Value& value) const {
+    return write<write_mode::insert_if_absent>(key, value);
+  }
+  GPUHASH_HD status upsert(Key key, const Value& value) const {
+    return write<write_mode::upsert>(key, value);
+  }
+  GPUHASH_HD status update(Key key, const Value& value) const {
+    return write<write_mode::update_if_present>(key, value);
+  }
+  /// The value is written under the version, which always lands: as upsert.
+  GPUHASH_HD status insert_or_assign(Key key, const Value& value) const {
+    return write<write_mode::upsert>(key, value);
+  }
+  template <class Op>
+  GPUHASH_HD status insert_or_apply(Key key, const Value& value, Op op) const {
+    return write<write_mode::insert_or_apply>(key, value, op);
+  }
+
+  GPUHASH_HD status erase(Key key) const {
+    probe_sequence probe{home_(key), capacity_};
+    for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
+      slot_type& slot = slots_[probe.position];
+      const Key seen = layout::settled_key(slot);
+      if (equal_(seen, key)) {
+        // Only a concurrent erase can change a published key: whoever wins erased it.
+        return compare_exchange_relaxed(&slot.key, seen, tombstone_key) == seen ? status::erased
+                                                                                : status::not_found;
+      }
+      if (seen == empty_key) return status::not_found;
+    }
+    return status::not_found;
+  }
+
+ private:
+  template <write_mode Mode, class Op = no_apply_op>
+  GPUHASH_HD status write(Key key, const Value& value, Op op = {}) const {
+    probe_sequence probe{home_(key), capacity_};
+    for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
+      slot_type& slot = slots_[probe.position];
+      Key seen = layout::settled_key(slot);
+      for (;;) {
+        if (equal_(seen, key)) {
+          if constexpr (Mode == write_mode::insert_if_absent) {
+            return status::exists;
+          } else if constexpr (Mode == write_mode::insert_or_apply) {
+            layout::modify(slot, [&](Value& stored) { op(stored, value); });
+          } else {
+            layout::modify(slot, [&](Value& stored) { stored = value; });
+          }
+          return status::updated;
+        }
+        if (seen != empty_key) break;
+        if constexpr (Mode == write_mode::update_if_present) return status::not_found;
+        seen = compare_exchange_relaxed(&slot.key, empty_key, busy_key);
+        if (seen == empty_key) {
+          layout::store_value(slot, value);
+          store_relaxed(&slot.version, std::uint64_t{0});
+          store_release(&slot.key, key);  // publishes the value and version written above
+          return status::inserted;
+        }
+        if (seen == busy_key) seen = layout::settled_key(slot);
+      }
+    }
+    return Mode == write_mode::update_if_present ? status::not_found : status::full;
+  }
+
+  slot_type* slots_ = nullptr;
+  std::uint64_t capacity_ = 0;
+  Home home_{};
+  Equal equal_{};
+};
+
+/// The view of a table in global memory for a key word and a stored value
+/// (a word, or a wide value: gpuhash/key_types.hpp).
+template <class KeyWord, class Stored, class Home = hashed_home<KeyWord>, class Equal = word_equal>
+using table_view_for =
+    std::conditional_t<is_wide_value_v<Stored>, wide_view<KeyWord, Stored, Home, Equal>,
+                       view_for<KeyWord, Stored, Home, slot_memory::global, Equal>>;
+
+}  // namespace gpuhash::detail::linear_probing
