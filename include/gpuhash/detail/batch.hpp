@@ -52,6 +52,35 @@ enum class write_mode {
 /// The op of a write whose mode applies none.
 struct no_apply_op {};
 
+/// The five writes of a per-key view, each one call of the view's
+/// `write<Mode>(key, value[, op])`, written once here: a view derives from
+/// view_writes<itself, ...> and befriends it. `AssignMode` is what
+/// insert_or_assign runs as: write_mode::insert_or_assign where the value
+/// changes by a CAS that must be retried when lost, write_mode::upsert
+/// where the value's write always lands (a store, or a write under a lock).
+template <class View, class Key, class Value, write_mode AssignMode = write_mode::insert_or_assign>
+struct view_writes {
+  GPUHASH_HD status insert(Key key, const Value& value) const {
+    return self().template write<write_mode::insert_if_absent>(key, value);
+  }
+  GPUHASH_HD status upsert(Key key, const Value& value) const {
+    return self().template write<write_mode::upsert>(key, value);
+  }
+  GPUHASH_HD status update(Key key, const Value& value) const {
+    return self().template write<write_mode::update_if_present>(key, value);
+  }
+  GPUHASH_HD status insert_or_assign(Key key, const Value& value) const {
+    return self().template write<AssignMode>(key, value);
+  }
+  template <class Op>
+  GPUHASH_HD status insert_or_apply(Key key, const Value& value, Op op) const {
+    return self().template write<write_mode::insert_or_apply>(key, value, op);
+  }
+
+ private:
+  GPUHASH_HD const View& self() const { return static_cast<const View&>(*this); }
+};
+
 /// The arguments of one batch; pointers are in the backend's memory. Which
 /// fields are used depends on `kind`:
 ///   apply:   ops, keys, values (in for writes, out for search), statuses

@@ -39,7 +39,10 @@ struct walk_result {
 
 template <class Key, class Value, std::uint32_t BucketBytes, std::uint32_t Choices,
           eviction_policy Eviction = eviction_policy::lookahead>
-class table_view {
+class table_view
+    : public view_writes<table_view<Key, Value, BucketBytes, Choices, Eviction>, Key, Value> {
+  friend view_writes<table_view, Key, Value>;
+
  public:
   using key_type = Key;
   using mapped_type = Value;
@@ -117,26 +120,6 @@ class table_view {
     return find_in_tile<false>(tile, *this, key).result == status::found;
   }
 #endif
-
-  /// Phase 1 writes. `full` means pending: no free slot without moving keys.
-  GPUHASH_HD status insert(Key key, Value value) const {
-    return write<write_mode::insert_if_absent>(key, value);
-  }
-  GPUHASH_HD status upsert(Key key, Value value) const {
-    return write<write_mode::upsert>(key, value);
-  }
-  GPUHASH_HD status update(Key key, Value value) const {
-    return write<write_mode::update_if_present>(key, value);
-  }
-  /// For refs (map_ref.hpp): `full` when the key is absent and no slot of
-  /// its buckets is empty (nothing moves; see docs/designs/bucketed_cuckoo.md).
-  GPUHASH_HD status insert_or_assign(Key key, Value value) const {
-    return write<write_mode::insert_or_assign>(key, value);
-  }
-  template <class Op>
-  GPUHASH_HD status insert_or_apply(Key key, Value value, Op op) const {
-    return write<write_mode::insert_or_apply>(key, value, op);
-  }
 
   GPUHASH_HD status erase(Key key) const {
     status result = status::not_found;
@@ -267,6 +250,10 @@ class table_view {
     return false;
   }
 
+  /// Phase 1 writes (insert, upsert, update, insert_or_assign and
+  /// insert_or_apply, view_writes). `full` means pending: no free slot
+  /// without moving keys; for refs (map_ref.hpp), not placed: nothing moves
+  /// (docs/designs/bucketed_cuckoo.md).
   template <write_mode Mode, class Op = no_apply_op>
   GPUHASH_HD status write(Key key, Value value, Op op = {}) const {
     status result = Mode == write_mode::update_if_present ? status::not_found : status::full;

@@ -77,7 +77,12 @@ struct probe_tally {
 /// nvcc's device compiler, and a view is a kernel argument.)
 template <class Key, class Value, std::uint32_t Slots, std::uint32_t Choices,
           bool CountProbes = false, bool LocalSpans = false, bool PaperInsert = false>
-class chain_view {
+class chain_view : public view_writes<
+                       chain_view<Key, Value, Slots, Choices, CountProbes, LocalSpans, PaperInsert>,
+                       Key, Value, write_mode::upsert> {
+  // insert_or_assign runs as upsert: under the bucket's lock, a store lands.
+  friend view_writes<chain_view, Key, Value, write_mode::upsert>;
+
  public:
   /// Slots a key's positions range over: a 64-byte span, or the node.
   static constexpr std::uint32_t span_slots =
@@ -139,25 +144,6 @@ class chain_view {
     }
   }
 
-  GPUHASH_HD status insert(Key key, Value value) const {
-    return write<write_mode::insert_if_absent>(key, value);
-  }
-  GPUHASH_HD status upsert(Key key, Value value) const {
-    return write<write_mode::upsert>(key, value);
-  }
-  GPUHASH_HD status update(Key key, Value value) const {
-    return write<write_mode::update_if_present>(key, value);
-  }
-  /// Under the bucket's lock, a store that lands: as upsert.
-  GPUHASH_HD status insert_or_assign(Key key, Value value) const {
-    return write<write_mode::upsert>(key, value);
-  }
-  /// Under the bucket's lock, so op needs no atomics: read, op, store.
-  template <class Op>
-  GPUHASH_HD status insert_or_apply(Key key, Value value, Op op) const {
-    return write<write_mode::insert_or_apply>(key, value, op);
-  }
-
   GPUHASH_HD status erase(Key key) const {
     const std::uint64_t b = bucket(key);
     const std::uint32_t held = lock(b);
@@ -195,6 +181,8 @@ class chain_view {
   GPUHASH_HD node_type& node_at(node_index index) const { return pool_.node(index); }
 
  private:
+  /// The writes of view_writes, under the bucket's lock (so an apply's op
+  /// needs no atomics: read, op, store).
   template <write_mode Mode, class Op = no_apply_op>
   GPUHASH_HD status write(Key key, Value value, Op op = {}) const {
     const std::uint64_t b = bucket(key);

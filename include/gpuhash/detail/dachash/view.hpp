@@ -45,7 +45,9 @@ struct bucket_hash {
 };
 
 template <class Key, class Value, std::uint32_t NodeBytes>
-class chain_view {
+class chain_view : public view_writes<chain_view<Key, Value, NodeBytes>, Key, Value> {
+  friend view_writes<chain_view, Key, Value>;
+
  public:
   using key_type = Key;
   using mapped_type = Value;
@@ -98,24 +100,6 @@ class chain_view {
       if (next == no_node || next == linking_node) return status::not_found;
       node = &pool_.node(next);
     }
-  }
-
-  GPUHASH_HD status insert(Key key, Value value) const {
-    return write<write_mode::insert_if_absent>(key, value);
-  }
-  /// The thesis' "insert" (it updates a key that is present).
-  GPUHASH_HD status upsert(Key key, Value value) const {
-    return write<write_mode::upsert>(key, value);
-  }
-  GPUHASH_HD status update(Key key, Value value) const {
-    return write<write_mode::update_if_present>(key, value);
-  }
-  GPUHASH_HD status insert_or_assign(Key key, Value value) const {
-    return write<write_mode::insert_or_assign>(key, value);
-  }
-  template <class Op>
-  GPUHASH_HD status insert_or_apply(Key key, Value value, Op op) const {
-    return write<write_mode::insert_or_apply>(key, value, op);
   }
 
   /// Thesis "delete": marks the key's slot as a tombstone (logical delete).
@@ -299,6 +283,8 @@ class chain_view {
     }
   }
 
+  /// The writes of view_writes (upsert is the thesis' "insert": it updates
+  /// a key that is present).
   template <write_mode Mode, class Op = no_apply_op>
   GPUHASH_HD status write(Key key, Value value, Op op = {}) const {
     node_type* node = &heads_[bucket_of(key)];

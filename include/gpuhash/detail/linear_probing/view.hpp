@@ -82,8 +82,10 @@ struct probe_sequence {
 /// per probe, 32-byte windows, relaxed loads): docs/results/linear_probing.md.
 template <class Key, class Value, class Home = hashed_home<Key>,
           slot_memory Memory = slot_memory::global, class Equal = word_equal>
-class packed_view : public packed_pair<Key, Value> {
+class packed_view : public packed_pair<Key, Value>,
+                    public view_writes<packed_view<Key, Value, Home, Memory, Equal>, Key, Value> {
   using layout = packed_pair<Key, Value>;
+  friend view_writes<packed_view, Key, Value>;
 
  public:
   using key_type = Key;
@@ -118,23 +120,6 @@ class packed_view : public packed_pair<Key, Value> {
       return key_of(seen) == empty_key;  // the key would be here: absent
     });
     return result;
-  }
-
-  GPUHASH_HD status insert(Key key, Value value) const {
-    return write<write_mode::insert_if_absent>(key, value);
-  }
-  GPUHASH_HD status upsert(Key key, Value value) const {
-    return write<write_mode::upsert>(key, value);
-  }
-  GPUHASH_HD status update(Key key, Value value) const {
-    return write<write_mode::update_if_present>(key, value);
-  }
-  GPUHASH_HD status insert_or_assign(Key key, Value value) const {
-    return write<write_mode::insert_or_assign>(key, value);
-  }
-  template <class Op>
-  GPUHASH_HD status insert_or_apply(Key key, Value value, Op op) const {
-    return write<write_mode::insert_or_apply>(key, value, op);
   }
 
   GPUHASH_HD status erase(Key key) const {
@@ -254,8 +239,12 @@ class packed_view : public packed_pair<Key, Value> {
 /// value are separate words of a 16- or 32-byte slot, written under published_pair's protocol
 /// (busy, value, release the key); readers load the key with acquire order.
 template <class Key, class Value, class Home = hashed_home<Key>, class Equal = word_equal>
-class pair_view : public published_pair<Key, Value> {
+class pair_view
+    : public published_pair<Key, Value>,
+      public view_writes<pair_view<Key, Value, Home, Equal>, Key, Value, write_mode::upsert> {
   using layout = published_pair<Key, Value>;
+  // insert_or_assign runs as upsert: the value word is written by a store, which lands.
+  friend view_writes<pair_view, Key, Value, write_mode::upsert>;
 
  public:
   using key_type = Key;
@@ -282,24 +271,6 @@ class pair_view : public published_pair<Key, Value> {
       if (seen == empty_key) return status::not_found;
     }
     return status::not_found;
-  }
-
-  GPUHASH_HD status insert(Key key, Value value) const {
-    return write<write_mode::insert_if_absent>(key, value);
-  }
-  GPUHASH_HD status upsert(Key key, Value value) const {
-    return write<write_mode::upsert>(key, value);
-  }
-  GPUHASH_HD status update(Key key, Value value) const {
-    return write<write_mode::update_if_present>(key, value);
-  }
-  /// The value word is written by a store, which lands: as upsert.
-  GPUHASH_HD status insert_or_assign(Key key, Value value) const {
-    return write<write_mode::upsert>(key, value);
-  }
-  template <class Op>
-  GPUHASH_HD status insert_or_apply(Key key, Value value, Op op) const {
-    return write<write_mode::insert_or_apply>(key, value, op);
   }
 
   GPUHASH_HD status erase(Key key) const {

@@ -151,8 +151,12 @@ struct versioned_pair {
 /// Linear probing over versioned_pair slots, one slot per probe step (a
 /// slot holds its value, so a window of several would read values too).
 template <class Key, class Value, class Home, class Equal>
-class wide_view : public versioned_pair<Key, Value> {
+class wide_view
+    : public versioned_pair<Key, Value>,
+      public view_writes<wide_view<Key, Value, Home, Equal>, Key, Value, write_mode::upsert> {
   using layout = versioned_pair<Key, Value>;
+  // insert_or_assign runs as upsert: a write under the version always lands.
+  friend view_writes<wide_view, Key, Value, write_mode::upsert>;
 
  public:
   using key_type = Key;
@@ -179,24 +183,6 @@ class wide_view : public versioned_pair<Key, Value> {
       if (seen == empty_key) return status::not_found;
     }
     return status::not_found;
-  }
-
-  GPUHASH_HD status insert(Key key, const Value& value) const {
-    return write<write_mode::insert_if_absent>(key, value);
-  }
-  GPUHASH_HD status upsert(Key key, const Value& value) const {
-    return write<write_mode::upsert>(key, value);
-  }
-  GPUHASH_HD status update(Key key, const Value& value) const {
-    return write<write_mode::update_if_present>(key, value);
-  }
-  /// The value is written under the version, which always lands: as upsert.
-  GPUHASH_HD status insert_or_assign(Key key, const Value& value) const {
-    return write<write_mode::upsert>(key, value);
-  }
-  template <class Op>
-  GPUHASH_HD status insert_or_apply(Key key, const Value& value, Op op) const {
-    return write<write_mode::insert_or_apply>(key, value, op);
   }
 
   GPUHASH_HD status erase(Key key) const {
