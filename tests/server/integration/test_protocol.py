@@ -836,6 +836,9 @@ class RequestsPerEventTest(ServerTestCase):
         n = 100
         c.request(b"".join(b"set r%d 0 0 %d noreply\r\n%d\r\n" % (i, len(b"%d" % i), i)
                            for i in range(n)), b"")
+        # The sets' own yields are counted before `before`: mn is answered
+        # only after every set before it on this connection.
+        c.request(b"mn\r\n", b"MN\r\n")
         before = self.yields()
         c.request(b"".join(b"get r%d\r\n" % i for i in range(n)),
                   b"".join(b"VALUE r%d 0 %d\r\n%d\r\nEND\r\n" % (i, len(b"%d" % i), i)
