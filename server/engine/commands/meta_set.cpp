@@ -92,7 +92,7 @@ void run_meta_set(shard_state& state, const protocol::request& request, key_ref 
   const auto read = [&](const protocol::meta_flag& flag) { return read_flag(flag, flags); };
   if (!meta::read_flags(request, bad_ms_mode, out, read)) return;
   ++state.counts.cmd_set;
-  count_in_class(state, class_of_store(state, key.key, request.data),
+  count_in_class(state, class_of_store(state, key.key, request.data, flags.client_flags),
                  &class_command_counts::cmd_set);
   const location existing = items.find_item(key.key, key.search);
   // As memcached's process_mset_command: C turns set and replace into a

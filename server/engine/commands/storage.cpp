@@ -49,7 +49,7 @@ void run_storage(shard_state& state, const protocol::request& request, key_ref k
                  std::string& out) {
   cache& items = state.items;
   ++state.counts.cmd_set;
-  count_in_class(state, class_of_store(state, key.key, request.data),
+  count_in_class(state, class_of_store(state, key.key, request.data, request.client_flags),
                  &class_command_counts::cmd_set);
   const location existing = items.find_item(key.key, key.search);
   const store_mode mode = mode_of(request.kind);
