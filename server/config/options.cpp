@@ -441,7 +441,10 @@ class command_line_parser {
   void honour_suboption(std::string_view name, std::string_view value, std::int64_t number,
                         const std::string& flag) {
     net::tls_settings& tls = options_.network.tls;
-    if (name == "read_buf_mem_limit") {
+    if (name == "slab_chunk_max" || name == "no_chunked_items") {
+      record_tuning(options_.tuning, name, number, 0,
+                    value);  // the store takes it (check_slab_chunk_max)
+    } else if (name == "read_buf_mem_limit") {
       options_.network.memory_limit = static_cast<std::size_t>(number) * megabyte;
       connection_memory_limit_given_ = true;
     } else if (name == "drop_privileges") {

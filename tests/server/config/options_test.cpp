@@ -489,7 +489,8 @@ TEST(ServerOptions, ExtendedOptionLists) {
             "-o hashpower=20: gpuhash-server's index sizes and hashes itself");
   EXPECT_NE(ignored_line(options, "-o slab_automove=1:"), "");
   EXPECT_NE(ignored_line(options, "-o modern:"), "");
-  EXPECT_EQ(parse_ok({"-oslab_chunk_max=16384"}).ignored.size(), 1u);
+  EXPECT_EQ(parse_ok({"-otail_repair_time=60"}).ignored.size(), 1u);
+  EXPECT_TRUE(parse_ok({"-oslab_chunk_max=16384,no_chunked_items"}).ignored.empty());
   // getsubopt's splitting: an empty list and a trailing comma are fine, an empty entry is not.
   EXPECT_TRUE(parse_ok({"-o", ""}).ignored.empty());
   EXPECT_EQ(parse_ok({"-o", "hashpower=16,"}).ignored.size(), 1u);
@@ -521,8 +522,6 @@ TEST(ServerOptions, EveryExtendedTuningOptionOfMemcachedIsAccepted) {
       "slab_automove_ratio=0.8",
       "slab_automove_window=30",
       "slab_sizes=96-192-384",
-      "slab_chunk_max=524288",
-      "no_chunked_items",
       "tail_repair_time=60",
       "lru_crawler",
       "no_lru_crawler",
