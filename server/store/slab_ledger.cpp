@@ -43,6 +43,11 @@ void slab_ledger::set_memory_limit(std::size_t bytes) {
   memory_limit_ = bytes;
 }
 
+std::size_t slab_ledger::memory_limit() const {
+  const std::lock_guard lock(mutex_);
+  return memory_limit_;
+}
+
 slab_numbers slab_ledger::numbers() const {
   slab_numbers numbers;
   numbers.classes.reserve(counts_.size());

@@ -55,6 +55,7 @@ class slab_ledger {
   /// memcached's cache_memlimit: pages from now on come within `bytes`;
   /// those already taken stay.
   void set_memory_limit(std::size_t bytes);
+  std::size_t memory_limit() const;
   slab_numbers numbers() const;
 
  private:

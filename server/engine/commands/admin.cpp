@@ -141,6 +141,8 @@ void run_stats(shard_state& state, const protocol::request& request, request_gro
       out.append("STAT ").append(name).append(" ");
       if (name == "oldest") {
         append_number(out, oldest_flushed(state));
+      } else if (name == "maxbytes") {  // as cache_memlimit last set it
+        append_number(out, state.items.store().ledger().memory_limit());
       } else {
         out.append(value);
       }

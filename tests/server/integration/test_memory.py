@@ -264,6 +264,7 @@ class PagesTest(unittest.TestCase):
                 store(c, b"big%d" % i, 500000)
             c.request(b"cache_memlimit 8\r\n", b"OK\r\n")
             self.assertEqual(general(c, "limit_maxbytes"), {"limit_maxbytes": 8 * MB})
+            self.assertEqual(c.stats(b"settings")["maxbytes"], b"%d" % (8 * MB))
             store(c, b"big4", 500000)
             classes, totals = slabs(c)
             self.assertEqual((classes[39]["total_pages"], totals["total_malloced"]), (3, 3 * MB))

@@ -179,6 +179,7 @@ TEST(slab_ledger, grants_a_class_its_first_page_past_the_limit_and_no_more) {
   ledger.set_memory_limit(8 * mib);
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(ledger.take_chunk(39));
   EXPECT_EQ(ledger.numbers().memory_limit, 8 * mib);
+  EXPECT_EQ(ledger.memory_limit(), 8 * mib);
   EXPECT_EQ(ledger.numbers().classes[38].used_chunks, 8u);
   ledger.set_memory_limit(mib);  // below what is taken: pages stay, no new ones
   EXPECT_FALSE(ledger.take_chunk(39));
