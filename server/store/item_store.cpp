@@ -80,7 +80,16 @@ location item_store::allocate(std::string_view key, std::size_t value_bytes,
   location where = no_location;
   if (classes_.is_chunked(total)) {
     chunked_layout layout = classes_.layout_of(key.size(), value_bytes, client_flags);
-    if (ledger_chunks(layout, keep)) where = take_block(bytes, layout, 0);
+    if (!ledger_chunk(layout.header_class, keep)) {
+      ++size_classes_[size_class - 1].counts.outofmemory;
+      error = allocation_error::out_of_memory;
+      return no_location;
+    }
+    if (!ledger_data_chunks(layout, keep)) {
+      error = allocation_error::out_of_memory_reading;
+      return no_location;
+    }
+    where = take_block(bytes, layout, 0);
   } else if (ledger_chunk(size_class, keep)) {
     // Here an item takes no more than memcached's size but with -C, where
     // its header may need a few bytes more: then a larger chunk, or a block.
@@ -309,13 +318,12 @@ bool item_store::ledger_chunk(std::size_t size_class, location keep) {
   return taken;
 }
 
-/// The chunks of a chunked item, as memcached's do_item_alloc and
-/// do_item_alloc_chunk take them: the header's, then the data chunks, the
-/// last falling back to a largest one when its own class has none.
-/// `layout` becomes what was taken; false (nothing taken) when a chunk
-/// could not be had.
-bool item_store::ledger_chunks(chunked_layout& layout, location keep) {
-  if (!ledger_chunk(layout.header_class, keep)) return false;
+/// The data chunks of a chunked item whose header chunk is taken, as
+/// memcached's do_item_alloc_chunk takes them while it reads the value: the
+/// largest class's, then one for what is left, falling back to a largest
+/// one when its own class has none. `layout` becomes what was taken; false
+/// when a chunk could not be had, with everything given back, the header too.
+bool item_store::ledger_data_chunks(chunked_layout& layout, location keep) {
   chunked_layout taken{layout.header_class, 0, 0};
   const std::size_t largest = classes_.largest();
   bool complete = true;

@@ -68,6 +68,9 @@ enum class allocation_error : std::uint8_t {
   none,
   too_large,      ///< larger than item_size_max as memcached counts it, or a key over 255 bytes
   out_of_memory,  ///< the ledger had no chunk and nothing was evictable (or -M)
+  /// A chunked item's header chunk was had, a data chunk was not (memcached
+  /// fails such a store while it reads the value, and counts no outofmemory).
+  out_of_memory_reading,
 };
 
 /// Why an item left its LRU's tail to make room (memcached's lru_pull_tail).
@@ -192,7 +195,7 @@ class item_store {
 
   item* chunk(location where) const noexcept;
   bool ledger_chunk(std::size_t size_class, location keep);
-  bool ledger_chunks(chunked_layout& layout, location keep);
+  bool ledger_data_chunks(chunked_layout& layout, location keep);
   void give_back_chunks(const chunked_layout& layout) noexcept;
   int pull_tail(std::size_t size_class, bool evict, location keep);
   location take_chunk(std::size_t size_class);

@@ -243,40 +243,48 @@ std::optional<store_result> refusal(store_mode mode, const store::item* existing
 store_result cache::store_value(std::string_view key, location existing, std::string_view data,
                                 std::uint32_t client_flags, std::int64_t expires_at,
                                 store_mode mode, std::uint64_t cas, location* stored) {
-  const store::item* old = existing == store::no_location ? nullptr : &store_.at(existing);
-  if (const auto refused = refusal(mode, old, cas)) {
-    if (mode == store_mode::add) store_.bump(existing);
-    return *refused;
-  }
-  const bool joins = mode == store_mode::append || mode == store_mode::prepend;
-  const std::size_t old_bytes = joins ? old->value_bytes : 0;
-  if (joins) {  // the joined item keeps the old one's flags and expiry
-    client_flags = old->client_flags;
-    expires_at = old->expires_at;
-  }
+  // As memcached's process_update_command: the request's own item is
+  // allocated (its data read into it) before the key's item is looked at,
+  // so a refused store takes memory as memcached's does (and gives it back).
   store::allocation_error error = store::allocation_error::none;
-  const location fresh =
-      store_.allocate(key, old_bytes + data.size(), client_flags, error, existing);
+  location fresh = store_.allocate(key, data.size(), client_flags, error, existing);
   if (fresh == store::no_location) {
-    // memcached drops the old value of a set that failed, so it cannot be read stale
-    if (mode == store_mode::set && existing != store::no_location) unlink(existing);
+    // memcached drops the old value of a set that failed, so it cannot be
+    // read stale; not when the data found no chunk while being read
+    const bool reading = error == store::allocation_error::out_of_memory_reading;
+    if (mode == store_mode::set && existing != store::no_location && !reading) unlink(existing);
     if (error == store::allocation_error::too_large) {
       ++counts_.store_too_large;
       return store_result::too_large;
     }
     ++counts_.store_no_memory;
-    return store_result::no_memory;
+    return reading ? store_result::no_memory_reading : store_result::no_memory;
   }
-  store::item& item = store_.at(fresh);
-  char* value = item.value().data();
-  if (joins) {
+  const store::item* old = existing == store::no_location ? nullptr : &store_.at(existing);
+  if (const auto refused = refusal(mode, old, cas)) {
+    store_.release(fresh);
+    if (mode == store_mode::add) store_.bump(existing);
+    return *refused;
+  }
+  if (mode == store_mode::append || mode == store_mode::prepend) {
+    // do_store_item: the joined item, with the old one's flags and expiry,
+    // is allocated while the request's is still held; without it the
+    // request is not stored
+    const location joined =
+        store_.allocate(key, old->value_bytes + data.size(), old->client_flags, error, existing);
+    store_.release(fresh);
+    if (joined == store::no_location) return store_result::not_stored;
+    fresh = joined;
+    expires_at = old->expires_at;
+    char* value = store_.at(fresh).value().data();
     const std::span<const char> old_value = old->value();
     const bool append = mode == store_mode::append;
     std::copy(old_value.begin(), old_value.end(), value + (append ? 0 : data.size()));
     std::copy(data.begin(), data.end(), value + (append ? old_value.size() : 0));
   } else {
-    std::copy(data.begin(), data.end(), value);
+    std::copy(data.begin(), data.end(), store_.at(fresh).value().data());
   }
+  store::item& item = store_.at(fresh);
   item.expires_at = expires_at;
   item.stored_at = now_;
   item.accessed_at = now_;

@@ -45,7 +45,8 @@ enum class store_result : std::uint8_t {
   exists,
   not_found,
   too_large,
-  no_memory
+  no_memory,
+  no_memory_reading,  ///< an item stored in chunks found none for its data (memcached's read)
 };
 
 /// What happened to items, counted by the cache (`stats`).
@@ -112,7 +113,10 @@ class cache {
   void bump(location where) { store_.bump(where); }
   void unlink(location where);
   /// Stores `data` under `key` as `mode` says, over `existing` (the item
-  /// find_item gave, or no_location); `stored`, if not null, gets the new item.
+  /// find_item gave, or no_location); `stored`, if not null, gets the new
+  /// item. As memcached, the request's item is allocated first, whatever the
+  /// mode; an append or prepend then allocates the joined item, and is not
+  /// stored when that finds no memory.
   /// `cas`: what a cas compares the item's CAS with; append and prepend
   /// compare with it too unless it is 0 (ms's C, as memcached's simplified
   /// check), answering exists when they differ.

@@ -114,7 +114,8 @@ void run_meta_set(shard_state& state, const protocol::request& request, key_ref 
     case store_result::exists: code = "EX"; break;
     case store_result::not_found: code = "NF"; break;
     case store_result::too_large:
-    case store_result::no_memory: out.append(reply_of(result)); return;
+    case store_result::no_memory:
+    case store_result::no_memory_reading: out.append(reply_of(result)); return;
   }
   if (flags.quiet && result == store_result::stored) return;
   out.append(code);

@@ -29,6 +29,7 @@ std::string_view reply_of(store_result result) {
     case store_result::not_found: return "NOT_FOUND\r\n";
     case store_result::too_large: return "SERVER_ERROR object too large for cache\r\n";
     case store_result::no_memory: return "SERVER_ERROR out of memory storing object\r\n";
+    case store_result::no_memory_reading: return "SERVER_ERROR Out of memory during read\r\n";
   }
   return "SERVER_ERROR internal\r\n";
 }

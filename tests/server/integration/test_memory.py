@@ -257,6 +257,41 @@ class PagesTest(unittest.TestCase):
                              {"evictions": 0, "curr_items": 4})
             c.close()
 
+    def test_a_chunked_item_without_data_chunks_fails_while_read(self):
+        with ServerProcess(["-m", "2", "-M"] + DETERMINISTIC) as server:
+            c = Connection.to(server)
+            for i in range(4):
+                store(c, b"big%d" % i, 500000)
+            # its header chunk comes (class 2's first page), its data chunks do not
+            store(c, b"big0", 600000, reply=b"SERVER_ERROR Out of memory during read\r\n")
+            self.assertEqual(len(c.get_values(b"get big0")[0][2]), 500000, "the old value stays")
+            classes, totals = slabs(c)
+            self.assertEqual({n: each["used_chunks"] for n, each in classes.items()},
+                             {2: 0, 39: 4})
+            self.assertEqual(totals["total_malloced"], 3 * MB)
+            self.assertEqual(items(c)[39]["outofmemory"], 0, "the item itself was allocated")
+            c.close()
+
+    def test_a_store_takes_its_item_before_it_looks_at_the_key(self):
+        # memcached allocates a request's item before it finds the key's: an
+        # add that is refused, or an append's own data, takes a chunk too
+        with ServerProcess() as server:
+            c = Connection.to(server)
+            store(c, b"k", 10)  # class 1
+            add = value_for(120, b"k")  # class 2
+            c.request(b"add k 0 0 %d\r\n%s\r\n" % (add, b"a" * add), b"NOT_STORED\r\n")
+            grow = value_for(152, b"k")  # class 3, and the joined item class 4
+            c.request(b"append k 0 0 %d\r\n%s\r\n" % (grow, b"b" * grow), b"STORED\r\n")
+            classes, totals = slabs(c)
+            self.assertEqual({n: each["used_chunks"] for n, each in classes.items()},
+                             {1: 0, 2: 0, 3: 0, 4: 1})
+            self.assertEqual(totals["total_malloced"], 4 * MB)
+            # an append whose joined item would be over -I is not stored
+            store(c, b"a", 600000)
+            c.request(b"append a 0 0 500000\r\n%s\r\n" % (b"b" * 500000), b"NOT_STORED\r\n")
+            self.assertEqual(len(c.get_values(b"get a")[0][2]), 600000)
+            c.close()
+
     def test_cache_memlimit_lets_classes_take_more_pages(self):
         with ServerProcess(["-m", "2"] + DETERMINISTIC) as server:
             c = Connection.to(server)
