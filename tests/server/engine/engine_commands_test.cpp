@@ -125,8 +125,7 @@ TEST(Storage, NoreplySilencesTheEnginesErrorsToo) {
                         "noreply\r\n" + large + "\r\nmn\r\n"),
             "SERVER_ERROR object too large for cache\r\nMN\r\nMN\r\n");
   // an append whose joined item would be too large is not stored, as in memcached
-  EXPECT_EQ(harness.run(store_text("append", "kept", std::string(1500, 'y'))),
-            "NOT_STORED\r\n");
+  EXPECT_EQ(harness.run(store_text("append", "kept", std::string(1500, 'y'))), "NOT_STORED\r\n");
   EXPECT_EQ(harness.run("incr word 1\r\nincr word 1 noreply\r\ndecr word 1 noreply\r\nmn\r\n"),
             "CLIENT_ERROR cannot increment or decrement non-numeric value\r\nMN\r\n");
   EXPECT_EQ(harness.run("flush_all\r\nflush_all noreply\r\nflush_all 10 noreply\r\nmn\r\n"),
