@@ -110,6 +110,9 @@ enum class sub_value : std::uint8_t { none, optional_integer, integer, real, tex
 constexpr const char* honoured = nullptr;
 constexpr const char* hash_reason = "gpuhash-server's index sizes and hashes itself";
 constexpr const char* slab_reason = "tunes memcached's slab mover and LRU threads, not kept here";
+constexpr const char* slab_mover_reason =
+    "memcached's slab mover and LRU threads are not kept here (the slab classes and page "
+    "accounting it sets are)";
 constexpr const char* conn_reason = "memcached's connection tuning is not implemented";
 constexpr const char* log_reason = "live logging (watch) is not served";
 constexpr const char* privilege_reason = "there is no seccomp sandbox to leave off";
@@ -137,14 +140,15 @@ constexpr auto suboptions = std::to_array<suboption_group>({
     {"hashpower", sub_value::integer, 12, 32, hash_reason},
     {"no_hashexpand", sub_value::none, 0, 0, hash_reason},
     {"hash_algorithm", sub_value::hash_name, 0, 0, hash_reason},
-    {"slab_reassign no_slab_reassign no_slab_automove no_chunked_items lru_crawler no_lru_crawler "
-     "lru_maintainer no_lru_maintainer track_sizes modern no_modern",
+    {"no_slab_automove lru_crawler no_lru_crawler lru_maintainer no_lru_maintainer track_sizes",
      sub_value::none, 0, 0, slab_reason},
+    {"slab_reassign no_slab_reassign modern no_modern", sub_value::none, 0, 0, slab_mover_reason},
+    {"no_chunked_items", sub_value::none, 0, 0, honoured},  // slab_chunk_max: a page
     {"slab_automove", sub_value::optional_integer, 0, 2, slab_reason},
     {"slab_automove_ratio", sub_value::real, 0, 1, slab_reason},
     {"slab_automove_window", sub_value::integer, 3, int_max, slab_reason},
     {"slab_sizes", sub_value::text, 0, 0, slab_reason},
-    {"slab_chunk_max", sub_value::integer, 1, int_max, slab_reason},
+    {"slab_chunk_max", sub_value::integer, 1, int_max, honoured},  // the largest class's chunk
     {"tail_repair_time", sub_value::integer, 10, int_max, slab_reason},
     {"lru_crawler_sleep", sub_value::integer, 0, 1000000, slab_reason},
     {"lru_crawler_tocrawl", sub_value::integer, 0, u32, slab_reason},

@@ -149,6 +149,7 @@ class command_line_parser {
                         " bytes is more than half of -m (" + std::to_string(memory_limit_mb) +
                         " megabytes)");
     }
+    check_slab_chunk_max();
     const tuning_settings& tuning = options_.tuning;
     if (tuning.hot_lru_pct + tuning.warm_lru_pct > 80) {
       throw usage_error("-o/--extended: hot_lru_pct + warm_lru_pct cannot be more than 80");
@@ -187,6 +188,36 @@ class command_line_parser {
   }
 
  private:
+  /// memcached's checks of -I against slab_chunk_max (the largest class's
+  /// chunk), which the store then takes, with slab_reassign.
+  void check_slab_chunk_max() {
+    tuning_settings& tuning = options_.tuning;
+    store::store_config& store = options_.engine.store;
+    constexpr std::int64_t slab_page = megabyte;
+    // an -I above 1 MB chunks items at half a page unless slab_chunk_max was given
+    if (store.item_size_max > megabyte && !tuning.slab_chunk_max_given)
+      tuning.slab_chunk_max = slab_page / 2;
+    const std::int64_t chunk_max = tuning.slab_chunk_max;
+    const auto item_size_max = static_cast<std::int64_t>(store.item_size_max);
+    if (chunk_max > item_size_max) {
+      throw usage_error("-I/--max-item-size: " + std::to_string(item_size_max) +
+                        " bytes is less than slab_chunk_max (" + std::to_string(chunk_max) +
+                        " bytes); raise -I or lower -o slab_chunk_max");
+    }
+    if (item_size_max % chunk_max != 0) {
+      throw usage_error("-I/--max-item-size: " + std::to_string(item_size_max) +
+                        " bytes is not a multiple of slab_chunk_max (" + std::to_string(chunk_max) +
+                        " bytes)");
+    }
+    // a chunk holds a 48-byte header, and memcached's pages are 1 MB
+    if (chunk_max <= 48 || slab_page % chunk_max != 0) {
+      throw usage_error("-o/--extended slab_chunk_max: " + std::to_string(chunk_max) +
+                        " bytes must be more than 48 and divide the 1 MB slab page");
+    }
+    store.slab_chunk_max = static_cast<std::size_t>(chunk_max);
+    store.slab_reassign = tuning.slab_reassign;
+  }
+
   std::optional<std::string_view> take_next_word() {
     if (next_word_ >= argc_) return std::nullopt;
     return std::string_view(argv_[next_word_++]);
@@ -410,7 +441,10 @@ class command_line_parser {
   void honour_suboption(std::string_view name, std::string_view value, std::int64_t number,
                         const std::string& flag) {
     net::tls_settings& tls = options_.network.tls;
-    if (name == "read_buf_mem_limit") {
+    if (name == "slab_chunk_max" || name == "no_chunked_items") {
+      record_tuning(options_.tuning, name, number, 0,
+                    value);  // the store takes it (check_slab_chunk_max)
+    } else if (name == "read_buf_mem_limit") {
       options_.network.memory_limit = static_cast<std::size_t>(number) * megabyte;
       connection_memory_limit_given_ = true;
     } else if (name == "drop_privileges") {

@@ -17,7 +17,7 @@ constexpr std::int64_t slab_page_size = 1024 * 1024;
 /// -o no_modern: memcached 1.6's older defaults, all at once (a
 /// slab_chunk_max given before it stays).
 void record_no_modern(tuning_settings& tuning) {
-  if (tuning.slab_chunk_max == slab_page_size / 2) tuning.slab_chunk_max = slab_page_size;
+  if (!tuning.slab_chunk_max_given) tuning.slab_chunk_max = slab_page_size;
   tuning.slab_reassign = false;
   tuning.slab_automove = 0;
   tuning.maxconns_fast = false;
@@ -97,6 +97,7 @@ void record_tuning(tuning_settings& tuning, std::string_view name, std::int64_t 
     tuning.slab_automove_window = number;
   } else if (name == "slab_chunk_max") {
     tuning.slab_chunk_max = number;
+    tuning.slab_chunk_max_given = true;
   } else if (name == "tail_repair_time") {
     tuning.tail_repair_time = number;
   } else if (name == "lru_crawler_sleep") {

@@ -41,6 +41,7 @@ struct tuning_settings {
   double slab_automove_ratio = 0.8;
   std::int64_t slab_automove_window = 30;
   std::int64_t slab_chunk_max = 512 * 1024;
+  bool slab_chunk_max_given = false;  ///< set by -o slab_chunk_max (-I and no_modern keep it)
   bool lru_crawler = true;
   std::int64_t lru_crawler_sleep = 100;
   std::int64_t lru_crawler_tocrawl = 0;

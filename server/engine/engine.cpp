@@ -16,7 +16,8 @@ engine::engine(engine_settings settings, server_stats& stats,
     : settings_(std::move(settings)),
       stats_(stats),
       on_complete_(std::move(on_complete)),
-      router_(settings_.shards, settings_.dumping_enabled) {
+      router_(settings_.shards, settings_.dumping_enabled),
+      ledger_(settings_.store, router_.shards()) {
   settings_.shards = router_.shards();
   for (std::size_t s = 0; s < settings_.shards; ++s)
     shards_.push_back(std::make_unique<shard>(*this, settings_, s, make_index(s)));

@@ -54,6 +54,7 @@
 #include "engine/routing/router.hpp"
 #include "engine/stats/server_stats.hpp"
 #include "index/index_factory.hpp"
+#include "store/slab_ledger.hpp"
 
 namespace gpuhash::server::engine {
 
@@ -107,6 +108,7 @@ class engine {
   server_stats& stats_;
   completion_handler on_complete_;
   router router_;
+  store::slab_ledger ledger_;  // the shards' slab accounting (memcached's, for all of them)
   std::vector<std::unique_ptr<shard>> shards_;
   bool inline_ = false;  // batches run on the submitting threads (no batch threads)
   bool may_run_on_submitter_ = false;

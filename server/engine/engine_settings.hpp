@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "store/item_store.hpp"
+#include "store/store_config.hpp"
 
 namespace gpuhash::server::engine {
 
@@ -18,7 +18,8 @@ enum class batch_runner : std::uint8_t {
 };
 
 struct engine_settings {
-  /// The items of all shards together: each shard gets memory_limit / shards.
+  /// The items of all shards together: their stores share one slab ledger
+  /// (store/slab_ledger.hpp), which holds them to memory_limit.
   store::store_config store;
   bool flush_enabled = true;      ///< false: -F, flush_all is refused
   bool shutdown_enabled = false;  ///< -A: the shutdown command is allowed

@@ -1,40 +1,38 @@
-// memcached's slabs.c and items.c, single-threaded: size classes of chunks
-// carved from pages taken lazily up to the memory limit, a free list and an
-// LRU list per class, both threaded through the items' own headers, and
-// eviction of the class's least recently used item when no chunk is left.
+// memcached's items.c for one shard, single-threaded: an LRU list and a free
+// list per class, both threaded through the items' own headers, chunks
+// counted by the shared slab_ledger, and memcached's do_item_alloc_pull and
+// lru_pull_tail (without its LRU maintainer) to make room.
 
 #include "store/item_store.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <cassert>
-#include <cmath>
+#include <limits>
 #include <new>
-#include <stdexcept>
-#include <string>
 #include <utility>
 
 namespace gpuhash::server::store {
 namespace {
 
-/// Pages are at least memcached's 1 MB, and larger when item_size_max needs
-/// it: the largest class's chunk is a whole page.
-constexpr std::size_t page_size_min = std::size_t{1} << 20;
-/// A larger page is a whole number of these (the operating system's page).
-constexpr std::size_t page_granularity = 4096;
-/// Chunk sizes are multiples of this, so every item header is aligned.
-constexpr std::size_t chunk_alignment = 8;
-static_assert(alignof(item) <= chunk_alignment && chunk_alignment % alignof(item) == 0);
-static_assert(alignof(std::max_align_t) >= chunk_alignment, "pages come from operator new[]");
-/// memcached's limit on -I.
-constexpr std::size_t item_size_max_limit = std::size_t{1} << 30;
+static_assert(alignof(item) <= 8, "chunks are 8-byte aligned (memcached's CHUNK_ALIGN_BYTES)");
+static_assert(alignof(std::max_align_t) >= alignof(item), "pages come from operator new[]");
 /// item::key_bytes is one byte (memcached's keys have at most 250).
 constexpr std::size_t key_bytes_max = 255;
 /// The "\r\n" written after each value.
 constexpr std::size_t terminator_bytes = 2;
+/// memcached's do_item_alloc_pull: passes of reclaiming, allocating and evicting.
+constexpr int allocation_passes = 10;
+/// memcached's lru_pull_tail: items looked at from the tail.
+constexpr int tail_items_searched = 5;
+/// Batches a freed block stays readable: an item unlinked in batch b has
+/// its index entry erased with batch b + 1, after that batch's finds, and
+/// a status of that batch may be read in batch b + 2.
+constexpr std::uint64_t block_retirement_batches = 3;
 
-constexpr std::size_t round_up(std::size_t n, std::size_t multiple) {
-  return (n + multiple - 1) / multiple * multiple;
+/// The bytes an item takes here: the header, the key, the value and "\r\n".
+constexpr std::size_t own_size(std::size_t key_bytes, std::size_t value_bytes) {
+  return sizeof(item) + key_bytes + value_bytes + terminator_bytes;
 }
 
 }  // namespace
@@ -51,56 +49,18 @@ std::span<const char> item::value() const noexcept {
   return {reinterpret_cast<const char*>(this + 1) + key_bytes, value_bytes};
 }
 
-item_store::item_store(store_config config) : config_(config) {
-  if (!(config_.growth_factor > 1.0) || !std::isfinite(config_.growth_factor))
-    throw std::invalid_argument("growth_factor: " + std::to_string(config_.growth_factor) +
-                                " must be a number greater than 1 (memcached's -f)");
-  if (config_.item_size_max == 0 || config_.item_size_max > item_size_max_limit)
-    throw std::invalid_argument("item_size_max: " + std::to_string(config_.item_size_max) +
-                                " bytes is outside 1 byte to 1 GB (memcached's -I)");
-
-  // The largest item (key + value = item_size_max) fills the last class's chunk, a page.
-  const std::size_t largest_item = sizeof(item) + config_.item_size_max + terminator_bytes;
-  page_size_ = std::max(page_size_min, round_up(largest_item, page_granularity));
-
-  // memcached's slabs_init: each class's chunk is the previous one's times the
-  // factor, aligned, up to the point where the next would not fit in a page.
-  std::size_t chunk_size = sizeof(item) + std::min(config_.chunk_size_min, page_size_);
-  while (size_classes_.size() + 1 < size_classes_max) {
-    chunk_size = round_up(chunk_size, chunk_alignment);
-    const double next = std::ceil(static_cast<double>(chunk_size) * config_.growth_factor);
-    if (next > static_cast<double>(page_size_)) break;
-    size_class_state& added = size_classes_.emplace_back();
-    added.chunk_size = chunk_size;
-    added.chunks_per_page = page_size_ / chunk_size;
-    chunk_size = static_cast<std::size_t>(next);
-  }
-  size_class_state& last = size_classes_.emplace_back();
-  last.chunk_size = page_size_;
-  last.chunks_per_page = 1;
-
-  // A location is (page << chunk_bits_) | chunk, with room for the smallest
-  // class's chunks. The page index whose bits are all ones is never used, so
-  // no location equals no_location.
-  chunk_bits_ = static_cast<unsigned>(std::bit_width(size_classes_.front().chunks_per_page - 1));
-  const std::size_t nameable_pages = no_location >> chunk_bits_;
-  nameable_pages_ = nameable_pages;
-  // A limit below one page still gets one page, so that small items can be stored at all.
-  max_pages_ =
-      std::min(std::max<std::size_t>(config_.memory_limit / page_size_, 1), nameable_pages);
+item_store::item_store(slab_ledger& ledger)
+    : ledger_(ledger), classes_(ledger.classes()), size_classes_(classes_.largest()) {
+  // A page's location is (page << chunk_bits_) | chunk, with room for the
+  // smallest class's chunks, below block_location.
+  chunk_bits_ = static_cast<unsigned>(std::bit_width(classes_.chunks_per_page(1) - 1));
+  nameable_pages_ = block_location >> chunk_bits_;
 }
 
 item_store::~item_store() = default;
 
-void item_store::on_eviction(eviction_handler handler) {
-  eviction_handler_ = std::move(handler);
-}
-
-bool item_store::set_memory_limit(std::size_t bytes) {
-  if (bytes < pages_.size() * page_size_) return false;
-  config_.memory_limit = bytes;
-  max_pages_ = std::min(std::max<std::size_t>(bytes / page_size_, 1), nameable_pages_);
-  return true;
+void item_store::on_removal(removal_handler handler) {
+  removal_handler_ = std::move(handler);
 }
 
 void item_store::on_dead_check(dead_check check) {
@@ -108,53 +68,72 @@ void item_store::on_dead_check(dead_check check) {
 }
 
 location item_store::allocate(std::string_view key, std::size_t value_bytes,
-                              allocation_error& error, location keep) {
-  const std::size_t size_class = class_for(key.size(), value_bytes);
+                              std::uint32_t client_flags, allocation_error& error, location keep) {
+  const std::size_t size_class = class_for(key.size(), value_bytes, client_flags);
   if (size_class == 0) {
     error = allocation_error::too_large;
     return no_location;
   }
-  const std::size_t class_index = size_class - 1;
-  size_class_state& state = size_classes_[class_index];
-
-  location where = take_free_chunk(state);
-  if (where == no_location && add_page(class_index)) where = take_free_chunk(state);
-  if (where == no_location && dead_check_) where = reclaim_tail(state, keep);
-  if (where == no_location && config_.evict) where = evict_tail(state, keep);
+  const std::size_t total =
+      store::reported_size(key.size(), value_bytes, client_flags, classes_.config().cas_enabled);
+  const std::size_t bytes = own_size(key.size(), value_bytes);
+  location where = no_location;
+  if (classes_.is_chunked(total)) {
+    chunked_layout layout = classes_.layout_of(key.size(), value_bytes, client_flags);
+    if (!ledger_chunk(layout.header_class, keep)) {
+      ++size_classes_[size_class - 1].counts.outofmemory;
+      error = allocation_error::out_of_memory;
+      return no_location;
+    }
+    if (!ledger_data_chunks(layout, keep)) {
+      error = allocation_error::out_of_memory_reading;
+      return no_location;
+    }
+    where = take_block(bytes, layout, 0);
+  } else if (ledger_chunk(size_class, keep)) {
+    // Here an item takes no more than memcached's size but with -C, where
+    // its header may need a few bytes more: then a larger chunk, or a block.
+    const std::size_t holding = classes_.class_holding(bytes);
+    if (bytes <= classes_.chunk_size(size_class)) {
+      where = take_chunk(size_class);
+    } else if (bytes <= classes_.chunk_size(holding)) {
+      where = take_chunk(holding);
+    } else {
+      where = take_block(bytes, {}, size_class);
+    }
+    if (where == no_location) ledger_.give_back(size_class);
+  }
   if (where == no_location) {
-    ++state.outofmemory;
+    ++size_classes_[size_class - 1].counts.outofmemory;
     error = allocation_error::out_of_memory;
     return no_location;
   }
 
   item* it = ::new (static_cast<void*>(chunk(where))) item{};
   it->value_bytes = static_cast<std::uint32_t>(value_bytes);
+  it->client_flags = client_flags;
   it->key_bytes = static_cast<std::uint8_t>(key.size());
-  it->size_class = static_cast<std::uint8_t>(class_index + 1);
-  char* const bytes = reinterpret_cast<char*>(it + 1);
-  std::copy_n(key.data(), key.size(), bytes);
-  std::copy_n("\r\n", terminator_bytes, bytes + key.size() + value_bytes);
-  ++state.used_chunks;
+  it->size_class = static_cast<std::uint8_t>(size_class);
+  char* const text = reinterpret_cast<char*>(it + 1);
+  std::copy_n(key.data(), key.size(), text);
+  std::copy_n("\r\n", terminator_bytes, text + key.size() + value_bytes);
   error = allocation_error::none;
   return where;
 }
 
-std::size_t item_store::class_for(std::size_t key_bytes, std::size_t value_bytes) const noexcept {
-  if (key_bytes > key_bytes_max || value_bytes > config_.item_size_max ||
-      key_bytes + value_bytes > config_.item_size_max)
+std::size_t item_store::class_for(std::size_t key_bytes, std::size_t value_bytes,
+                                  std::uint32_t client_flags) const noexcept {
+  if (key_bytes > key_bytes_max || value_bytes > std::numeric_limits<std::uint32_t>::max())
     return 0;
-  const std::size_t needed = sizeof(item) + key_bytes + value_bytes + terminator_bytes;
-  const auto fitting =
-      std::ranges::lower_bound(size_classes_, needed, {}, &size_class_state::chunk_size);
-  assert(fitting != size_classes_.end() && "the last class holds item_size_max");
-  return static_cast<std::size_t>(fitting - size_classes_.begin()) + 1;
+  return classes_.class_for(
+      store::reported_size(key_bytes, value_bytes, client_flags, classes_.config().cas_enabled));
 }
 
 void item_store::release(location where) {
   item& it = at(where);
   assert(it.size_class != 0 && "release: the chunk is already free");
   assert(!it.linked && "release: a linked item is given back by unlink");
-  free_chunk(where, it);
+  free_item(where, it);
 }
 
 item& item_store::at(location where) noexcept {
@@ -169,32 +148,42 @@ void item_store::link(location where) {
   item& it = at(where);
   assert(it.size_class != 0 && "link: the chunk is free");
   assert(!it.linked && "link: the item is already linked");
-  size_class_state& state = class_at(where);
+  size_class_state& state = size_classes_[it.size_class - 1];
   lru_push_head(state, where, it);
   it.linked = true;
-  ++state.linked_items;
+  ++state.counts.linked_items;
   ++linked_items_;
   const std::size_t size = reported_size(it);
-  state.requested_bytes += size;
+  state.counts.requested_bytes += size;
   bytes_used_ += size;
 }
 
 void item_store::unlink(location where) {
   item& it = at(where);
   assert(it.linked && "unlink: the item is not linked");
-  size_class_state& state = class_at(where);
+  size_class_state& state = size_classes_[it.size_class - 1];
   lru_detach(state, it);
   count_unlinked(state, it);
-  free_chunk(where, it);
+  free_item(where, it);
 }
 
 void item_store::bump(location where) {
   item& it = at(where);
   assert(it.linked && "bump: the item is not linked");
-  size_class_state& state = class_at(where);
+  size_class_state& state = size_classes_[it.size_class - 1];
   if (state.lru_head == where) return;
   lru_detach(state, it);
   lru_push_head(state, where, it);
+}
+
+void item_store::end_batch() {
+  ++batches_ended_;
+  std::erase_if(retired_blocks_, [&](const retired_block& retired) {
+    if (batches_ended_ - retired.batch < block_retirement_batches) return false;
+    blocks_[retired.number].memory.reset();
+    free_blocks_.push_back(retired.number);
+    return true;
+  });
 }
 
 void item_store::for_each_linked(const std::function<void(location, const item&)>& fn) const {
@@ -220,15 +209,24 @@ void item_store::visit_class(std::size_t size_class,
 
 location item_store::visit_linked_from(
     location from, const std::function<bool(location, const item&)>& visit) const {
-  const location chunk_mask = (location{1} << chunk_bits_) - 1;
-  for (std::size_t page_index = from >> chunk_bits_; page_index < pages_.size(); ++page_index) {
-    const std::size_t chunks = size_classes_[pages_[page_index].class_index].chunks_per_page;
-    const std::size_t first = page_index == (from >> chunk_bits_) ? (from & chunk_mask) : 0;
-    for (std::size_t chunk_index = first; chunk_index < chunks; ++chunk_index) {
-      const auto where = static_cast<location>(page_index << chunk_bits_ | chunk_index);
-      const item& it = at(where);
-      if (it.linked && !visit(where, it)) return where;
+  if ((from & block_location) == 0) {
+    const location chunk_mask = (location{1} << chunk_bits_) - 1;
+    for (std::size_t page_index = from >> chunk_bits_; page_index < pages_.size(); ++page_index) {
+      const std::size_t chunks = classes_.chunks_per_page(pages_[page_index].size_class);
+      const std::size_t first = page_index == (from >> chunk_bits_) ? (from & chunk_mask) : 0;
+      for (std::size_t chunk_index = first; chunk_index < chunks; ++chunk_index) {
+        const auto where = static_cast<location>(page_index << chunk_bits_ | chunk_index);
+        const item& it = at(where);
+        if (it.linked && !visit(where, it)) return where;
+      }
     }
+    from = block_location;
+  }
+  for (std::size_t number = from & ~block_location; number < blocks_.size(); ++number) {
+    if (!blocks_[number].memory) continue;
+    const auto where = static_cast<location>(block_location | number);
+    const item& it = at(where);
+    if (it.linked && !visit(where, it)) return where;
   }
   return no_location;
 }
@@ -240,50 +238,40 @@ std::size_t item_store::bytes_used() const noexcept {
   return bytes_used_;
 }
 std::size_t item_store::reported_size(const item& it) const noexcept {
-  return store::reported_size(it.key_bytes, it.value_bytes, config_.cas_enabled);
+  return store::reported_size(it.key_bytes, it.value_bytes, it.client_flags,
+                              classes_.config().cas_enabled);
 }
 std::size_t item_store::pages_allocated() const noexcept {
   return pages_.size();
 }
-std::size_t item_store::page_size() const noexcept {
-  return page_size_;
+std::size_t item_store::blocks_in_use() const noexcept {
+  return blocks_in_use_;
 }
 std::uint64_t item_store::evictions() const noexcept {
   std::uint64_t sum = 0;
-  for (const size_class_state& state : size_classes_) sum += state.evictions;
+  for (const size_class_state& state : size_classes_) sum += state.counts.evictions;
   return sum;
 }
 std::uint64_t item_store::reclaimed() const noexcept {
   std::uint64_t sum = 0;
-  for (const size_class_state& state : size_classes_) sum += state.reclaimed;
+  for (const size_class_state& state : size_classes_) sum += state.counts.reclaimed;
   return sum;
 }
 void item_store::reset_counts() noexcept {
-  for (size_class_state& state : size_classes_)
-    state.evictions = state.reclaimed = state.outofmemory = 0;
+  for (size_class_state& state : size_classes_) {
+    class_stats& counts = state.counts;
+    counts.evictions = counts.reclaimed = counts.outofmemory = counts.direct_reclaims = 0;
+  }
 }
 std::size_t item_store::item_size_max() const noexcept {
-  return config_.item_size_max;
-}
-std::size_t item_store::memory_limit() const noexcept {
-  return config_.memory_limit;
+  return classes_.config().item_size_max;
 }
 
 std::vector<class_stats> item_store::classes() const {
   std::vector<class_stats> result;
   result.reserve(size_classes_.size());
   for (const size_class_state& state : size_classes_) {
-    class_stats& stats = result.emplace_back();
-    stats.chunk_size = state.chunk_size;
-    stats.chunks_per_page = state.chunks_per_page;
-    stats.pages = state.pages;
-    stats.used_chunks = state.used_chunks;
-    stats.free_chunks = state.free_chunks;
-    stats.linked_items = state.linked_items;
-    stats.requested_bytes = state.requested_bytes;
-    stats.evictions = state.evictions;
-    stats.reclaimed = state.reclaimed;
-    stats.outofmemory = state.outofmemory;
+    class_stats& stats = result.emplace_back(state.counts);
     stats.oldest_access = state.lru_tail == no_location ? 0 : at(state.lru_tail).accessed_at;
   }
   return result;
@@ -291,92 +279,174 @@ std::vector<class_stats> item_store::classes() const {
 
 item* item_store::chunk(location where) const noexcept {
   assert(where != no_location && "no_location names no item");
+  if ((where & block_location) != 0) {
+    const std::size_t number = where & ~block_location;
+    assert(number < blocks_.size() && blocks_[number].memory && "the location's block is freed");
+    return std::launder(reinterpret_cast<item*>(blocks_[number].memory.get()));
+  }
   const std::size_t page_index = where >> chunk_bits_;
   const std::size_t chunk_index = where & ((location{1} << chunk_bits_) - 1);
   assert(page_index < pages_.size() && "the location's page was never allocated");
   const page& holder = pages_[page_index];
-  const size_class_state& state = size_classes_[holder.class_index];
-  assert(chunk_index < state.chunks_per_page && "the location's chunk is past its page's end");
-  return std::launder(
-      reinterpret_cast<item*>(holder.memory.get() + chunk_index * state.chunk_size));
+  assert(chunk_index < classes_.chunks_per_page(holder.size_class) &&
+         "the location's chunk is past its page's end");
+  return std::launder(reinterpret_cast<item*>(
+      holder.memory.get() + chunk_index * classes_.chunk_size(holder.size_class)));
 }
 
-item_store::size_class_state& item_store::class_at(location where) noexcept {
-  return size_classes_[pages_[where >> chunk_bits_].class_index];
-}
-
-location item_store::take_free_chunk(size_class_state& state) noexcept {
-  const location where = state.free_head;
-  if (where == no_location) return no_location;
-  state.free_head = at(where).lru_next;
-  --state.free_chunks;
-  return where;
-}
-
-void item_store::free_chunk(location where, item& it) noexcept {
-  size_class_state& state = class_at(where);
-  it.size_class = 0;
-  it.lru_next = state.free_head;
-  state.free_head = where;
-  --state.used_chunks;
-  ++state.free_chunks;
-}
-
-bool item_store::add_page(std::size_t class_index) {
-  size_class_state& state = size_classes_[class_index];
-  // As memcached's do_slabs_newslab: a class's first page is granted even
-  // past the limit, so a small -m never leaves a size class unable to store.
-  if (pages_.size() >= nameable_pages_) return false;
-  if (pages_.size() >= max_pages_ && state.pages != 0) return false;
-  page& added = pages_.emplace_back();
-  added.memory = std::make_unique_for_overwrite<std::byte[]>(page_size_);
-  added.class_index = class_index;
-  ++state.pages;
-  // memcached's split_slab_page_into_freelist, backwards so that chunk 0 is handed out first.
-  const auto first = static_cast<location>((pages_.size() - 1) << chunk_bits_);
-  for (std::size_t index = state.chunks_per_page; index-- > 0;) {
-    item* free = ::new (static_cast<void*>(added.memory.get() + index * state.chunk_size)) item{};
-    free->lru_next = state.free_head;
-    state.free_head = first | static_cast<location>(index);
+/// memcached's do_item_alloc_pull without its LRU maintainer: each pass
+/// reclaims the dead items at the class's LRU tail, asks the ledger for a
+/// chunk, and when it has none pulls the tail again, evicting; the passes
+/// that found no chunk count as direct_reclaims. With shards, this shard's
+/// LRU may have nothing of a class the others fill: then the class takes a
+/// page past the limit, as its first page would, rather than fail.
+bool item_store::ledger_chunk(std::size_t size_class, location keep) {
+  size_class_state& state = size_classes_[size_class - 1];
+  int pass = 0;
+  bool taken = false;
+  for (; pass < allocation_passes; ++pass) {
+    pull_tail(size_class, false, keep);
+    if (ledger_.take_chunk(size_class)) {
+      taken = true;
+      break;
+    }
+    if (pull_tail(size_class, true, keep) <= 0) break;
   }
-  state.free_chunks += state.chunks_per_page;
+  state.counts.direct_reclaims += static_cast<std::uint64_t>(pass);
+  if (!taken && ledger_.stores() > 1 && classes_.config().evict && state.lru_tail == no_location)
+    taken = ledger_.take_chunk(size_class, true);
+  return taken;
+}
+
+/// The data chunks of a chunked item whose header chunk is taken, as
+/// memcached's do_item_alloc_chunk takes them while it reads the value: the
+/// largest class's, then one for what is left, falling back to a largest
+/// one when its own class has none. `layout` becomes what was taken; false
+/// when a chunk could not be had, with everything given back, the header too.
+bool item_store::ledger_data_chunks(chunked_layout& layout, location keep) {
+  chunked_layout taken{layout.header_class, 0, 0};
+  const std::size_t largest = classes_.largest();
+  bool complete = true;
+  for (std::size_t k = 0; k < layout.full_chunks && complete; ++k) {
+    complete = ledger_chunk(largest, keep);
+    if (complete) ++taken.full_chunks;
+  }
+  if (complete && layout.tail_class != 0) {
+    if (ledger_chunk(layout.tail_class, keep)) {
+      taken.tail_class = layout.tail_class;
+    } else if (ledger_chunk(largest, keep)) {
+      ++taken.full_chunks;
+    } else {
+      complete = false;
+    }
+  }
+  if (!complete) {
+    give_back_chunks(taken);
+    return false;
+  }
+  layout = taken;
   return true;
 }
 
-/// Reuses the chunk of a dead item (expired or flushed) near the LRU tail,
-/// with or without -M, as memcached's lru_pull_tail does: such an item is
-/// already gone for every client.
-location item_store::reclaim_tail(size_class_state& state, location keep) {
-  constexpr int tail_items_searched = 5;
-  location candidate = state.lru_tail;
-  for (int searched = 0; searched < tail_items_searched && candidate != no_location; ++searched) {
-    item& it = at(candidate);
-    if (candidate != keep && dead_check_(it)) {
-      lru_detach(state, it);
-      count_unlinked(state, it);
-      --state.used_chunks;
-      ++state.reclaimed;
-      if (eviction_handler_) eviction_handler_(candidate, it);
-      return candidate;
-    }
-    candidate = it.lru_prev;
-  }
-  return no_location;
+void item_store::give_back_chunks(const chunked_layout& layout) noexcept {
+  ledger_.give_back(layout.header_class);
+  for (std::size_t k = 0; k < layout.full_chunks; ++k) ledger_.give_back(classes_.largest());
+  if (layout.tail_class != 0) ledger_.give_back(layout.tail_class);
 }
 
-location item_store::evict_tail(size_class_state& state, location keep) {
-  location victim = state.lru_tail;
-  if (victim != no_location && victim == keep) victim = at(victim).lru_prev;
-  if (victim == no_location) return no_location;
-  item& it = at(victim);
-  lru_detach(state, it);
-  count_unlinked(state, it);
-  // The chunk passes straight to the new item (allocate counts it again),
-  // never through the free list, so the handler still reads the old key.
-  --state.used_chunks;
-  ++state.evictions;
-  if (eviction_handler_) eviction_handler_(victim, it);
-  return victim;
+/// memcached's lru_pull_tail on the class's LRU (its COLD one): up to 5
+/// items from the tail; a dead one is reclaimed and the walk goes on; the
+/// first live one ends it, evicted when `evict` (and not -M). `keep` is
+/// passed over (memcached holds a reference on it). Returns the items removed.
+int item_store::pull_tail(std::size_t size_class, bool evict, location keep) {
+  size_class_state& state = size_classes_[size_class - 1];
+  int removed = 0;
+  location search = state.lru_tail;
+  for (int tries = tail_items_searched; tries > 0 && search != no_location; --tries) {
+    item& it = at(search);
+    const location next = it.lru_prev;
+    if (search != keep) {
+      const bool dead = dead_check_ && dead_check_(it);
+      if (!dead && !(evict && classes_.config().evict)) break;
+      lru_detach(state, it);
+      count_unlinked(state, it);
+      ++(dead ? state.counts.reclaimed : state.counts.evictions);
+      if (removal_handler_)
+        removal_handler_(search, it, dead ? tail_removal::reclaimed : tail_removal::evicted);
+      free_item(search, it);
+      ++removed;
+      if (!dead) break;
+    }
+    search = next;
+  }
+  return removed;
+}
+
+location item_store::take_chunk(std::size_t size_class) {
+  size_class_state& state = size_classes_[size_class - 1];
+  if (state.free_head == no_location && !add_page(size_class)) return no_location;
+  const location where = state.free_head;
+  state.free_head = at(where).lru_next;
+  return where;
+}
+
+location item_store::take_block(std::size_t bytes, const chunked_layout& layout,
+                                std::size_t ledger_class) {
+  location number = 0;
+  if (!free_blocks_.empty()) {
+    number = free_blocks_.back();
+    free_blocks_.pop_back();
+  } else {
+    number = static_cast<location>(blocks_.size());
+    blocks_.emplace_back();
+  }
+  block& taken = blocks_[number];
+  taken.memory = std::make_unique_for_overwrite<std::byte[]>(bytes);
+  taken.layout = layout;
+  taken.ledger_class = ledger_class;
+  ++blocks_in_use_;
+  return block_location | number;
+}
+
+/// Gives an unlinked item's chunks back to the ledger and its memory to the
+/// store: a page's chunk to its class's free list, a block to the heap.
+void item_store::free_item(location where, item& it) noexcept {
+  if ((where & block_location) != 0) {
+    const location number = where & ~block_location;
+    block& freed = blocks_[number];
+    if (freed.ledger_class != 0) {
+      ledger_.give_back(freed.ledger_class);
+    } else {
+      give_back_chunks(freed.layout);
+    }
+    it.size_class = 0;
+    --blocks_in_use_;
+    retired_blocks_.push_back({batches_ended_, number});
+    return;
+  }
+  ledger_.give_back(it.size_class);
+  size_class_state& state = size_classes_[pages_[where >> chunk_bits_].size_class - 1];
+  it.size_class = 0;
+  it.lru_next = state.free_head;
+  state.free_head = where;
+}
+
+bool item_store::add_page(std::size_t size_class) {
+  if (pages_.size() >= nameable_pages_) return false;
+  const std::size_t chunk_size = classes_.chunk_size(size_class);
+  const std::size_t chunks = classes_.chunks_per_page(size_class);
+  page& added = pages_.emplace_back();
+  added.memory = std::make_unique_for_overwrite<std::byte[]>(chunk_size * chunks);
+  added.size_class = size_class;
+  // memcached's split_slab_page_into_freelist, backwards so that chunk 0 is handed out first.
+  size_class_state& state = size_classes_[size_class - 1];
+  const auto first = static_cast<location>((pages_.size() - 1) << chunk_bits_);
+  for (std::size_t index = chunks; index-- > 0;) {
+    item* free = ::new (static_cast<void*>(added.memory.get() + index * chunk_size)) item{};
+    free->lru_next = state.free_head;
+    state.free_head = first | static_cast<location>(index);
+  }
+  return true;
 }
 
 void item_store::lru_push_head(size_class_state& state, location where, item& it) noexcept {
@@ -404,10 +474,10 @@ void item_store::lru_detach(size_class_state& state, item& it) noexcept {
 
 void item_store::count_unlinked(size_class_state& state, item& it) noexcept {
   it.linked = false;
-  --state.linked_items;
+  --state.counts.linked_items;
   --linked_items_;
   const std::size_t size = reported_size(it);
-  state.requested_bytes -= size;
+  state.counts.requested_bytes -= size;
   bytes_used_ -= size;
 }
 

@@ -1,12 +1,23 @@
 #pragma once
-// The server's items (key, value and metadata) in host memory: memcached's
-// slab allocator (size classes of chunks carved from 1 MB pages, a memory
-// limit) and an LRU list per class, with eviction of the least recently used
-// item when memory runs out.
+// One shard's items (key, value and metadata) in host memory, with an LRU
+// list per size class and memcached's allocation: each chunk memcached
+// would take for an item is asked of the slab_ledger shared by the shards,
+// and when it has none the class's LRU tail is reclaimed (dead items) or
+// evicted (memcached's do_item_alloc_pull and lru_pull_tail, without its
+// LRU maintainer: one LRU per class, the one memcached calls COLD).
+//
+// The bytes live in the store's own memory: 1 MB pages carved into chunks
+// of memcached's classes, and a block of its own for an item memcached
+// stores in chunks (larger than slab_chunk_max), so that every value is
+// contiguous. A store takes a page when its own chunks of a class run out;
+// the ledger, not the pages, holds the items to the memory limit. A freed
+// item's memory stays readable (its header says it is not linked) for
+// stale index entries: a page's chunk for good, a block until the owner has
+// ended three more batches (end_batch).
 //
 // Threading: an item_store is used by one thread only (the engine's batch
-// thread); it takes no locks. Items are named by a 32-bit location, which is
-// what the signature index stores.
+// thread); it takes no locks of its own (the ledger has its own). Items are
+// named by a 32-bit location, which is what the signature index stores.
 
 #include <cstddef>
 #include <cstdint>
@@ -16,31 +27,35 @@
 #include <string_view>
 #include <vector>
 
+#include "store/slab_classes.hpp"
+#include "store/slab_ledger.hpp"
+#include "store/store_config.hpp"
+
 namespace gpuhash::server::store {
 
-/// memcached's size classes are numbered 1 to 63.
-inline constexpr std::size_t size_classes_max = 63;
-
-/// An item's name: page number and chunk number within the page.
+/// An item's name: a page number and a chunk number within the page, or,
+/// with block_location set, the number of an item's own block.
 using location = std::uint32_t;
 inline constexpr location no_location = 0xFFFFFFFFu;
+inline constexpr location block_location = 0x80000000u;
 
 /// An item's metadata; the key and value follow it in the same chunk.
 struct item {
   location lru_prev = no_location;
   location lru_next = no_location;
-  std::uint32_t value_bytes = 0;  ///< value length, its trailing "\r\n" excluded
-  std::uint32_t client_flags = 0;
-  std::int64_t expires_at = 0;   ///< absolute Unix seconds; 0: never
-  std::int64_t stored_at = 0;    ///< Unix seconds of the last store (flush_all compares it)
-  std::int64_t accessed_at = 0;  ///< Unix seconds of the last access (metadump's "la")
+  std::uint32_t value_bytes = 0;   ///< value length, its trailing "\r\n" excluded
+  std::uint32_t client_flags = 0;  ///< set by allocate: its size depends on them
+  std::int64_t expires_at = 0;     ///< absolute Unix seconds; 0: never
+  std::int64_t stored_at = 0;      ///< Unix seconds of the last store (flush_all compares it)
+  std::int64_t accessed_at = 0;    ///< Unix seconds of the last access (metadump's "la")
   std::uint64_t cas = 0;
   std::uint8_t key_bytes = 0;
-  std::uint8_t size_class = 0;  ///< numbered from 1, as in item_store::classes(); 0: a free chunk
-  bool linked = false;          ///< in the LRU (and, for the engine, in the index)
-  bool fetched = false;         ///< read since it was stored (metadump's "fetch")
-  bool stale = false;           ///< invalidated by a meta delete with I (mg reports X)
-  bool win_sent = false;        ///< a client was told to recache it (mg's W; later ones get Z)
+  /// memcached's class of the item (its LRU's), numbered from 1; 0: a free chunk.
+  std::uint8_t size_class = 0;
+  bool linked = false;    ///< in the LRU (and, for the engine, in the index)
+  bool fetched = false;   ///< read since it was stored (metadump's "fetch")
+  bool stale = false;     ///< invalidated by a meta delete with I (mg reports X)
+  bool win_sent = false;  ///< a client was told to recache it (mg's W; later ones get Z)
 
   std::string_view key() const noexcept;
   /// The value's bytes, followed in memory by "\r\n" (written by
@@ -49,75 +64,67 @@ struct item {
   std::span<const char> value() const noexcept;
 };
 
-struct store_config {
-  std::size_t memory_limit = 64u << 20;  ///< bytes for pages (memcached's -m)
-  std::size_t item_size_max = 1u << 20;  ///< largest value (memcached's -I)
-  double growth_factor = 1.25;           ///< chunk size ratio of neighbouring classes (-f)
-  std::size_t chunk_size_min = 48;       ///< smallest chunk's room for key and value (-n)
-  bool evict = true;                     ///< false: -M, allocation fails when full
-  bool cas_enabled = true;               ///< false: -C, items show CAS 0 and are 8 bytes smaller
-};
-
-/// An item's size as memcached reports it (its ITEM_ntotal), in `stats`'
-/// bytes, `stats items`' mem_requested and metadump's size: memcached's
-/// 48-byte header, its 8-byte CAS unless -C, the key and its NUL, the value
-/// and its "\r\n". What an item takes here is its chunk (`stats slabs`).
-constexpr std::size_t reported_size(std::size_t key_bytes, std::size_t value_bytes,
-                                    bool cas_enabled) noexcept {
-  constexpr std::size_t memcached_header = 48;
-  return memcached_header + (cas_enabled ? 8 : 0) + key_bytes + 1 + value_bytes + 2;
-}
-
 enum class allocation_error : std::uint8_t {
   none,
-  too_large,      ///< key + value exceed item_size_max, or the key 255 bytes: no class holds it
-  out_of_memory,  ///< no free chunk, no page left, nothing evictable (or -M)
+  too_large,      ///< larger than item_size_max as memcached counts it, or a key over 255 bytes
+  out_of_memory,  ///< the ledger had no chunk and nothing was evictable (or -M)
+  /// A chunked item's header chunk was had, a data chunk was not (memcached
+  /// fails such a store while it reads the value, and counts no outofmemory).
+  out_of_memory_reading,
 };
 
+/// Why an item left its LRU's tail to make room (memcached's lru_pull_tail).
+enum class tail_removal : std::uint8_t {
+  reclaimed,  ///< dead (expired or flushed): memcached's reclaimed
+  evicted,    ///< live: memcached's evicted
+};
+
+/// One size class of the store, for `stats items`; memcached's chunk
+/// counts are the ledger's (slab_numbers).
 struct class_stats {
-  std::size_t chunk_size = 0;
-  std::size_t chunks_per_page = 0;
-  std::size_t pages = 0;
-  std::size_t used_chunks = 0;
-  std::size_t free_chunks = 0;
   std::size_t linked_items = 0;
   std::size_t requested_bytes = 0;  ///< the linked items' reported sizes (mem_requested)
   // Counts since start or the last reset_counts:
-  std::uint64_t evictions = 0;     ///< live items evicted to make room
-  std::uint64_t reclaimed = 0;     ///< dead items whose chunk was taken for a new one
-  std::uint64_t outofmemory = 0;   ///< allocations that found no chunk (-M, or nothing evictable)
+  std::uint64_t evictions = 0;    ///< live items evicted to make room
+  std::uint64_t reclaimed = 0;    ///< dead items taken from the LRU tail to make room
+  std::uint64_t outofmemory = 0;  ///< allocations that found no chunk (-M, or nothing evictable)
+  std::uint64_t direct_reclaims =
+      0;                           ///< memcached's: passes that found no chunk and pulled the tail
   std::int64_t oldest_access = 0;  ///< accessed_at of the LRU tail (0 when empty)
 };
 
 class item_store {
  public:
-  explicit item_store(store_config config);
+  /// A store whose chunks are counted in `ledger`, which must outlive it.
+  explicit item_store(slab_ledger& ledger);
   ~item_store();
   item_store(const item_store&) = delete;
   item_store& operator=(const item_store&) = delete;
 
-  /// Called with each item evicted to make room, after it is unlinked and
-  /// before its chunk is reused, so the owner can drop its index entry. It
-  /// must not allocate or throw.
-  using eviction_handler = std::function<void(location, const item&)>;
-  void on_eviction(eviction_handler handler);
-  /// Tells whether an item is dead (expired or flushed: the store keeps no
-  /// clock). A dead item near its LRU tail is reused before anything is
-  /// evicted, and even with -M; the eviction handler is called for it too,
-  /// and it counts in reclaimed(), not evictions().
+  /// Called with each item taken from an LRU tail to make room, after it
+  /// is unlinked and before its chunk is reused, so the owner can drop its
+  /// index entry and count it. It must not allocate or throw.
+  using removal_handler = std::function<void(location, const item&, tail_removal)>;
+  void on_removal(removal_handler handler);
+  /// Tells whether an item at an LRU tail is dead (expired or flushed, as
+  /// memcached's lru_pull_tail sees it: the store keeps no clock). Without
+  /// one, no item is dead.
   using dead_check = std::function<bool(const item&)>;
   void on_dead_check(dead_check check);
 
-  /// An unlinked item with room for the key and `value_bytes` of value; the
-  /// key is copied in, the value is left for the caller to fill, "\r\n" is
-  /// written after it, metadata is zeroed. May evict the least recently used
-  /// items of the same class, never `keep` (the item an append or an incr
-  /// is copying from).
-  location allocate(std::string_view key, std::size_t value_bytes, allocation_error& error,
-                    location keep = no_location);
-  /// The size class (numbered from 1) an item with this key and value goes
-  /// to; 0 when it is too large for any.
-  std::size_t class_for(std::size_t key_bytes, std::size_t value_bytes) const noexcept;
+  /// An unlinked item with room for the key and `value_bytes` of value, as
+  /// memcached's do_item_alloc: each chunk it needs comes from the ledger,
+  /// the dead items at its class's LRU tail (up to 5) reclaimed first, and
+  /// when the ledger has none the least recently used item evicted (never
+  /// `keep`: the item an append or an incr is copying from). The key and
+  /// `client_flags` are copied in, the value is left for the caller to
+  /// fill, "\r\n" is written after it, other metadata is zeroed.
+  location allocate(std::string_view key, std::size_t value_bytes, std::uint32_t client_flags,
+                    allocation_error& error, location keep = no_location);
+  /// The size class (numbered from 1) an item with this key, value and
+  /// flags goes to; 0 when it is too large for any.
+  std::size_t class_for(std::size_t key_bytes, std::size_t value_bytes,
+                        std::uint32_t client_flags) const noexcept;
   /// Gives back an item that was allocated and never linked (a store that
   /// failed or was abandoned). A linked item is given back by unlink, not here.
   void release(location where);
@@ -131,6 +138,9 @@ class item_store {
   void unlink(location where);
   /// Moves a linked item to the head of its LRU (a read or touch).
   void bump(location where);
+  /// The owner ended a batch: blocks freed three batches ago go back to the
+  /// heap, no index entry reading them any more.
+  void end_batch();
 
   /// Calls fn(location, const item&) for every linked item: class by class,
   /// each from the most to the least recently used.
@@ -151,62 +161,69 @@ class item_store {
   /// The linked items' sizes as memcached reports them (reported_size).
   std::size_t bytes_used() const noexcept;
   std::size_t reported_size(const item& it) const noexcept;
+  /// The store's own 1 MB pages, and the items in blocks of their own.
   std::size_t pages_allocated() const noexcept;
-  std::size_t page_size() const noexcept;
+  std::size_t blocks_in_use() const noexcept;
   std::uint64_t evictions() const noexcept;
   std::uint64_t reclaimed() const noexcept;
-  /// Zeroes the counts (evictions, reclaimed, outofmemory): `stats reset`.
+  /// Zeroes the counts (evictions, reclaimed, outofmemory, direct_reclaims): `stats reset`.
   void reset_counts() noexcept;
   std::size_t item_size_max() const noexcept;
-  std::size_t memory_limit() const noexcept;
-  /// Changes the limit for pages allocated from now on (memcached's
-  /// cache_memlimit); false, and nothing changes, below what is allocated.
-  bool set_memory_limit(std::size_t bytes);
-  /// Per size class, for `stats slabs` and `stats items`; classes numbered from 1.
+  const slab_ledger& ledger() const noexcept { return ledger_; }
+  slab_ledger& ledger() noexcept { return ledger_; }
+  /// Per size class, for `stats items`; classes numbered from 1.
   std::vector<class_stats> classes() const;
 
  private:
   struct size_class_state {
-    std::size_t chunk_size = 0;
-    std::size_t chunks_per_page = 0;
-    std::size_t pages = 0;
-    std::size_t used_chunks = 0;  ///< allocated, linked or not
-    std::size_t free_chunks = 0;
-    std::size_t linked_items = 0;
-    std::size_t requested_bytes = 0;
-    std::uint64_t evictions = 0;
-    std::uint64_t reclaimed = 0;
-    std::uint64_t outofmemory = 0;
-    location free_head = no_location;  ///< free chunks, chained through item::lru_next
+    class_stats counts;
+    location free_head = no_location;  ///< this class's free chunks, chained through item::lru_next
     location lru_head = no_location;   ///< the most recently used
-    location lru_tail = no_location;   ///< the least recently used: evicted first
+    location lru_tail = no_location;   ///< the least recently used: pulled first
   };
   struct page {
     std::unique_ptr<std::byte[]> memory;
-    std::size_t class_index = 0;
+    std::size_t size_class = 0;  ///< the class its chunks are carved for
+  };
+  /// An item stored whole in memory of its own, and the chunks the ledger
+  /// counts for it.
+  struct block {
+    std::unique_ptr<std::byte[]> memory;
+    chunked_layout layout;         ///< what was taken from the ledger (all 0: none)
+    std::size_t ledger_class = 0;  ///< or this one chunk
   };
 
   item* chunk(location where) const noexcept;
-  size_class_state& class_at(location where) noexcept;
-  location take_free_chunk(size_class_state& state) noexcept;
-  void free_chunk(location where, item& it) noexcept;
-  bool add_page(std::size_t class_index);
-  location evict_tail(size_class_state& state, location keep);
-  location reclaim_tail(size_class_state& state, location keep);
+  bool ledger_chunk(std::size_t size_class, location keep);
+  bool ledger_data_chunks(chunked_layout& layout, location keep);
+  void give_back_chunks(const chunked_layout& layout) noexcept;
+  int pull_tail(std::size_t size_class, bool evict, location keep);
+  location take_chunk(std::size_t size_class);
+  location take_block(std::size_t bytes, const chunked_layout& layout, std::size_t ledger_class);
+  void free_item(location where, item& it) noexcept;
+  bool add_page(std::size_t size_class);
   void lru_push_head(size_class_state& state, location where, item& it) noexcept;
   void lru_detach(size_class_state& state, item& it) noexcept;
   void count_unlinked(size_class_state& state, item& it) noexcept;
 
-  store_config config_;
-  std::size_t page_size_ = 0;
-  /// memory_limit / page_size, at least 1, at most what locations can name.
-  std::size_t max_pages_ = 0;
-  std::size_t nameable_pages_ = 0;
+  slab_ledger& ledger_;
+  const slab_classes& classes_;
   dead_check dead_check_;
-  unsigned chunk_bits_ = 0;  ///< a location's low bits: the chunk within its page
-  std::vector<size_class_state> size_classes_;
+  removal_handler removal_handler_;
+  unsigned chunk_bits_ = 0;  ///< a page location's low bits: the chunk within its page
+  std::size_t nameable_pages_ = 0;
+  std::vector<size_class_state> size_classes_;  ///< class c at c - 1
   std::vector<page> pages_;
-  eviction_handler eviction_handler_;
+  std::vector<block> blocks_;
+  std::vector<location> free_blocks_;  ///< numbers of blocks_ entries whose memory is freed
+  /// Freed blocks still readable, with the batch they were freed in.
+  struct retired_block {
+    std::uint64_t batch;
+    location number;
+  };
+  std::vector<retired_block> retired_blocks_;
+  std::uint64_t batches_ended_ = 0;
+  std::size_t blocks_in_use_ = 0;
   std::size_t linked_items_ = 0;
   std::size_t bytes_used_ = 0;
 };

@@ -37,8 +37,9 @@ class guarded_steps final : public index::wait_work {
 }  // namespace
 
 batch_pipeline::batch_pipeline(const engine_settings& settings, std::size_t shard,
-                               server_stats& server, std::unique_ptr<index::index_port> index)
-    : state_(settings, shard, server, std::move(index)) {}
+                               server_stats& server, std::unique_ptr<index::index_port> index,
+                               store::slab_ledger& ledger)
+    : state_(settings, shard, server, std::move(index), ledger) {}
 
 void batch_pipeline::run(std::span<request_group* const> groups, batch_side_work* side) {
   cache& items = state_.items;

@@ -38,8 +38,9 @@ class batch_side_work : public index::wait_work {
 
 class batch_pipeline {
  public:
+  /// `ledger`: the slab accounting all shards share, which must outlive it.
   batch_pipeline(const engine_settings& settings, std::size_t shard, server_stats& server,
-                 std::unique_ptr<index::index_port> index);
+                 std::unique_ptr<index::index_port> index, store::slab_ledger& ledger);
 
   /// Runs one batch over the groups and writes their replies. `side`, if
   /// any, is done while the index runs the batch (see batch_side_work).

@@ -21,12 +21,11 @@ std::uint64_t entry_of(index::signature_type signature, location where) {
 
 }  // namespace
 
-cache::cache(const store::store_config& config, std::unique_ptr<index::index_port> index,
-             cas_sequence cas)
-    : store_(config), index_(std::move(index)), cas_(cas) {
-  store_.on_eviction([this](location where, const store::item& item) {
+cache::cache(store::slab_ledger& ledger, std::unique_ptr<index::index_port> index, cas_sequence cas)
+    : store_(ledger), index_(std::move(index)), cas_(cas) {
+  store_.on_removal([this](location where, const store::item& item, store::tail_removal why) {
     class_item_counts& counts = class_counts_[item.size_class];
-    if (is_live(item)) {  // evicted (a dead one is reclaimed)
+    if (why == store::tail_removal::evicted) {
       if (item.expires_at != 0) ++counts.evicted_nonzero;
       if (!item.fetched) ++counts.evicted_unfetched;
       counts.evicted_time = now_ - item.accessed_at;
@@ -35,7 +34,7 @@ cache::cache(const store::store_config& config, std::unique_ptr<index::index_por
     }
     forget_entry(where, item);
   });
-  store_.on_dead_check([this](const store::item& item) { return !is_live(item); });
+  store_.on_dead_check([this](const store::item& item) { return is_reclaimable(item); });
 }
 
 // ---- the batch's index work ------------------------------------------------------
@@ -116,15 +115,23 @@ void cache::end_resolve() {
   // linked by this one go to the next batch.
   in_flight_ = std::move(fresh_);
   fresh_.clear();
+  store_.end_batch();
 }
 
 // ---- items ---------------------------------------------------------------------
 
 bool cache::is_live(const store::item& item) const noexcept {
   if (item.expires_at != 0 && item.expires_at <= now_) return false;
-  if (flush_time_ != 0 && flush_time_ <= now_ && item.stored_at <= flush_time_) return false;
-  if (item.cas <= flush_cas_) return false;
-  return true;
+  return !is_flushed(item);
+}
+
+bool cache::is_reclaimable(const store::item& item) const noexcept {
+  return (item.expires_at != 0 && item.expires_at < now_) || is_flushed(item);
+}
+
+bool cache::is_flushed(const store::item& item) const noexcept {
+  if (flush_time_ != 0 && flush_time_ <= now_ && item.stored_at <= flush_time_) return true;
+  return item.cas <= flush_cas_;
 }
 
 location cache::find_item(std::string_view key, std::size_t search) {
@@ -132,13 +139,8 @@ location cache::find_item(std::string_view key, std::size_t search) {
     store::item& item = store_.at(where);
     if (!item.linked || item.key() != key) return store::no_location;
     if (is_live(item)) return where;
-    const bool flushed = item.expires_at == 0 || item.expires_at > now_;
-    if (flushed) {
-      ++counts_.get_flushed;
-    } else {
-      ++counts_.get_expired;
-      if (!item.fetched) ++class_counts_[item.size_class].expired_unfetched;
-    }
+    // as memcached's do_item_get: counted as found dead, not as reclaimed
+    ++(is_flushed(item) ? counts_.get_flushed : counts_.get_expired);
     unlink(where);
     return store::no_location;
   };
@@ -241,38 +243,48 @@ std::optional<store_result> refusal(store_mode mode, const store::item* existing
 store_result cache::store_value(std::string_view key, location existing, std::string_view data,
                                 std::uint32_t client_flags, std::int64_t expires_at,
                                 store_mode mode, std::uint64_t cas, location* stored) {
-  const store::item* old = existing == store::no_location ? nullptr : &store_.at(existing);
-  if (const auto refused = refusal(mode, old, cas)) {
-    if (mode == store_mode::add) store_.bump(existing);
-    return *refused;
-  }
-  const bool joins = mode == store_mode::append || mode == store_mode::prepend;
-  const std::size_t old_bytes = joins ? old->value_bytes : 0;
+  // As memcached's process_update_command: the request's own item is
+  // allocated (its data read into it) before the key's item is looked at,
+  // so a refused store takes memory as memcached's does (and gives it back).
   store::allocation_error error = store::allocation_error::none;
-  const location fresh = store_.allocate(key, old_bytes + data.size(), error, existing);
+  location fresh = store_.allocate(key, data.size(), client_flags, error, existing);
   if (fresh == store::no_location) {
-    // memcached drops the old value of a set that failed, so it cannot be read stale
-    if (mode == store_mode::set && existing != store::no_location) unlink(existing);
+    // memcached drops the old value of a set that failed, so it cannot be
+    // read stale; not when the data found no chunk while being read
+    const bool reading = error == store::allocation_error::out_of_memory_reading;
+    if (mode == store_mode::set && existing != store::no_location && !reading) unlink(existing);
     if (error == store::allocation_error::too_large) {
       ++counts_.store_too_large;
       return store_result::too_large;
     }
     ++counts_.store_no_memory;
-    return store_result::no_memory;
+    return reading ? store_result::no_memory_reading : store_result::no_memory;
   }
-  store::item& item = store_.at(fresh);
-  char* value = item.value().data();
-  if (joins) {
+  const store::item* old = existing == store::no_location ? nullptr : &store_.at(existing);
+  if (const auto refused = refusal(mode, old, cas)) {
+    store_.release(fresh);
+    if (mode == store_mode::add) store_.bump(existing);
+    return *refused;
+  }
+  if (mode == store_mode::append || mode == store_mode::prepend) {
+    // do_store_item: the joined item, with the old one's flags and expiry,
+    // is allocated while the request's is still held; without it the
+    // request is not stored
+    const location joined =
+        store_.allocate(key, old->value_bytes + data.size(), old->client_flags, error, existing);
+    store_.release(fresh);
+    if (joined == store::no_location) return store_result::not_stored;
+    fresh = joined;
+    expires_at = old->expires_at;
+    char* value = store_.at(fresh).value().data();
     const std::span<const char> old_value = old->value();
     const bool append = mode == store_mode::append;
     std::copy(old_value.begin(), old_value.end(), value + (append ? 0 : data.size()));
     std::copy(data.begin(), data.end(), value + (append ? old_value.size() : 0));
-    client_flags = old->client_flags;
-    expires_at = old->expires_at;
   } else {
-    std::copy(data.begin(), data.end(), value);
+    std::copy(data.begin(), data.end(), store_.at(fresh).value().data());
   }
-  item.client_flags = client_flags;
+  store::item& item = store_.at(fresh);
   item.expires_at = expires_at;
   item.stored_at = now_;
   item.accessed_at = now_;

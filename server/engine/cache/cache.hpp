@@ -45,7 +45,8 @@ enum class store_result : std::uint8_t {
   exists,
   not_found,
   too_large,
-  no_memory
+  no_memory,
+  no_memory_reading,  ///< an item stored in chunks found none for its data (memcached's read)
 };
 
 /// What happened to items, counted by the cache (`stats`).
@@ -59,12 +60,12 @@ struct item_counts {
 
 /// What happened to one size class's items (`stats items`; their sums are
 /// `stats`' totals), counted by the cache, which has the clock the store
-/// lacks. The store counts the class's evictions, reclaims and allocations
-/// that failed.
+/// lacks, as memcached's lru_pull_tail counts them. The store counts the
+/// class's evictions, reclaims and allocations that failed.
 struct class_item_counts {
   std::uint64_t evicted_nonzero = 0;    ///< live items evicted that had an expiry time
   std::uint64_t evicted_unfetched = 0;  ///< live items evicted that were never read
-  std::uint64_t expired_unfetched = 0;  ///< items found dead (expired) that were never read
+  std::uint64_t expired_unfetched = 0;  ///< dead items reclaimed that were never read
   std::int64_t evicted_time = 0;        ///< seconds the last evicted item had gone unread
 };
 using class_item_table = std::array<class_item_counts, store::size_classes_max + 1>;
@@ -78,8 +79,9 @@ struct cas_sequence {
 
 class cache {
  public:
-  cache(const store::store_config& config, std::unique_ptr<index::index_port> index,
-        cas_sequence cas);
+  /// A cache whose store counts its chunks in `ledger` (shared by the
+  /// shards), which must outlive it.
+  cache(store::slab_ledger& ledger, std::unique_ptr<index::index_port> index, cas_sequence cas);
   cache(const cache&) = delete;
   cache& operator=(const cache&) = delete;
 
@@ -111,7 +113,10 @@ class cache {
   void bump(location where) { store_.bump(where); }
   void unlink(location where);
   /// Stores `data` under `key` as `mode` says, over `existing` (the item
-  /// find_item gave, or no_location); `stored`, if not null, gets the new item.
+  /// find_item gave, or no_location); `stored`, if not null, gets the new
+  /// item. As memcached, the request's item is allocated first, whatever the
+  /// mode; an append or prepend then allocates the joined item, and is not
+  /// stored when that finds no memory.
   /// `cas`: what a cas compares the item's CAS with; append and prepend
   /// compare with it too unless it is 0 (ms's C, as memcached's simplified
   /// check), answering exists when they differ.
@@ -119,6 +124,9 @@ class cache {
                            std::uint32_t client_flags, std::int64_t expires_at, store_mode mode,
                            std::uint64_t cas, location* stored);
   bool is_live(const store::item& item) const noexcept;
+  /// Whether memcached's lru_pull_tail takes the item for dead: expired
+  /// before this second (a get already misses it during it) or flushed.
+  bool is_reclaimable(const store::item& item) const noexcept;
   /// memcached's exptime rule: 0 never; up to 30 days relative; above,
   /// absolute Unix time; negative, already expired.
   std::int64_t expiry_of(std::int64_t exptime) const noexcept;
@@ -147,6 +155,8 @@ class cache {
   class_item_table& class_counts() noexcept { return class_counts_; }
 
  private:
+  /// Hidden by a flush_all that has taken effect.
+  bool is_flushed(const store::item& item) const noexcept;
   void link(location where);
   /// Drops an unlinked item from the host maps and queues its entry's erase.
   void forget_entry(location where, const store::item& item);

@@ -20,16 +20,16 @@ void run_flush_all(shard_state& state, const protocol::request& request, std::st
   if (!request.noreply) out.append("OK\r\n");
 }
 
-/// As memcached's process_memlimit_command; each shard takes its share.
+/// As memcached's process_memlimit_command: the limit of the pages taken
+/// from now on (every shard sets the one ledger they share).
 void run_cache_memlimit(shard_state& state, const protocol::request& request, std::string& out) {
   std::string_view reply = "OK\r\n";
   if (request.delta < 8) {
     reply = "MEMLIMIT_TOO_SMALL cannot set maxbytes to less than 8m\r\n";
   } else if (request.delta > 1000000000) {
     reply = "MEMLIMIT_ADJUST_FAILED input value is megabytes not bytes\r\n";
-  } else if (!state.items.store().set_memory_limit((static_cast<std::size_t>(request.delta) << 20) /
-                                                   state.settings.shards)) {
-    reply = "MEMLIMIT_ADJUST_FAILED out of bounds or unable to adjust\r\n";
+  } else {
+    state.items.store().ledger().set_memory_limit(static_cast<std::size_t>(request.delta) << 20);
   }
   if (!request.noreply) out.append(reply);
 }
@@ -141,6 +141,8 @@ void run_stats(shard_state& state, const protocol::request& request, request_gro
       out.append("STAT ").append(name).append(" ");
       if (name == "oldest") {
         append_number(out, oldest_flushed(state));
+      } else if (name == "maxbytes") {  // as cache_memlimit last set it
+        append_number(out, state.items.store().ledger().memory_limit());
       } else {
         out.append(value);
       }

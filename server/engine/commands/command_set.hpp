@@ -24,10 +24,11 @@ inline void count_in_class(shard_state& state, std::size_t size_class,
   ++(state.counts.classes[size_class].*counter);
 }
 
-/// A store's class, by the key and the data it stores (0: too large).
+/// A store's class, by the key, the data and the client flags it stores (0:
+/// too large): for an append, that of its data alone, as memcached counts it.
 inline std::size_t class_of_store(const shard_state& state, std::string_view key,
-                                  std::string_view data) {
-  return state.items.store().class_for(key.size(), data.size());
+                                  std::string_view data, std::uint32_t client_flags) {
+  return state.items.store().class_for(key.size(), data.size(), client_flags);
 }
 
 /// At least the bytes of a reply carrying the item's value (its line and

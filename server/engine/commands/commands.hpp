@@ -20,8 +20,9 @@ namespace gpuhash::server::engine {
 /// One shard, as its commands see it. Only the thread running the shard's
 /// batch touches it.
 struct shard_state {
+  /// `ledger`: the slab accounting all shards share.
   shard_state(const engine_settings& settings, std::size_t shard, server_stats& server,
-              std::unique_ptr<index::index_port> index);
+              std::unique_ptr<index::index_port> index, store::slab_ledger& ledger);
 
   const engine_settings& settings;
   server_stats& server;

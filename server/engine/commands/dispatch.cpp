@@ -7,12 +7,6 @@ namespace gpuhash::server::engine {
 
 namespace {
 
-store::store_config shard_store(const engine_settings& settings) {
-  store::store_config config = settings.store;
-  config.memory_limit /= settings.shards;
-  return config;
-}
-
 /// The classic commands that answer whole in one go.
 void run_command(shard_state& state, const protocol::request& request, std::size_t search,
                  request_group& group) {
@@ -49,10 +43,10 @@ void run_command(shard_state& state, const protocol::request& request, std::size
 }  // namespace
 
 shard_state::shard_state(const engine_settings& shared, std::size_t shard, server_stats& stats,
-                         std::unique_ptr<index::index_port> index)
+                         std::unique_ptr<index::index_port> index, store::slab_ledger& ledger)
     : settings(shared),
       server(stats),
-      items(shard_store(shared), std::move(index), cas_sequence{shard, shared.shards}) {}
+      items(ledger, std::move(index), cas_sequence{shard, shared.shards}) {}
 
 bool run_request(shard_state& state, work_item& work, std::size_t first_search,
                  request_group& group) {

@@ -92,7 +92,7 @@ void run_meta_set(shard_state& state, const protocol::request& request, key_ref 
   const auto read = [&](const protocol::meta_flag& flag) { return read_flag(flag, flags); };
   if (!meta::read_flags(request, bad_ms_mode, out, read)) return;
   ++state.counts.cmd_set;
-  count_in_class(state, class_of_store(state, key.key, request.data),
+  count_in_class(state, class_of_store(state, key.key, request.data, flags.client_flags),
                  &class_command_counts::cmd_set);
   const location existing = items.find_item(key.key, key.search);
   // As memcached's process_mset_command: C turns set and replace into a
@@ -114,7 +114,8 @@ void run_meta_set(shard_state& state, const protocol::request& request, key_ref 
     case store_result::exists: code = "EX"; break;
     case store_result::not_found: code = "NF"; break;
     case store_result::too_large:
-    case store_result::no_memory: out.append(reply_of(result)); return;
+    case store_result::no_memory:
+    case store_result::no_memory_reading: out.append(reply_of(result)); return;
   }
   if (flags.quiet && result == store_result::stored) return;
   out.append(code);

@@ -29,6 +29,7 @@ std::string_view reply_of(store_result result) {
     case store_result::not_found: return "NOT_FOUND\r\n";
     case store_result::too_large: return "SERVER_ERROR object too large for cache\r\n";
     case store_result::no_memory: return "SERVER_ERROR out of memory storing object\r\n";
+    case store_result::no_memory_reading: return "SERVER_ERROR Out of memory during read\r\n";
   }
   return "SERVER_ERROR internal\r\n";
 }
@@ -49,7 +50,7 @@ void run_storage(shard_state& state, const protocol::request& request, key_ref k
                  std::string& out) {
   cache& items = state.items;
   ++state.counts.cmd_set;
-  count_in_class(state, class_of_store(state, key.key, request.data),
+  count_in_class(state, class_of_store(state, key.key, request.data, request.client_flags),
                  &class_command_counts::cmd_set);
   const location existing = items.find_item(key.key, key.search);
   const store_mode mode = mode_of(request.kind);

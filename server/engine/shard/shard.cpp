@@ -43,7 +43,8 @@ std::size_t operations_of(const request_group& group) {
 engine::shard::shard(engine& owner, const engine_settings& settings, std::size_t number,
                      std::unique_ptr<index::index_port> index)
     : owner_(owner), settings_(settings) {
-  pipeline_ = std::make_unique<batch_pipeline>(settings_, number, owner_.stats_, std::move(index));
+  pipeline_ = std::make_unique<batch_pipeline>(settings_, number, owner_.stats_, std::move(index),
+                                               owner_.ledger_);
   sender_ = std::make_unique<reply_sender>(
       [this](request_group* group, bool idle) {
         owner_.completed(*group, idle ? completer::idle : completer::busy);

@@ -32,20 +32,15 @@ void add(index::index_numbers& to, const index::index_numbers& from) {
   to.max_operations = max_operations;
 }
 
-/// A size class's numbers: its chunks are alike in every shard, its counts
-/// add up, its age and the time its last evicted item went unread are the
-/// largest.
+/// A size class's numbers: its counts add up, its age and the time its
+/// last evicted item went unread are the largest.
 void add(class_numbers& to, const class_numbers& from) {
   store::class_stats& sum = to.store;
   const store::class_stats& more = from.store;
-  sum.chunk_size = more.chunk_size;
-  sum.chunks_per_page = more.chunks_per_page;
-  for (auto field : {&store::class_stats::pages, &store::class_stats::used_chunks,
-                     &store::class_stats::free_chunks, &store::class_stats::linked_items,
-                     &store::class_stats::requested_bytes})
+  for (auto field : {&store::class_stats::linked_items, &store::class_stats::requested_bytes})
     sum.*field += more.*field;
   for (auto count : {&store::class_stats::evictions, &store::class_stats::reclaimed,
-                     &store::class_stats::outofmemory})
+                     &store::class_stats::outofmemory, &store::class_stats::direct_reclaims})
     sum.*count += more.*count;
   class_item_counts& items = to.items;
   for (auto count : {&class_item_counts::evicted_nonzero, &class_item_counts::evicted_unfetched,
@@ -79,8 +74,8 @@ shard_numbers numbers_of(const cache& items, const command_counts& commands,
   numbers.index = items.index().numbers();
   numbers.index_description = items.index().description();
   numbers.index_overflow = items.overflowed();
-  numbers.store = {store.memory_limit(), store.bytes_used(), store.linked_items(),
-                   store.pages_allocated() * store.page_size()};
+  numbers.store = {store.bytes_used(), store.linked_items()};
+  numbers.slabs = store.ledger().numbers();
   const class_item_table& class_counts = items.class_counts();
   for (const store::class_stats& each : store.classes()) {
     const std::int64_t age = each.oldest_access == 0 ? 0 : numbers.now - each.oldest_access;

@@ -45,9 +45,10 @@ struct batch_counts {
   std::uint64_t batches_overlapped = 0;
 };
 
-/// One size class, as `stats items` and `stats slabs` show it: the store's
-/// numbers, the cache's, and the age of its LRU tail at the shard's clock
-/// (0: empty). Its commands are in command_counts::classes.
+/// One size class, as `stats items` shows it: the store's numbers, the
+/// cache's, and the age of its LRU tail at the shard's clock (0: empty).
+/// Its commands are in command_counts::classes, its chunks in the slab
+/// ledger's numbers.
 struct class_numbers {
   store::class_stats store;
   class_item_counts items;
@@ -64,13 +65,16 @@ struct shard_numbers {
   std::size_t index_overflow = 0;  ///< linked items the index refused (a signature had 16)
   /// The store's (item_store's numbers of the same names).
   struct store_numbers {
-    std::size_t limit_maxbytes = 0, bytes = 0, curr_items = 0;
-    std::size_t total_malloced = 0;
+    std::size_t bytes = 0, curr_items = 0;
   } store;
   std::vector<class_numbers> classes;  ///< numbered from 1
+  /// The slab ledger's, which all shards share: memcached's chunks, pages,
+  /// total_malloced and limit (`stats slabs`, limit_maxbytes).
+  store::slab_numbers slabs;
 
   /// Adds another shard's: counts add up, ages and the largest batch are
-  /// the larger, the clock and the index's description stay this shard's.
+  /// the larger; the clock, the index's description and the slab ledger's
+  /// numbers (the same ledger's) stay this shard's.
   void merge(const shard_numbers& other);
 };
 

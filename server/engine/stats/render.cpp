@@ -89,7 +89,7 @@ void render_machinery(const shard_numbers& numbers, const server_stats& server, 
   const shown_counters& shown = server.shown;
   stat("bytes_read", server.connections.bytes_read.load());
   stat("bytes_written", server.connections.bytes_written.load());
-  stat("limit_maxbytes", numbers.store.limit_maxbytes);
+  stat("limit_maxbytes", numbers.slabs.memory_limit);
   stat("accepting_conns", 1);  // over -c a client is accepted, told, and closed
   stat("listen_disabled_num", 0);
   stat("time_in_listen_disabled_us", 0);
@@ -129,12 +129,13 @@ void render_machinery(const shard_numbers& numbers, const server_stats& server, 
 void render_items_totals(const shard_numbers& numbers, const shown_counters& shown,
                          stat_writer& stat) {
   class_item_counts items;
-  std::uint64_t evictions = 0, reclaimed = 0;
+  std::uint64_t evictions = 0, reclaimed = 0, direct_reclaims = 0;
   for (const class_numbers& each : numbers.classes) {
     items.expired_unfetched += each.items.expired_unfetched;
     items.evicted_unfetched += each.items.evicted_unfetched;
     evictions += each.store.evictions;
     reclaimed += each.store.reclaimed;
+    direct_reclaims += each.store.direct_reclaims;
   }
   stat("bytes", numbers.store.bytes);
   stat("curr_items", numbers.store.curr_items);
@@ -152,7 +153,7 @@ void render_items_totals(const shard_numbers& numbers, const shown_counters& sho
     stat("moves_to_cold", 0);
     stat("moves_to_warm", 0);
     stat("moves_within_lru", 0);
-    stat("direct_reclaims", evictions + reclaimed);
+    stat("direct_reclaims", direct_reclaims);
     stat("lru_bumps_dropped", 0);
   }
 }

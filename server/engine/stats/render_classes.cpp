@@ -31,8 +31,7 @@ void render_moves_and_hits(const std::string& prefix, const class_numbers& numbe
   stat(prefix + "moves_to_cold", 0);
   stat(prefix + "moves_to_warm", 0);
   stat(prefix + "moves_within_lru", 0);
-  // an allocation here takes the LRU tail at once: each eviction and reclaim
-  stat(prefix + "direct_reclaims", numbers.store.evictions + numbers.store.reclaimed);
+  stat(prefix + "direct_reclaims", numbers.store.direct_reclaims);
   stat(prefix + "hits_to_hot", 0);
   stat(prefix + "hits_to_warm", 0);
   stat(prefix + "hits_to_cold", commands.get_hits);
@@ -66,16 +65,17 @@ void render_class_items(std::size_t c, const shard_numbers& numbers, const shown
 }
 
 void render_class_slabs(std::size_t c, const shard_numbers& numbers, stat_writer& stat) {
-  const store::class_stats& store = numbers.classes[c].store;
+  const store::slab_class_numbers& slabs = numbers.slabs.classes[c];
   const class_command_counts& commands = numbers.commands.classes[c + 1];
   const std::string prefix = std::to_string(c + 1) + ":";
-  stat(prefix + "chunk_size", store.chunk_size);
-  stat(prefix + "chunks_per_page", store.chunks_per_page);
-  stat(prefix + "total_pages", store.pages);
-  stat(prefix + "total_chunks", store.pages * store.chunks_per_page);
-  stat(prefix + "used_chunks", store.used_chunks);
-  stat(prefix + "free_chunks", store.free_chunks);
-  stat(prefix + "free_chunks_end", 0);  // a page is split into free chunks whole
+  const std::size_t total_chunks = slabs.pages * slabs.chunks_per_page;
+  stat(prefix + "chunk_size", slabs.chunk_size);
+  stat(prefix + "chunks_per_page", slabs.chunks_per_page);
+  stat(prefix + "total_pages", slabs.pages);
+  stat(prefix + "total_chunks", total_chunks);
+  stat(prefix + "used_chunks", slabs.used_chunks);
+  stat(prefix + "free_chunks", total_chunks - slabs.used_chunks);
+  stat(prefix + "free_chunks_end", 0);  // dead in memcached 1.6 too
   stat(prefix + "get_hits", commands.get_hits);
   stat(prefix + "cmd_set", commands.cmd_set);
   stat(prefix + "delete_hits", commands.delete_hits);
@@ -97,13 +97,13 @@ void render_items(const shard_numbers& numbers, const shown_counters& shown, std
 void render_slabs(const shard_numbers& numbers, std::string& out) {
   stat_writer stat{out};
   std::size_t active = 0;
-  for (std::size_t c = 0; c < numbers.classes.size(); ++c) {
-    if (numbers.classes[c].store.pages == 0) continue;
+  for (std::size_t c = 0; c < numbers.slabs.classes.size(); ++c) {
+    if (numbers.slabs.classes[c].pages == 0) continue;
     ++active;
     render_class_slabs(c, numbers, stat);
   }
   stat("active_slabs", active);
-  stat("total_malloced", numbers.store.total_malloced);
+  stat("total_malloced", numbers.slabs.total_malloced);
 }
 
 }  // namespace gpuhash::server::engine

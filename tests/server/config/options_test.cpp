@@ -212,7 +212,9 @@ TEST(ServerOptions, ItemSizeSuffixes) {
   };
   for (const auto& [text, bytes] : sizes) {
     SCOPED_TRACE(text);
-    EXPECT_EQ(parse_ok({"-I", text}).engine.store.item_size_max, bytes);
+    // below 512k, as memcached, -I needs a slab_chunk_max that divides it
+    EXPECT_EQ(parse_ok({"-I", text, "-o", "slab_chunk_max=1024"}).engine.store.item_size_max,
+              bytes);
   }
   EXPECT_EQ(parse_ok({"-m", "2048", "-I", "1g"}).engine.store.item_size_max, std::size_t{1} << 30);
   EXPECT_EQ(parse_ok({"-m", "2048", "-I", "1024m"}).engine.store.item_size_max,
@@ -237,6 +239,31 @@ TEST(ServerOptions, ItemSizeLimits) {
     SCOPED_TRACE(bad);
     EXPECT_NE(parse_error({"-I", bad}).find("is not a number"), std::string::npos);
   }
+}
+
+TEST(ServerOptions, ItemSizeAndSlabChunkMaxAsMemcachedChecksThem) {
+  // the store takes memcached's slab_chunk_max: half a page, or as given
+  EXPECT_EQ(parse_ok({}).engine.store.slab_chunk_max, 512u << 10);
+  EXPECT_TRUE(parse_ok({}).engine.store.slab_reassign);
+  EXPECT_EQ(parse_ok({"-o", "slab_chunk_max=16384"}).engine.store.slab_chunk_max, 16384u);
+  EXPECT_EQ(parse_ok({"-o", "no_chunked_items"}).engine.store.slab_chunk_max, 1u << 20);
+  const server_options old = parse_ok({"-o", "no_modern"});
+  EXPECT_EQ(old.engine.store.slab_chunk_max, 1u << 20);
+  EXPECT_FALSE(old.engine.store.slab_reassign);
+  // an -I above 1m chunks at half a page unless slab_chunk_max was given
+  EXPECT_EQ(parse_ok({"-I", "2m", "-o", "no_chunked_items"}).tuning.slab_chunk_max, 512 << 10);
+  EXPECT_EQ(parse_ok({"-I", "2m", "-o", "slab_chunk_max=1048576"}).engine.store.slab_chunk_max,
+            1u << 20);
+  EXPECT_EQ(parse_error({"-I", "100k"}),
+            "-I/--max-item-size: 102400 bytes is less than slab_chunk_max (524288 bytes); raise "
+            "-I or lower -o slab_chunk_max");
+  EXPECT_EQ(parse_error({"-I", "1500k"}),
+            "-I/--max-item-size: 1536000 bytes is not a multiple of slab_chunk_max (524288 "
+            "bytes)");
+  EXPECT_EQ(parse_error({"-o", "slab_chunk_max=32"}),
+            "-o/--extended slab_chunk_max: 32 bytes must be more than 48 and divide the 1 MB "
+            "slab page");
+  EXPECT_NE(parse_error({"-o", "slab_chunk_max=1000"}).find("not a multiple"), std::string::npos);
 }
 
 TEST(ServerOptions, ItemSizeAtMostHalfTheMemoryInEitherOrder) {
@@ -462,7 +489,8 @@ TEST(ServerOptions, ExtendedOptionLists) {
             "-o hashpower=20: gpuhash-server's index sizes and hashes itself");
   EXPECT_NE(ignored_line(options, "-o slab_automove=1:"), "");
   EXPECT_NE(ignored_line(options, "-o modern:"), "");
-  EXPECT_EQ(parse_ok({"-oslab_chunk_max=16384"}).ignored.size(), 1u);
+  EXPECT_EQ(parse_ok({"-otail_repair_time=60"}).ignored.size(), 1u);
+  EXPECT_TRUE(parse_ok({"-oslab_chunk_max=16384,no_chunked_items"}).ignored.empty());
   // getsubopt's splitting: an empty list and a trailing comma are fine, an empty entry is not.
   EXPECT_TRUE(parse_ok({"-o", ""}).ignored.empty());
   EXPECT_EQ(parse_ok({"-o", "hashpower=16,"}).ignored.size(), 1u);
@@ -494,8 +522,6 @@ TEST(ServerOptions, EveryExtendedTuningOptionOfMemcachedIsAccepted) {
       "slab_automove_ratio=0.8",
       "slab_automove_window=30",
       "slab_sizes=96-192-384",
-      "slab_chunk_max=524288",
-      "no_chunked_items",
       "tail_repair_time=60",
       "lru_crawler",
       "no_lru_crawler",

@@ -118,11 +118,14 @@ TEST(Storage, NoreplySilencesTheEnginesErrorsToo) {
   EXPECT_EQ(harness.run(store_text("set", "kept", std::string(1500, 'k')) +
                         store_text("set", "word", "abc")),
             "STORED\r\nSTORED\r\n");
-  // each refused twice, with and without noreply; mn shows nothing was left unsaid
-  const std::string grow = std::string(1500, 'y');
-  EXPECT_EQ(harness.run(store_text("append", "kept", grow) + "mn\r\n" + "append kept 0 0 1500 " +
-                        "noreply\r\n" + grow + "\r\nmn\r\n"),
+  // each refused twice, with and without noreply; mn shows nothing was left unsaid. An add
+  // of an item too large for -I (memcached's size of it) fails before the key is looked at.
+  const std::string large = std::string(2000, 'y');
+  EXPECT_EQ(harness.run(store_text("add", "kept", large) + "mn\r\n" + "add kept 0 0 2000 " +
+                        "noreply\r\n" + large + "\r\nmn\r\n"),
             "SERVER_ERROR object too large for cache\r\nMN\r\nMN\r\n");
+  // an append whose joined item would be too large is not stored, as in memcached
+  EXPECT_EQ(harness.run(store_text("append", "kept", std::string(1500, 'y'))), "NOT_STORED\r\n");
   EXPECT_EQ(harness.run("incr word 1\r\nincr word 1 noreply\r\ndecr word 1 noreply\r\nmn\r\n"),
             "CLIENT_ERROR cannot increment or decrement non-numeric value\r\nMN\r\n");
   EXPECT_EQ(harness.run("flush_all\r\nflush_all noreply\r\nflush_all 10 noreply\r\nmn\r\n"),

@@ -11,7 +11,9 @@
 namespace gpuhash::server::engine {
 namespace {
 
-shard_numbers shard_with(std::uint64_t gets, std::int64_t age, std::uint64_t largest_batch) {
+/// A shard's numbers; `pages`: its view of the ledger all shards share.
+shard_numbers shard_with(std::uint64_t gets, std::int64_t age, std::uint64_t largest_batch,
+                         std::size_t pages = 1) {
   shard_numbers numbers;
   numbers.now = 1000;
   numbers.commands.cmd_get = gets;
@@ -22,11 +24,14 @@ shard_numbers shard_with(std::uint64_t gets, std::int64_t age, std::uint64_t lar
   numbers.index_description = "cpu";
   numbers.store.curr_items = gets;
   numbers.classes.resize(2);
-  numbers.classes[1].store.chunk_size = 96;
-  numbers.classes[1].store.pages = 1;
   numbers.classes[1].store.linked_items = gets;
   numbers.classes[1].age = age;
   numbers.classes[1].store.evictions = gets;
+  numbers.classes[1].store.direct_reclaims = gets;
+  numbers.slabs.classes.resize(2);
+  numbers.slabs.classes[1] = {120, 8738, pages, 2 * gets};
+  numbers.slabs.total_malloced = pages << 20;
+  numbers.slabs.memory_limit = 64u << 20;
   numbers.classes[1].items.evicted_time = age;
   numbers.commands.classes[2].get_hits = gets;
   return numbers;
@@ -34,15 +39,17 @@ shard_numbers shard_with(std::uint64_t gets, std::int64_t age, std::uint64_t lar
 
 TEST(StatsNumbers, CountsAddUpAgesAndTheLargestBatchAreTheLargest) {
   shard_numbers merged = shard_with(3, 50, 10);
-  merged.merge(shard_with(5, 20, 40));
+  merged.merge(shard_with(5, 20, 40, 2));
   EXPECT_EQ(merged.commands.cmd_get, 8u);
   EXPECT_EQ(merged.items.total_items, 16u);
   EXPECT_EQ(merged.store.curr_items, 8u);
   EXPECT_EQ(merged.index.batches, 8u);
   EXPECT_EQ(merged.index.max_operations, 40u);
   EXPECT_EQ(merged.classes[1].store.linked_items, 8u);
-  EXPECT_EQ(merged.classes[1].store.pages, 2u);
-  EXPECT_EQ(merged.classes[1].store.chunk_size, 96u);  // alike in every shard
+  // the ledger's numbers are the one ledger's, not added up
+  EXPECT_EQ(merged.slabs.classes[1].pages, 1u);
+  EXPECT_EQ(merged.slabs.classes[1].used_chunks, 6u);
+  EXPECT_EQ(merged.slabs.total_malloced, 1u << 20);
   EXPECT_EQ(merged.classes[1].age, 50);
   EXPECT_EQ(merged.classes[1].store.evictions, 8u);
   EXPECT_EQ(merged.classes[1].items.evicted_time, 50);  // the longest
@@ -76,12 +83,17 @@ TEST(StatsNumbers, AreRenderedAsMemcachedsLines) {
             "STAT items:2:lrutail_reflocked 0\r\nEND\r\n");
   std::string slabs;
   render_numbers("slabs", merged, server, slabs);
-  EXPECT_NE(slabs.find("STAT 2:free_chunks_end 0\r\nSTAT 2:get_hits 8\r\n"), std::string::npos);
-  EXPECT_TRUE(slabs.ends_with("STAT active_slabs 1\r\nSTAT total_malloced 0\r\nEND\r\n"));
+  EXPECT_TRUE(slabs.starts_with(
+      "STAT 2:chunk_size 120\r\nSTAT 2:chunks_per_page 8738\r\nSTAT 2:total_pages 1\r\n"
+      "STAT 2:total_chunks 8738\r\nSTAT 2:used_chunks 6\r\nSTAT 2:free_chunks 8732\r\n"
+      "STAT 2:free_chunks_end 0\r\nSTAT 2:get_hits 8\r\n"))
+      << slabs;
+  EXPECT_TRUE(slabs.ends_with("STAT active_slabs 1\r\nSTAT total_malloced 1048576\r\nEND\r\n"));
   std::string general;
   render_numbers("", merged, server, general);
   EXPECT_NE(general.find("STAT cmd_get 8\r\n"), std::string::npos);
   EXPECT_NE(general.find("STAT evictions 8\r\n"), std::string::npos);
+  EXPECT_NE(general.find("STAT limit_maxbytes 67108864\r\n"), std::string::npos);
   EXPECT_NE(general.find("STAT index_batch_mean_ns 4000\r\n"), std::string::npos);
   EXPECT_EQ(general.find("STAT direct_reclaims"), std::string::npos);
   EXPECT_TRUE(general.ends_with("END\r\n"));
