@@ -32,6 +32,19 @@ struct packed_pair {
   }
 };
 
+/// The reserved key words of the layouts whose key word is published after
+/// the value (published_pair, and wide values' versioned_pair): all one
+/// bits (empty), one less (tombstone), two less (a slot being written).
+template <class Key>
+struct published_keys {
+  static constexpr Key empty_key = ~Key{0};
+  static constexpr Key tombstone_key = ~Key{0} - 1;
+  static constexpr Key busy_key = ~Key{0} - 2;
+  static constexpr std::array<Key, 3> reserved_keys = {empty_key, tombstone_key, busy_key};
+
+  GPUHASH_HD static constexpr bool is_reserved(Key key) { return key >= busy_key; }
+};
+
 /// Every other pair (64-bit keys and values; and for user types, keys and
 /// values of 4, 8 or 16 bytes each but 4/4): a key word and a value word,
 /// 16-byte aligned (a 16/16-byte pair fills one 32-byte sector).
@@ -42,18 +55,16 @@ struct packed_pair {
 /// rewritten in place by single atomic stores, so no value is reserved. An
 /// empty slot is all one bits.
 template <class Key, class Value>
-struct published_pair {
+struct published_pair : published_keys<Key> {
+  using published_keys<Key>::busy_key;
+  using published_keys<Key>::empty_key;
+  using published_keys<Key>::tombstone_key;
+
   struct alignas(16) slot_type {
     Key key;
     Value value;
   };
 
-  static constexpr Key empty_key = ~Key{0};
-  static constexpr Key tombstone_key = ~Key{0} - 1;
-  static constexpr Key busy_key = ~Key{0} - 2;
-  static constexpr std::array<Key, 3> reserved_keys = {empty_key, tombstone_key, busy_key};
-
-  GPUHASH_HD static constexpr bool is_reserved(Key key) { return key >= busy_key; }
   GPUHASH_HD static Key key_of(const slot_type& slot) { return slot.key; }
   GPUHASH_HD static Value value_of(const slot_type& slot) { return slot.value; }
   GPUHASH_HD static bool is_live(const slot_type& slot) { return slot.key < busy_key; }

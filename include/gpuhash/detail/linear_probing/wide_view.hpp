@@ -30,6 +30,7 @@
 #include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/linear_probing/view.hpp"
+#include "gpuhash/detail/slot_layouts.hpp"
 #include "gpuhash/host_device.hpp"
 #include "gpuhash/key_types.hpp"
 #include "gpuhash/status.hpp"
@@ -38,7 +39,11 @@ namespace gpuhash::detail::linear_probing {
 
 /// The slot of a wide value: the key word, its version, the value's bytes.
 template <class Key, class Value>
-struct versioned_pair {
+struct versioned_pair : published_keys<Key> {
+  using published_keys<Key>::busy_key;
+  using published_keys<Key>::empty_key;
+  using published_keys<Key>::tombstone_key;
+
   /// The value's 16-byte pieces.
   static constexpr std::size_t value_pieces = (sizeof(Value) + 15) / 16;
 
@@ -49,12 +54,6 @@ struct versioned_pair {
     alignas(16) std::uint64_t value_words[2 * value_pieces];
   };
 
-  static constexpr Key empty_key = ~Key{0};
-  static constexpr Key tombstone_key = ~Key{0} - 1;
-  static constexpr Key busy_key = ~Key{0} - 2;
-  static constexpr std::array<Key, 3> reserved_keys = {empty_key, tombstone_key, busy_key};
-
-  GPUHASH_HD static constexpr bool is_reserved(Key key) { return key >= busy_key; }
   GPUHASH_HD static Key key_of(const slot_type& slot) { return slot.key; }
   GPUHASH_HD static bool is_live(const slot_type& slot) { return slot.key < busy_key; }
   /// The value of a slot no one writes (rehash and retrieve_all run alone).
