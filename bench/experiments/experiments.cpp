@@ -16,6 +16,7 @@ const std::vector<experiment>& all_experiments() {
     for (auto& e : cnh_experiments()) list.push_back(std::move(e));
     for (auto& e : device_api_experiments()) list.push_back(std::move(e));
     list.push_back(key_types_experiment());
+    list.push_back(strings_experiment());
     return list;
   }();
   return experiments;

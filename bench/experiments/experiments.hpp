@@ -20,5 +20,6 @@ experiment hashgraph_growth_experiment();
 std::vector<experiment> cnh_experiments();
 std::vector<experiment> device_api_experiments();
 experiment key_types_experiment();
+experiment strings_experiment();
 
 }  // namespace gpuhash::bench

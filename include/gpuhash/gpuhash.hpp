@@ -20,6 +20,7 @@
 #include "gpuhash/signature_index_ref.hpp"
 #include "gpuhash/status.hpp"
 #include "gpuhash/status_counts.hpp"
+#include "gpuhash/string_map.hpp"
 #include "gpuhash/table_options.hpp"
 
 #if defined(GPUHASH_HAS_CUDA)

@@ -95,15 +95,15 @@ class map_ref {
 
   /// found (*value set, if value is not null) or not_found.
   GPUHASH_HD status find(key_type key, mapped_type* value) const {
-    return together([&] { return is_reserved(key) ? status::invalid_key : view_.find(key, value); });
+    return together(
+        [&] { return is_reserved(key) ? status::invalid_key : view_.find(key, value); });
   }
   /// Whether the key is stored (false for reserved keys).
-  GPUHASH_HD bool contains(key_type key) const {
-    return find(key, nullptr) == status::found;
-  }
+  GPUHASH_HD bool contains(key_type key) const { return find(key, nullptr) == status::found; }
   /// Inserts an absent key: inserted, exists (value unchanged) or full.
   GPUHASH_HD status insert(key_type key, mapped_type value) const {
-    return counted([&] { return is_reserved(key) ? status::invalid_key : view_.insert(key, value); });
+    return counted(
+        [&] { return is_reserved(key) ? status::invalid_key : view_.insert(key, value); });
   }
   /// Upsert: inserted, updated or full.
   GPUHASH_HD status insert_or_assign(key_type key, mapped_type value) const {
@@ -160,39 +160,13 @@ class map_ref {
 
   GPUHASH_HD map_ref(View view, detail::ref_counts* counts) : view_(view), counts_(counts) {}
 
-  /// work() for this thread's key; on the GPU the threads that called
-  /// together wait for each other before they return (see "Warps" above).
   template <class Work>
   GPUHASH_HD status together(Work&& work) const {
-#if defined(__CUDA_ARCH__)
-    const ::cooperative_groups::coalesced_group group = ::cooperative_groups::coalesced_threads();
-    const status result = work();
-    group.sync();
-    return result;
-#else
-    return work();
-#endif
+    return detail::run_together(work);
   }
-
-  /// together(work), counting the inserts and erases: on the GPU one add
-  /// per group of threads that called together.
   template <class Work>
   GPUHASH_HD status counted(Work&& work) const {
-#if defined(__CUDA_ARCH__)
-    const ::cooperative_groups::coalesced_group group = ::cooperative_groups::coalesced_threads();
-    const status result = work();
-    group.sync();
-    // Threads of one group may use refs of different tables: each table
-    // counts its own threads.
-    const ::cooperative_groups::coalesced_group same_table = ::cooperative_groups::labeled_partition(
-        group, reinterpret_cast<unsigned long long>(counts_));
-    if (counts_ != nullptr) counts_->count(same_table, result);
-    return result;
-#else
-    const status result = work();
-    if (counts_ != nullptr) counts_->count(result);
-    return result;
-#endif
+    return detail::run_counted(counts_, work);
   }
 
   View view_{};

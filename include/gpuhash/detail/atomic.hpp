@@ -13,6 +13,7 @@
 
 #if defined(__CUDACC__)
 #include <cooperative_groups.h>
+#include <cooperative_groups/scan.h>
 #include <cuda/atomic>
 #endif
 
@@ -305,6 +306,25 @@ GPUHASH_HD GPUHASH_FORCEINLINE T fetch_add_coalesced(T* address, T value) {
   if (group.thread_rank() == 0)
     first = fetch_add_relaxed(address, static_cast<T>(value * static_cast<T>(group.size())));
   return static_cast<T>(group.shfl(first, 0) + value * static_cast<T>(group.thread_rank()));
+#else
+  return fetch_add_relaxed(address, value);
+#endif
+}
+
+/// fetch_add_coalesced where each thread adds a value of its own (an
+/// allocation of `value` units from a shared arena): on the device the
+/// coalesced group adds its sum once and each thread gets the counter plus
+/// the values of the threads before it in the group.
+template <class T>
+GPUHASH_HD GPUHASH_FORCEINLINE T fetch_add_varying(T* address, T value) {
+#if defined(__CUDA_ARCH__)
+  namespace cg = ::cooperative_groups;
+  const cg::coalesced_group group = cg::coalesced_threads();
+  const T before = cg::exclusive_scan(group, value);
+  const T total = group.shfl(static_cast<T>(before + value), group.size() - 1);
+  T first{};
+  if (group.thread_rank() == 0) first = fetch_add_relaxed(address, total);
+  return static_cast<T>(group.shfl(first, 0) + before);
 #else
   return fetch_add_relaxed(address, value);
 #endif

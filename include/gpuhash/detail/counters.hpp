@@ -60,7 +60,8 @@ struct ref_counts {
   /// their own results): one add per kind, by its first thread, into the
   /// shard of its warp.
   __device__ void count(const ::cooperative_groups::coalesced_group& group, status result) {
-    const auto inserts = static_cast<std::uint64_t>(__popc(group.ballot(result == status::inserted)));
+    const auto inserts =
+        static_cast<std::uint64_t>(__popc(group.ballot(result == status::inserted)));
     const auto erases = static_cast<std::uint64_t>(__popc(group.ballot(result == status::erased)));
     if (group.thread_rank() == 0) {
       const unsigned warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
@@ -74,8 +75,7 @@ struct ref_counts {
   void count(status result) {
     if (result != status::inserted && result != status::erased) return;
     ref_count_shard& mine = shard[host_thread_shard()];
-    fetch_add_relaxed<std::uint64_t>(
-        result == status::inserted ? &mine.inserted : &mine.erased, 1);
+    fetch_add_relaxed<std::uint64_t>(result == status::inserted ? &mine.inserted : &mine.erased, 1);
   }
 #endif
 
@@ -98,6 +98,43 @@ struct ref_counts {
     return mine;
   }
 };
+
+/// Runs work() for the calling thread's key and returns its status; on the
+/// GPU the threads that called together wait for each other before they
+/// return (gpuhash/map_ref.hpp, "Warps", says why).
+template <class Work>
+GPUHASH_HD status run_together(Work&& work) {
+#if defined(__CUDA_ARCH__)
+  const ::cooperative_groups::coalesced_group group = ::cooperative_groups::coalesced_threads();
+  const status result = work();
+  group.sync();
+  return result;
+#else
+  return work();
+#endif
+}
+
+/// run_together(work), counting the inserts and erases into `counts` (none
+/// where it is null): on the GPU one add per group of threads that called
+/// together.
+template <class Work>
+GPUHASH_HD status run_counted(ref_counts* counts, Work&& work) {
+#if defined(__CUDA_ARCH__)
+  const ::cooperative_groups::coalesced_group group = ::cooperative_groups::coalesced_threads();
+  const status result = work();
+  group.sync();
+  // Threads of one group may use refs of different tables: each table
+  // counts its own threads.
+  const ::cooperative_groups::coalesced_group same_table =
+      ::cooperative_groups::labeled_partition(group, reinterpret_cast<unsigned long long>(counts));
+  if (counts != nullptr) counts->count(same_table, result);
+  return result;
+#else
+  const status result = work();
+  if (counts != nullptr) counts->count(result);
+  return result;
+#endif
+}
 
 /// What a table keeps in backend memory for its bookkeeping.
 struct counter_block {
