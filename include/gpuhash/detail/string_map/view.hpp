@@ -27,10 +27,12 @@
 //    finds the first's).
 //  * Erase turns the handle into a tombstone by CAS; the bytes stay in the
 //    arena until a rehash copies the live keys into a new one.
-// On the GPU the slot's first 16 bytes (handle, tag, length) are read and
-// changed together by 128-bit atomics (sm_90); on the CPU the handle alone
-// is atomic, and the tag and length, written before it is published and
-// never after, are read after it.
+// On the GPU the slot's first 16 bytes (handle, tag, length) are changed
+// together by 128-bit atomics (sm_90) and read for probing by weak 16-byte
+// loads (probed_head says why a stale one is safe), with an acquire fence
+// before a match's bytes are read; on the CPU the handle alone is atomic,
+// and the tag and length, written before it is published and never after,
+// are read after it.
 
 #include <cstddef>
 #include <cstdint>
@@ -199,14 +201,36 @@ class view {
     std::uint64_t position = reduce_range(key.hash, capacity_);
     for (std::uint64_t step = 0; step < capacity_; ++step) {
       slot_type& slot = slots_[position];
-      if (visit(slot, settled_head(slot))) return;
+      if (visit(slot, probed_head(slot))) return;
       position = position + 1 == capacity_ ? 0 : position + 1;
     }
   }
 
+  /// Whether a published head is the key's. The bytes are read after an
+  /// acquire fence: the head may have come from a weak load (probed_head).
   GPUHASH_HD bool matches(const slot_head& seen, const string_key& key) const {
-    return is_published(seen.handle) && seen.tag == key.tag() && seen.length == key.length &&
-           bytes_equal(arena_.bytes + seen.handle, key.bytes, key.length);
+    if (!is_published(seen.handle) || seen.tag != key.tag() || seen.length != key.length)
+      return false;
+    fence_acquire();
+    return bytes_equal(arena_.bytes + seen.handle, key.bytes, key.length);
+  }
+
+  /// A head for probing. On the GPU a weak 16-byte load, which L1 may serve
+  /// and which may be stale or torn between its two halves: the handle
+  /// only moves forward and tag and length are written once (by the
+  /// claim), so a stale head is an earlier state of the slot (every change
+  /// is a CAS against the head seen, or a wait), and a torn one (a handle
+  /// set without its tag and length) is read again as settled_head does,
+  /// as is a busy one. On the CPU, settled_head.
+  GPUHASH_HD static slot_head probed_head(slot_type& slot) {
+#if defined(__CUDA_ARCH__)
+    const word_pair pair = load_pair_for_probe(reinterpret_cast<const std::uint64_t*>(&slot.head));
+    const slot_head seen{pair.first, static_cast<std::uint32_t>(pair.second),
+                         static_cast<std::uint32_t>(pair.second >> 32)};
+    if (seen.handle == empty_handle || (seen.handle != busy_handle && pair.second != ~0ULL))
+      return seen;
+#endif
+    return settled_head(slot);
   }
 
   GPUHASH_HD static slot_head settled_head(slot_type& slot) {
