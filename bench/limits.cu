@@ -11,6 +11,7 @@
 
 #include "gpuhash/cuda/backend.hpp"
 #include "gpuhash/cuda/error.hpp"
+#include "gpuhash/cuda/occupancy.hpp"
 #include "gpuhash/hash.hpp"
 #include "limits.hpp"
 #include "timer.hpp"
@@ -111,21 +112,6 @@ __global__ void __launch_bounds__(256)
   if (accumulator == 0x9e3779b9ULL) *sink = 1;
 }
 
-/// Blocks of 256 threads that the device runs at once with `kernel`: each
-/// kernel's grid, whose threads loop over many more accesses than threads.
-template <class... Args>
-int resident_blocks(void (*kernel)(Args...)) {
-  int device = 0;
-  int multiprocessors = 0;
-  int per_multiprocessor = 0;
-  GPUHASH_CUDA_TRY(cudaGetDevice(&device));
-  GPUHASH_CUDA_TRY(
-      cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  GPUHASH_CUDA_TRY(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, 256, 0));
-  return std::max(1, multiprocessors * per_multiprocessor);
-}
-
 template <class Launch>
 double rate(Launch&& launch, int repetitions) {
   step_timer<cuda_backend> timer;
@@ -148,7 +134,7 @@ access_limits measure_limits(int repetitions, std::uint64_t buffer_bytes) {
   std::map<const void*, int> grids;
   const auto blocks = [&grids](auto kernel) {
     const auto [it, added] = grids.try_emplace(reinterpret_cast<const void*>(kernel), 0);
-    if (added) it->second = resident_blocks(kernel);
+    if (added) it->second = cuda::resident_blocks(kernel, 256);
     return it->second;
   };
   const auto seed = [](int r) { return murmur3_fmix64(0x1234 + static_cast<std::uint64_t>(r)); };

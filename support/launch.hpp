@@ -19,6 +19,7 @@
 #if defined(__CUDACC__)
 #include "gpuhash/cuda/backend.hpp"
 #include "gpuhash/cuda/error.hpp"
+#include "gpuhash/cuda/occupancy.hpp"
 #endif
 
 namespace gpuhash::support {
@@ -91,17 +92,7 @@ struct launcher<cuda_backend> {
   static void for_each(std::uint64_t n, const F& f, cudaStream_t stream = nullptr) {
     if (n == 0) return;
     const auto kernel = for_each_index<F>;
-    static const int resident_blocks = [kernel] {
-      int device = 0;
-      int multiprocessors = 0;
-      int per_multiprocessor = 0;
-      GPUHASH_CUDA_TRY(cudaGetDevice(&device));
-      GPUHASH_CUDA_TRY(
-          cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-      GPUHASH_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel,
-                                                                     launch_block_size, 0));
-      return std::max(1, multiprocessors * per_multiprocessor);
-    }();
+    static const int resident_blocks = cuda::resident_blocks(kernel, launch_block_size);
     const std::uint64_t needed = (n + launch_block_size - 1) / launch_block_size;
     const int blocks = static_cast<int>(
         std::min<std::uint64_t>(needed, static_cast<std::uint64_t>(resident_blocks)));

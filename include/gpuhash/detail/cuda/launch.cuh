@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "gpuhash/cuda/error.hpp"
+#include "gpuhash/cuda/occupancy.hpp"
 #include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/counters.hpp"
 
@@ -76,17 +77,7 @@ __global__ void __launch_bounds__(block_size)
 /// overhead; fewer would leave memory latency unhidden).
 template <class Kernel>
 int grid_size(Kernel kernel, std::uint64_t n) {
-  static const int resident_blocks = [kernel] {
-    int device = 0;
-    int multiprocessors = 0;
-    int blocks_per_multiprocessor = 0;
-    GPUHASH_CUDA_TRY(cudaGetDevice(&device));
-    GPUHASH_CUDA_TRY(
-        cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-    GPUHASH_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_multiprocessor,
-                                                                   kernel, block_size, 0));
-    return std::max(1, multiprocessors * blocks_per_multiprocessor);
-  }();
+  static const int resident_blocks = gpuhash::cuda::resident_blocks(kernel, block_size);
   const std::uint64_t needed = (n + block_size - 1) / block_size;
   return static_cast<int>(
       std::min<std::uint64_t>(needed, static_cast<std::uint64_t>(resident_blocks)));
