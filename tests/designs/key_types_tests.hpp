@@ -139,20 +139,20 @@ struct add_embedding {
   }
 };
 
-/// Thread i of a mixed kernel over few keys: one thread in `threads_per_key`
-/// (i % threads_per_key == 0) overwrites the value of key
-/// 1 + (i / threads_per_key) % keys with one whose elements are all equal,
-/// the others read that key's value and mark one whose elements differ
-/// (half-written) in torn[i].
+/// Thread i of a mixed kernel over few keys, in groups of `group_size`
+/// threads on key 1 + (i / group_size) % keys: the group's first thread
+/// overwrites the key's value with one whose elements are all equal, the
+/// others read it and mark one whose elements differ (half-written) in
+/// torn[i].
 template <class Ref>
 struct write_or_read_embedding {
-  static constexpr std::uint64_t threads_per_key = 8;
+  static constexpr std::uint64_t group_size = 8;
   Ref ref;
   std::uint64_t keys;
   std::uint32_t* torn;
   GPUHASH_HD void operator()(std::uint64_t i) const {
-    const std::uint64_t key = 1 + (i / threads_per_key) % keys;
-    if (i % threads_per_key == 0) {
+    const std::uint64_t key = 1 + (i / group_size) % keys;
+    if (i % group_size == 0) {
       ref.insert_or_assign(key, embedding::filled(static_cast<float>(i)));
       return;
     }
@@ -178,10 +178,10 @@ struct add_through_ref {
 template <class Design>
 class key_types : public ::testing::Test {
  protected:
-  using Backend = typename Design::backend;
+  using backend_type = typename Design::backend;
   void SetUp() override {
-    if (!Backend::available())
-      GTEST_SKIP() << "no " << Backend::name
+    if (!backend_type::available())
+      GTEST_SKIP() << "no " << backend_type::name
                    << " device: these tests need an NVIDIA GPU (scripts/gpu-check runs them)";
   }
 };
