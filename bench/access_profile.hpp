@@ -51,8 +51,10 @@ struct access_profile<basic_map<detail::dachash::engine<Key, Value, Backend, Pre
 
 /// Dynamic HashGraph reads a bucket's start (CSR, Sliced Ellpack: one read)
 /// and then a 16-byte window of slots; Ellpack computes the start.
-template <class Key, class Value, class Backend, segment_layout Segments>
-struct access_profile<basic_map<detail::hashgraph::dynamic_engine<Key, Value, Backend, Segments>>> {
+template <class Key, class Value, class Backend, segment_layout Segments, class Hash,
+          class KeyEqual>
+struct access_profile<
+    basic_map<detail::hashgraph::dynamic_engine<Key, Value, Backend, Segments, Hash, KeyEqual>>> {
   static constexpr std::string_view find =
       Segments == segment_layout::ellpack ? "random_read_32" : "two_reads_64";
   static constexpr std::string_view write = "read_then_cas_write";

@@ -75,13 +75,20 @@ GPUHASH_HD constexpr T from_word(word_of<T> word) {
   return std::bit_cast<T>(word);
 }
 
-/// Whether T can be a wide value (linear_probing_map): a trivially copyable
-/// type of more than 16 bytes, a whole number of 4-byte words (32 floats,
-/// an embedding row). Stored as itself, under a per-slot version
-/// (detail/linear_probing/wide_view.hpp), not as a word.
+/// Whether T can be a wide value (linear_probing_map, hashgraph_dynamic_map):
+/// a trivially copyable type of more than 16 bytes, a whole number of 4-byte
+/// words (32 floats, an embedding row). Stored as itself, under a per-slot
+/// version (detail/linear_probing/wide_view.hpp), not as a word.
 template <class T>
 inline constexpr bool is_wide_value_v = std::is_trivially_copyable_v<T> && sizeof(T) > 16 &&
                                         sizeof(T) % 4 == 0;
+
+/// Whether the tables that take user types can store keys of type Key with
+/// values of type Value: a key of 4, 8 or 16 bytes, a value of 4, 8 or 16
+/// bytes or a wide one.
+template <class Key, class Value>
+inline constexpr bool is_storable_pair_v = is_word_sized_v<Key> &&
+                                           (is_word_sized_v<Value> || is_wide_value_v<Value>);
 
 namespace detail {
 template <class T, bool Wide = is_wide_value_v<T>>

@@ -2,5 +2,8 @@
 #include "key_types_tests.hpp"
 
 namespace gpuhash::testing {
-INSTANTIATE_TYPED_TEST_SUITE_P(cpu, key_types, ::testing::Types<cpu_backend>);
+using cpu_designs =
+    ::testing::Types<linear_probing_design<cpu_backend>, hashgraph_dynamic_design<cpu_backend>>;
+INSTANTIATE_TYPED_TEST_SUITE_P(cpu, key_types, cpu_designs, design_name);
+INSTANTIATE_TYPED_TEST_SUITE_P(cpu, hashgraph_key_types, cpu_backend);
 }  // namespace gpuhash::testing

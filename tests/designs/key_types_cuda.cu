@@ -2,5 +2,8 @@
 #include "key_types_tests.hpp"
 
 namespace gpuhash::testing {
-INSTANTIATE_TYPED_TEST_SUITE_P(cuda, key_types, ::testing::Types<cuda_backend>);
+using cuda_designs =
+    ::testing::Types<linear_probing_design<cuda_backend>, hashgraph_dynamic_design<cuda_backend>>;
+INSTANTIATE_TYPED_TEST_SUITE_P(cuda, key_types, cuda_designs, design_name);
+INSTANTIATE_TYPED_TEST_SUITE_P(cuda, hashgraph_key_types, cuda_backend);
 }  // namespace gpuhash::testing

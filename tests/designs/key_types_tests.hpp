@@ -1,8 +1,10 @@
 #pragma once
-// Keys and values of the user's own types (gpuhash/key_types.hpp) in
-// linear_probing_map, on one backend: a .cpp (CPU) and a .cu (CUDA) include
-// this header and instantiate it, so both run the same tests. The tables are
-// header-only here (linear_probing_map_impl.hpp), as a user's would be.
+// Keys and values of the user's own types (gpuhash/key_types.hpp) in the
+// designs that take them (linear_probing_map, hashgraph_dynamic_map), each
+// on one backend: a .cpp (CPU) and a .cu (CUDA) include this header and
+// instantiate it over the same designs, so both run the same tests. The
+// tables are header-only here (the *_map_impl.hpp headers), as a user's
+// would be.
 
 #include <gtest/gtest.h>
 
@@ -10,11 +12,14 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "gpuhash/apply_ops.hpp"
+#include "gpuhash/hashgraph_dynamic_map_impl.hpp"
 #include "gpuhash/host_device.hpp"
+#include "gpuhash/key_types.hpp"
 #include "gpuhash/linear_probing_map_impl.hpp"
 #include "gpuhash/status.hpp"
 #include "gpuhash/table_options.hpp"
@@ -23,6 +28,36 @@
 #include "support/transfer.hpp"
 
 namespace gpuhash::testing {
+
+/// The designs under test, each on one backend: a test's tables are
+/// `typename TypeParam::template map<Key, Value[, Hash, KeyEqual]>`.
+template <class Backend>
+struct linear_probing_design {
+  using backend = Backend;
+  static constexpr const char* name = "linear_probing";
+  template <class Key, class Value, class Hash = key_bytes_hash<Key>,
+            class KeyEqual = bitwise_equal<Key>>
+  using map = linear_probing_map<Key, Value, Backend, Hash, KeyEqual>;
+};
+template <class Backend, segment_layout Segments = segment_layout::csr>
+struct hashgraph_dynamic_design {
+  using backend = Backend;
+  static constexpr const char* name = Segments == segment_layout::csr ? "hashgraph"
+                                      : Segments == segment_layout::ellpack
+                                          ? "hashgraph_ellpack"
+                                          : "hashgraph_sliced_ellpack";
+  template <class Key, class Value, class Hash = key_bytes_hash<Key>,
+            class KeyEqual = bitwise_equal<Key>>
+  using map = hashgraph_dynamic_map<Key, Value, Backend, Segments, Hash, KeyEqual>;
+};
+
+/// Names the instantiations by design (cpu/key_types/hashgraph.<test>).
+struct design_name {
+  template <class Design>
+  static std::string GetName(int) {
+    return Design::name;
+  }
+};
 
 /// An 8-byte struct key with its own hash and equality.
 struct point {
@@ -104,18 +139,20 @@ struct add_embedding {
   }
 };
 
-/// Thread i of a mixed kernel over few keys: even i overwrite the value of
-/// key 1 + (i / 2) % keys with one whose elements are all equal, odd i read
-/// that key's value and mark one whose elements differ (half-written) in
+/// Thread i of a mixed kernel over few keys, in groups of `group_size`
+/// threads on key 1 + (i / group_size) % keys: the group's first thread
+/// overwrites the key's value with one whose elements are all equal, the
+/// others read it and mark one whose elements differ (half-written) in
 /// torn[i].
 template <class Ref>
 struct write_or_read_embedding {
+  static constexpr std::uint64_t group_size = 8;
   Ref ref;
   std::uint64_t keys;
   std::uint32_t* torn;
   GPUHASH_HD void operator()(std::uint64_t i) const {
-    const std::uint64_t key = 1 + (i / 2) % keys;
-    if (i % 2 == 0) {
+    const std::uint64_t key = 1 + (i / group_size) % keys;
+    if (i % group_size == 0) {
       ref.insert_or_assign(key, embedding::filled(static_cast<float>(i)));
       return;
     }
@@ -138,12 +175,13 @@ struct add_through_ref {
   }
 };
 
-template <class Backend>
+template <class Design>
 class key_types : public ::testing::Test {
  protected:
+  using backend_type = typename Design::backend;
   void SetUp() override {
-    if (!Backend::available())
-      GTEST_SKIP() << "no " << Backend::name
+    if (!backend_type::available())
+      GTEST_SKIP() << "no " << backend_type::name
                    << " device: these tests need an NVIDIA GPU (scripts/gpu-check runs them)";
   }
 };
@@ -226,7 +264,7 @@ void expect_to_match_an_unordered_map(Map& table, SomeKey some_key, SomeValue so
 // An 8-byte struct key with its own policies: (-1, -1), (-2, -1) and
 // (-3, -1) have the reserved bytes.
 TYPED_TEST_P(key_types, struct_keys_match_an_unordered_map) {
-  using map_type = linear_probing_map<point, double, TypeParam, point_hash, point_equal>;
+  using map_type = typename TypeParam::template map<point, double, point_hash, point_equal>;
   seeded_random random;
   map_type table(table_options{16, 0.0f, random.next()});
   expect_to_match_an_unordered_map<map_type, point_std_hash>(
@@ -241,7 +279,7 @@ TYPED_TEST_P(key_types, struct_keys_match_an_unordered_map) {
 // 16-byte keys and values (one 32-byte slot; 128-bit atomics on the key and
 // value words): the same rounds, the reserved keys among those drawn.
 TYPED_TEST_P(key_types, sixteen_byte_keys_and_values_match_an_unordered_map) {
-  using map_type = linear_probing_map<wide_key, float4_value, TypeParam>;
+  using map_type = typename TypeParam::template map<wide_key, float4_value>;
   seeded_random random;
   map_type table(table_options{16, 0.0f, random.next()});
   expect_to_match_an_unordered_map<map_type, wide_key_std_hash>(
@@ -257,7 +295,7 @@ TYPED_TEST_P(key_types, sixteen_byte_keys_and_values_match_an_unordered_map) {
 
 // Wide values (128 bytes, under a per-slot version): the same rounds.
 TYPED_TEST_P(key_types, wide_values_match_an_unordered_map) {
-  using map_type = linear_probing_map<std::uint64_t, embedding, TypeParam>;
+  using map_type = typename TypeParam::template map<std::uint64_t, embedding>;
   seeded_random random;
   map_type table(table_options{16, 0.0f, random.next()});
   expect_to_match_an_unordered_map<map_type, std::hash<std::uint64_t>>(
@@ -271,16 +309,23 @@ TYPED_TEST_P(key_types, wide_values_match_an_unordered_map) {
 
 // Writers overwrite a few keys' wide values while readers read them, all in
 // one kernel (or one pool of threads): no reader sees a half-written value.
+// The contention is bounded, 64 keys and one writer in eight threads:
+// writers of one key take turns under its version and readers wait while
+// it is odd, so the kernel's time grows with the writers per key (2 keys
+// with a writer in every other thread take seconds alone and minutes on a
+// GPU shared with other tests), while seven readers per write still meet
+// writes in progress.
 TYPED_TEST_P(key_types, readers_never_see_a_half_written_wide_value) {
-  using map_type = linear_probing_map<std::uint64_t, embedding, TypeParam>;
-  map_type table(table_options{64, 0.0f, 11});
-  const std::uint64_t keys = 2;
+  using backend = typename TypeParam::backend;
+  using map_type = typename TypeParam::template map<std::uint64_t, embedding>;
+  map_type table(table_options{256, 0.0f, 11});
+  const std::uint64_t keys = 64;
   const std::size_t n = scaled(1000000);
-  auto torn = to_backend<TypeParam>(std::vector<std::uint32_t>(n, 0));
-  support::launcher<TypeParam>::for_each(
+  auto torn = to_backend<backend>(std::vector<std::uint32_t>(n, 0));
+  support::launcher<backend>::for_each(
       n, write_or_read_embedding<typename map_type::ref_type>{table.ref(), keys, torn.data()});
-  TypeParam::synchronize({});
-  const auto flags = to_host<TypeParam>(torn.data(), n);
+  backend::synchronize({});
+  const auto flags = to_host<backend>(torn.data(), n);
   EXPECT_EQ(std::count(flags.begin(), flags.end(), 1U), 0) << "reads saw a half-written value";
   const auto [stored_keys, values] = table.retrieve_all();
   for (const embedding& value : values) EXPECT_EQ(value, embedding::filled(value.v[0]));
@@ -291,7 +336,8 @@ TYPED_TEST_P(key_types, readers_never_see_a_half_written_wide_value) {
 // a later insert finds it, an upsert changes its value only, and an erase
 // with any equal key removes it.
 TYPED_TEST_P(key_types, the_equality_policy_decides_which_keys_are_one) {
-  using map_type = linear_probing_map<tagged, std::uint64_t, TypeParam, tagged_hash, tagged_equal>;
+  using map_type =
+      typename TypeParam::template map<tagged, std::uint64_t, tagged_hash, tagged_equal>;
   map_type table(table_options{64, 0.0f, 7});
   EXPECT_EQ(table.insert(std::vector<tagged>{{5, 1}}, std::vector<std::uint64_t>{10})[0],
             status::inserted);
@@ -314,7 +360,7 @@ TYPED_TEST_P(key_types, the_equality_policy_decides_which_keys_are_one) {
 // Without an equality policy, keys are their bytes: 0.0f and -0.0f are two
 // keys, and a NaN is found by its own bits.
 TYPED_TEST_P(key_types, float_keys_are_their_bytes) {
-  using map_type = linear_probing_map<float, float, TypeParam>;
+  using map_type = typename TypeParam::template map<float, float>;
   map_type table;
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> keys{0.0f, -0.0f, nan, 1.5f};
@@ -327,7 +373,7 @@ TYPED_TEST_P(key_types, float_keys_are_their_bytes) {
 
 // A 16-byte key's reserved keys are the three largest words.
 TYPED_TEST_P(key_types, sixteen_byte_keys_reserve_the_three_largest_words) {
-  using map_type = linear_probing_map<wide_key, std::uint32_t, TypeParam>;
+  using map_type = typename TypeParam::template map<wide_key, std::uint32_t>;
   const auto reserved = map_type::reserved_keys();
   constexpr std::uint64_t ones = ~std::uint64_t{0};
   EXPECT_EQ(std::vector<wide_key>(reserved.begin(), reserved.end()),
@@ -341,7 +387,7 @@ TYPED_TEST_P(key_types, sixteen_byte_keys_reserve_the_three_largest_words) {
 
 // Reserved keys are bit patterns: for signed 8-byte keys -1, -2 and -3.
 TYPED_TEST_P(key_types, signed_keys_reserve_their_all_ones_patterns) {
-  using map_type = linear_probing_map<std::int64_t, double, TypeParam>;
+  using map_type = typename TypeParam::template map<std::int64_t, double>;
   map_type table;
   const auto reserved = map_type::reserved_keys();
   EXPECT_EQ(std::vector<std::int64_t>(reserved.begin(), reserved.end()),
@@ -390,10 +436,10 @@ void expect_ref_sums(Map& table, SomeKey some_key, SomeValue some_value) {
 
 // Double values: plus on a double runs in the compare-and-swap loop.
 TYPED_TEST_P(key_types, refs_sum_double_values) {
-  using map_type = linear_probing_map<point, double, TypeParam, point_hash, point_equal>;
+  using map_type = typename TypeParam::template map<point, double, point_hash, point_equal>;
   seeded_random random;
   map_type table(table_options{1024, 0.0f, random.next()});
-  expect_ref_sums<TypeParam, map_type, plus, point_std_hash>(
+  expect_ref_sums<typename TypeParam::backend, map_type, plus, point_std_hash>(
       table,
       [&] {
         return point{static_cast<std::int32_t>(random.below(300)), 1};
@@ -406,25 +452,26 @@ TYPED_TEST_P(key_types, refs_sum_double_values) {
 TYPED_TEST_P(key_types, refs_sum_values_under_sixteen_byte_keys) {
   seeded_random random;
   const auto some_key = [&] { return wide_key{random.below(300), random.below(2)}; };
-  using wide_map = linear_probing_map<wide_key, float4_value, TypeParam>;
+  using wide_map = typename TypeParam::template map<wide_key, float4_value>;
   wide_map wide(table_options{1024, 0.0f, random.next()});
-  expect_ref_sums<TypeParam, wide_map, add_float4, wide_key_std_hash>(wide, some_key, [&] {
-    const auto f = static_cast<float>(1 + random.below(4));
-    return float4_value{f, 2 * f, -f, 1};
-  });
-  using narrow_map = linear_probing_map<wide_key, std::uint32_t, TypeParam>;
+  expect_ref_sums<typename TypeParam::backend, wide_map, add_float4, wide_key_std_hash>(
+      wide, some_key, [&] {
+        const auto f = static_cast<float>(1 + random.below(4));
+        return float4_value{f, 2 * f, -f, 1};
+      });
+  using narrow_map = typename TypeParam::template map<wide_key, std::uint32_t>;
   narrow_map narrow(table_options{1024, 0.0f, random.next()});
-  expect_ref_sums<TypeParam, narrow_map, plus, wide_key_std_hash>(
+  expect_ref_sums<typename TypeParam::backend, narrow_map, plus, wide_key_std_hash>(
       narrow, some_key, [&] { return static_cast<std::uint32_t>(1 + random.below(4)); });
 }
 
 // Wide values summed through refs by the user's op: each row's apply runs
 // under the slot's version, so no element of any sum is lost.
 TYPED_TEST_P(key_types, refs_sum_wide_values) {
-  using map_type = linear_probing_map<std::uint64_t, embedding, TypeParam>;
+  using map_type = typename TypeParam::template map<std::uint64_t, embedding>;
   seeded_random random;
   map_type table(table_options{1024, 0.0f, random.next()});
-  expect_ref_sums<TypeParam, map_type, add_embedding, std::hash<std::uint64_t>>(
+  expect_ref_sums<typename TypeParam::backend, map_type, add_embedding, std::hash<std::uint64_t>>(
       table, [&] { return random.below(300); },
       [&] {
         embedding e{};
@@ -432,6 +479,60 @@ TYPED_TEST_P(key_types, refs_sum_wide_values) {
         return e;
       });
 }
+
+// Dynamic HashGraph's find in bucket order (Probe-New, reached through the
+// engine) over 16-byte keys and values, typed on the backend: it answers
+// each query as find does, reserved keys included.
+template <class Backend>
+class hashgraph_key_types : public key_types<hashgraph_dynamic_design<Backend>> {};
+TYPED_TEST_SUITE_P(hashgraph_key_types);
+
+TYPED_TEST_P(hashgraph_key_types, find_in_bucket_order_answers_as_find_does) {
+  using map_type =
+      typename hashgraph_dynamic_design<TypeParam>::template map<wide_key, float4_value>;
+  seeded_random random;
+  map_type table(table_options{16, 0.0f, random.next()});
+  // Keys {x, ~0}: 16-byte words whose high half is all ones, the reserved
+  // keys' neighbours. Half the queries' x are never inserted.
+  const auto some_key = [&](std::uint64_t universe) {
+    return wide_key{random.below(universe), ~std::uint64_t{0}};
+  };
+  const std::size_t n = scaled(2000);
+  std::vector<wide_key> keys(n);
+  std::vector<float4_value> values(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    keys[i] = some_key(400);
+    const auto f = static_cast<float>(i);
+    values[i] = float4_value{f, f, f, f};
+  }
+  table.insert(keys, values);
+  std::vector<wide_key> queries(n);
+  for (auto& key : queries) key = some_key(800);
+  const auto reserved = map_type::reserved_keys();
+  queries.insert(queries.end(), reserved.begin(), reserved.end());
+  const std::size_t m = queries.size();
+  const auto expected = table.find(queries);
+  auto device_queries = to_backend<TypeParam>(queries);
+  auto device_values = TypeParam::template allocate<float4_value>(m);
+  auto device_statuses = TypeParam::template allocate<status>(m);
+  table.engine().find_in_bucket_order(device_queries.data(), m, device_values.data(),
+                                      device_statuses.data(), {});
+  TypeParam::synchronize({});
+  const auto found = to_host<TypeParam>(device_values.data(), m);
+  const auto statuses = to_host<TypeParam>(device_statuses.data(), m);
+  for (std::size_t i = 0; i < m; ++i) {
+    ASSERT_EQ(statuses[i], expected.statuses[i]) << "query " << i;
+    if (statuses[i] == status::found) {
+      ASSERT_EQ(found[i], expected.values[i]) << "query " << i;
+    }
+  }
+  EXPECT_EQ(std::count(statuses.begin(), statuses.end(), status::invalid_key),
+            static_cast<std::ptrdiff_t>(reserved.size()));
+  EXPECT_GT(std::count(statuses.begin(), statuses.end(), status::not_found), 0);
+  EXPECT_GT(std::count(statuses.begin(), statuses.end(), status::found), 0);
+}
+
+REGISTER_TYPED_TEST_SUITE_P(hashgraph_key_types, find_in_bucket_order_answers_as_find_does);
 
 REGISTER_TYPED_TEST_SUITE_P(key_types, struct_keys_match_an_unordered_map,
                             sixteen_byte_keys_and_values_match_an_unordered_map,

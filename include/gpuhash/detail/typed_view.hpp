@@ -15,18 +15,25 @@
 
 namespace gpuhash::detail {
 
-/// Where a key's probe starts: the hash policy's value, mixed with the
-/// table's seed by MurmurHash3's finalizer, reduced onto the slots. For an
-/// integer key and key_bytes_hash this is seeded_hash, the integer tables'
-/// own home.
+/// A key word's hash: the hash policy's value, mixed with the table's seed
+/// by MurmurHash3's finalizer. For an integer key and key_bytes_hash this is
+/// seeded_hash, the integer tables' own hash.
 template <class Key, class Hash>
-struct policy_home {
+struct policy_hash {
   Hash hash;
   std::uint64_t seed = 0;
+  GPUHASH_HD std::uint64_t operator()(word_of<Key> word) const {
+    return murmur3_fmix64(static_cast<std::uint64_t>(hash(from_word<Key>(word))) ^ seed);
+  }
+};
+
+/// Where a key's probe starts: its policy_hash reduced onto the slots.
+template <class Key, class Hash>
+struct policy_home {
+  policy_hash<Key, Hash> hash;
   std::uint64_t capacity = 0;
   GPUHASH_HD std::uint64_t operator()(word_of<Key> word) const {
-    return reduce_range(
-        murmur3_fmix64(static_cast<std::uint64_t>(hash(from_word<Key>(word))) ^ seed), capacity);
+    return reduce_range(hash(word), capacity);
   }
 };
 

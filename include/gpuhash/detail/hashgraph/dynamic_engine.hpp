@@ -7,16 +7,24 @@
 // per-key steps are linear probing's (detail/linear_probing/view.hpp) with
 // the probe starting at the bucket's first slot instead of at a hashed slot.
 //
+// Keys and values of the user's types are stored as words, with the hash
+// and key-equality policies, as linear probing stores them
+// (linear_probing/table_views.hpp); a key's bucket is its policy hash
+// reduced onto the buckets.
+//
 // That also fixes the thesis' race (its 3.4.3: a find could see a key whose
-// value was not yet stored): a 32/32 pair is one word written by one CAS, and
-// a 64/64 pair is published by the busy-then-publish protocol of
-// slot_layouts.hpp, so a find sees a key only with its value.
+// value was not yet stored): a 4/4-byte pair is one word written by one CAS,
+// every other pair is published by the busy-then-publish protocol of
+// slot_layouts.hpp, and a wide value is written under its slot's version
+// (linear_probing/wide_view.hpp), so a find sees a key only with its value.
 //
 // Growth is the thesis' rehash-everything (Alg. 8 with Alg. 9): the live
 // pairs are rebuilt into new buckets, each with room for its keys plus e.
 //
 // Declarations only; members are in dynamic_engine_impl.hpp, compiled into
-// the library for 32/32 and 64/64 pairs, each layout, on each backend.
+// the library for 32/32 and 64/64-bit unsigned pairs with the default
+// policies, each layout, on each backend; other types are header-only
+// (gpuhash/hashgraph_dynamic_map_impl.hpp).
 
 #include <cstddef>
 #include <cstdint>
@@ -25,29 +33,33 @@
 
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/counters.hpp"
-#include "gpuhash/detail/linear_probing/view.hpp"
+#include "gpuhash/detail/hashgraph/steps.hpp"
+#include "gpuhash/detail/linear_probing/table_views.hpp"
 #include "gpuhash/detail/segments.hpp"
-#include "gpuhash/hash.hpp"
+#include "gpuhash/detail/typed_view.hpp"
+#include "gpuhash/key_types.hpp"
 
 namespace gpuhash::detail::hashgraph {
 
-/// A key's probe starts at the first slot of its bucket.
-template <class Key, class SegmentsView>
+/// A key's probe starts at the first slot of its bucket (keys as their
+/// words: gpuhash/key_types.hpp).
+template <class Key, class Hash, class SegmentsView>
 struct bucket_home {
-  seeded_hash<Key> hash;
-  std::uint64_t buckets = 1;
+  bucket_of<policy_hash<Key, Hash>> bucket;
   SegmentsView segments;
-  GPUHASH_HD std::uint64_t operator()(Key key) const {
-    return segments.begin(reduce_range(hash(key), buckets));
+  GPUHASH_HD std::uint64_t operator()(word_of<Key> word) const {
+    return segments.begin(bucket(word));
   }
 };
 
-template <class Key, class Value, class Backend, segment_layout Layout>
+template <class Key, class Value, class Backend, segment_layout Layout,
+          class Hash = key_bytes_hash<Key>, class KeyEqual = bitwise_equal<Key>>
 class dynamic_engine {
-  static_assert((sizeof(Key) == 4 && sizeof(Value) == 4) ||
-                    (sizeof(Key) == 8 && sizeof(Value) == 8),
-                "gpuhash::hashgraph_dynamic_map stores 32/32 or 64/64-bit key/value pairs: use "
-                "std::uint32_t or std::uint64_t for both");
+  static_assert(is_storable_pair_v<Key, Value>,
+                "gpuhash::hashgraph_dynamic_map stores keys of 4, 8 or 16 bytes and values of 4, "
+                "8 or 16 bytes or wider ones of whole 4-byte words, of trivially copyable types "
+                "(std::uint32_t, std::uint64_t, or a type of your own: see "
+                "gpuhash/key_types.hpp)");
 
  public:
   using key_type = Key;
@@ -55,9 +67,20 @@ class dynamic_engine {
   using backend_type = Backend;
   using stream_type = typename Backend::stream_type;
   using segments_type = typename segments_for<Backend, Layout>::type;
-  using home_type = bucket_home<Key, typename segments_type::view_type>;
-  using view_type = linear_probing::view_for<Key, Value, home_type>;
-  using slot_type = typename view_type::slot_type;
+  using home_type = bucket_home<Key, Hash, typename segments_type::view_type>;
+
+ private:
+  using views = linear_probing::table_views<Key, Value, home_type, KeyEqual>;
+  using key_word = typename views::key_word;
+  using value_word = typename views::value_word;
+  using bucket_type = bucket_of<policy_hash<Key, Hash>>;
+
+ public:
+  /// The per-key algorithms over words; batches and refs of other key and
+  /// value types go through typed_view.
+  using word_view_type = typename views::word_view_type;
+  using view_type = typename views::view_type;
+  using slot_type = typename word_view_type::slot_type;
 
   static constexpr std::string_view name = Layout == segment_layout::csr ? "hashgraph"
                                            : Layout == segment_layout::ellpack
@@ -71,10 +94,8 @@ class dynamic_engine {
   /// Erase leaves a tombstone that keeps its slot occupied until a rehash.
   static constexpr bool erase_frees_slot = false;
 
-  static constexpr bool is_reserved(Key key) noexcept { return view_type::is_reserved(key); }
-  static constexpr std::span<const Key> reserved_keys() noexcept {
-    return view_type::reserved_keys;
-  }
+  static constexpr bool is_reserved(Key key) noexcept { return views::is_reserved(key); }
+  static constexpr std::span<const Key> reserved_keys() noexcept { return views::reserved_keys; }
 
   /// An empty table of at least min_capacity slots (min_capacity / e buckets).
   dynamic_engine(std::size_t min_capacity, std::uint64_t seed, stream_type stream);
@@ -108,15 +129,19 @@ class dynamic_engine {
 
   /// The design's per-key algorithms over this table's storage, for batches
   /// and refs (map_ref.hpp); valid until the storage moves (rehash).
-  view_type view() const {
-    return view_type(const_cast<slot_type*>(slots_.data()), slot_count_,
-                     home_type{seeded_hash<Key>{seed_}, buckets_, segments_.view()});
-  }
+  view_type view() const { return view_type(word_view()); }
 
  private:
+  word_view_type word_view() const {
+    return word_view_type(const_cast<slot_type*>(slots_.data()), slot_count_,
+                          home_type{bucket(buckets_), segments_.view()});
+  }
+  /// A key word's bucket among `buckets` (or bin among as many bins).
+  bucket_type bucket(std::uint64_t buckets) const { return {{Hash{}, seed_}, buckets}; }
+
   /// Alg. 9: `buckets` buckets, each with room for its keys among keys[0, n)
   /// (which must be distinct) plus e, and the pairs in them.
-  void build(const Key* keys, const Value* values, std::uint64_t n, std::uint64_t buckets,
+  void build(const key_word* keys, const value_word* values, std::uint64_t n, std::uint64_t buckets,
              stream_type stream);
 
   segments_type segments_;

@@ -59,43 +59,46 @@ inline std::uint64_t buckets_for(std::uint64_t min_capacity, std::uint64_t live,
   return std::max(live, (room + empty_per_bucket - 1) / empty_per_bucket);
 }
 
-template <class Key, class Value, class Backend, segment_layout Layout>
-dynamic_engine<Key, Value, Backend, Layout>::dynamic_engine(std::size_t min_capacity,
-                                                            std::uint64_t seed, stream_type stream)
+template <class Key, class Value, class Backend, segment_layout Layout, class Hash, class KeyEqual>
+dynamic_engine<Key, Value, Backend, Layout, Hash, KeyEqual>::dynamic_engine(
+    std::size_t min_capacity, std::uint64_t seed, stream_type stream)
     : seed_(seed) {
   build(nullptr, nullptr, 0,
         buckets_for(std::max<std::size_t>(min_capacity, 1), 0, empty_slots_per_bucket), stream);
 }
 
-template <class Key, class Value, class Backend, segment_layout Layout>
-void dynamic_engine<Key, Value, Backend, Layout>::build(const Key* keys, const Value* values,
-                                                        std::uint64_t n, std::uint64_t buckets,
-                                                        stream_type stream) {
+template <class Key, class Value, class Backend, segment_layout Layout, class Hash, class KeyEqual>
+void dynamic_engine<Key, Value, Backend, Layout, Hash, KeyEqual>::build(const key_word* keys,
+                                                                        const value_word* values,
+                                                                        std::uint64_t n,
+                                                                        std::uint64_t buckets,
+                                                                        stream_type stream) {
   constexpr std::uint64_t max_buckets = (std::uint64_t{1} << 32) - 1;
   if (buckets > max_buckets)
     throw error("gpuhash: " + std::string(name) + " holds at most 2^32 - 1 buckets (" +
                 std::to_string(buckets) + " asked for)");
   auto counts = Backend::template allocate<std::uint32_t>(buckets, stream);
   exec<Backend>::for_each(buckets, assign_all{counts.data(), empty_slots_per_bucket}, stream);
-  const soa_slots<Key, Value> source{const_cast<Key*>(keys), const_cast<Value*>(values)};
-  const bucket_of<seeded_hash<Key>> bucket{seeded_hash<Key>{seed_}, buckets};
+  using source_type = soa_slots<key_word, value_word>;
+  using hash_type = policy_hash<Key, Hash>;
+  const source_type source{const_cast<key_word*>(keys), const_cast<value_word*>(values)};
   exec<Backend>::for_each(
-      n, count_by_bucket<soa_slots<Key, Value>, seeded_hash<Key>>{source, bucket, counts.data()},
-      stream);
+      n, count_by_bucket<source_type, hash_type>{source, bucket(buckets), counts.data()}, stream);
   segments_type segments(counts.data(), buckets, stream);
   // Probes read slots in aligned windows: the array is a whole number of them.
-  const std::uint64_t window = view_type::window_slots;
+  const std::uint64_t window = word_view_type::window_slots;
   const std::uint64_t slot_count = (segments.storage_size() + window - 1) / window * window;
   auto slots = Backend::template allocate<slot_type>(slot_count, stream);
   // Every layout's empty slot is all one bits (empty_key = ~0), so one byte fill.
   Backend::fill_bytes(slots.data(), slot_count * sizeof(slot_type), 0xff, stream);
   auto cursors = Backend::template allocate<std::uint32_t>(buckets, stream);
   Backend::fill_bytes(cursors.data(), buckets * sizeof(std::uint32_t), 0, stream);
-  exec<Backend>::for_each(n,
-                          place_by_bucket<soa_slots<Key, Value>, slot_target<view_type>,
-                                          seeded_hash<Key>, typename segments_type::view_type>{
-                              source, {slots.data()}, bucket, segments.view(), cursors.data()},
-                          stream);
+  exec<Backend>::for_each(
+      n,
+      place_by_bucket<source_type, slot_target<word_view_type>, hash_type,
+                      typename segments_type::view_type>{
+          source, {slots.data()}, bucket(buckets), segments.view(), cursors.data()},
+      stream);
   segments_ = std::move(segments);
   slots_ = std::move(slots);
   slot_count_ = slot_count;
@@ -103,58 +106,60 @@ void dynamic_engine<Key, Value, Backend, Layout>::build(const Key* keys, const V
   buckets_ = buckets;
 }
 
-template <class Key, class Value, class Backend, segment_layout Layout>
-void dynamic_engine<Key, Value, Backend, Layout>::execute_async(const batch<Key, Value>& args,
-                                                                table_counters* counters,
-                                                                stream_type stream) {
+template <class Key, class Value, class Backend, segment_layout Layout, class Hash, class KeyEqual>
+void dynamic_engine<Key, Value, Backend, Layout, Hash, KeyEqual>::execute_async(
+    const batch<Key, Value>& args, table_counters* counters, stream_type stream) {
   run_batch<Backend>(view(), args, counters, stream);
 }
 
-template <class Key, class Value, class Backend, segment_layout Layout>
-void dynamic_engine<Key, Value, Backend, Layout>::rehash(std::size_t min_capacity,
-                                                         stream_type stream) {
+template <class Key, class Value, class Backend, segment_layout Layout, class Hash, class KeyEqual>
+void dynamic_engine<Key, Value, Backend, Layout, Hash, KeyEqual>::rehash(std::size_t min_capacity,
+                                                                         stream_type stream) {
   const std::uint64_t live =
-      exec<Backend>::count_if(slots_.data(), slot_count_, is_live_slot<view_type>{}, stream);
-  auto keys = Backend::template allocate<Key>(live, stream);
-  auto values = Backend::template allocate<Value>(live, stream);
-  retrieve_live<Backend, view_type>(slots_.data(), slot_count_, keys.data(), values.data(), live,
-                                    stream, name);
+      exec<Backend>::count_if(slots_.data(), slot_count_, is_live_slot<word_view_type>{}, stream);
+  auto keys = Backend::template allocate<key_word>(live, stream);
+  auto values = Backend::template allocate<value_word>(live, stream);
+  retrieve_live<Backend, word_view_type>(slots_.data(), slot_count_, keys.data(), values.data(),
+                                         live, stream, name);
   build(keys.data(), values.data(), live,
         buckets_for(std::max<std::uint64_t>(min_capacity, live), live, empty_slots_per_bucket),
         stream);
 }
 
-template <class Key, class Value, class Backend, segment_layout Layout>
-void dynamic_engine<Key, Value, Backend, Layout>::clear(stream_type stream) {
+template <class Key, class Value, class Backend, segment_layout Layout, class Hash, class KeyEqual>
+void dynamic_engine<Key, Value, Backend, Layout, Hash, KeyEqual>::clear(stream_type stream) {
   Backend::fill_bytes(slots_.data(), slot_count_ * sizeof(slot_type), 0xff, stream);
 }
 
-template <class Key, class Value, class Backend, segment_layout Layout>
-void dynamic_engine<Key, Value, Backend, Layout>::retrieve_all(Key* keys, Value* values,
-                                                               std::size_t count,
-                                                               stream_type stream) const {
-  retrieve_live<Backend, view_type>(slots_.data(), slot_count_, keys, values, count, stream, name);
+template <class Key, class Value, class Backend, segment_layout Layout, class Hash, class KeyEqual>
+void dynamic_engine<Key, Value, Backend, Layout, Hash, KeyEqual>::retrieve_all(
+    Key* keys, Value* values, std::size_t count, stream_type stream) const {
+  // Keys and values are stored as their words: the output arrays take them.
+  retrieve_live<Backend, word_view_type>(
+      slots_.data(), slot_count_, reinterpret_cast<key_word*>(keys),
+      reinterpret_cast<value_word*>(values), count, stream, name);
 }
 
-template <class Key, class Value, class Backend, segment_layout Layout>
-void dynamic_engine<Key, Value, Backend, Layout>::find_in_bucket_order(const Key* keys,
-                                                                       std::size_t n, Value* values,
-                                                                       status* statuses,
-                                                                       stream_type stream) const {
+template <class Key, class Value, class Backend, segment_layout Layout, class Hash, class KeyEqual>
+void dynamic_engine<Key, Value, Backend, Layout, Hash, KeyEqual>::find_in_bucket_order(
+    const Key* keys, std::size_t n, Value* values, status* statuses, stream_type stream) const {
   constexpr std::uint64_t buckets_per_bin = 4096;
   const std::uint64_t bins = (buckets_ + buckets_per_bin - 1) / buckets_per_bin;
   auto bin_numbers = Backend::template allocate<std::uint32_t>(n, stream);
   auto sorted_bins = Backend::template allocate<std::uint32_t>(n, stream);
   auto order = Backend::template allocate<std::uint64_t>(n, stream);
-  const key_slots<Key> queries{const_cast<Key*>(keys)};
+  const auto* key_words = reinterpret_cast<const key_word*>(keys);
+  const key_slots<key_word> queries{const_cast<key_word*>(key_words)};
   exec<Backend>::for_each(n,
-                          bucket_ids<key_slots<Key>, seeded_hash<Key>>{
-                              queries, {seeded_hash<Key>{seed_}, bins}, bin_numbers.data()},
+                          bucket_ids<key_slots<key_word>, policy_hash<Key, Hash>>{
+                              queries, bucket(bins), bin_numbers.data()},
                           stream);
   const int bits = std::max(1, static_cast<int>(std::bit_width(bins - 1)));
   exec<Backend>::sort_by_key(bin_numbers.data(), n, sorted_bins.data(), order.data(), stream, bits);
   exec<Backend>::for_each(
-      n, find_in_order<view_type, Key, Value>{view(), keys, order.data(), values, statuses},
+      n,
+      find_in_order<word_view_type, key_word, value_word>{
+          word_view(), key_words, order.data(), reinterpret_cast<value_word*>(values), statuses},
       stream);
 }
 

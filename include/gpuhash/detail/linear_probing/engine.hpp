@@ -11,18 +11,14 @@
 // types (gpuhash/key_types.hpp) are header-only: gpuhash/linear_probing_map.hpp
 // says how.
 
-#include <array>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
-#include <type_traits>
 
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/counters.hpp"
-#include "gpuhash/detail/linear_probing/view.hpp"
-#include "gpuhash/detail/linear_probing/wide_view.hpp"
+#include "gpuhash/detail/linear_probing/table_views.hpp"
 #include "gpuhash/detail/typed_view.hpp"
 #include "gpuhash/key_types.hpp"
 
@@ -31,18 +27,15 @@ namespace gpuhash::detail::linear_probing {
 template <class Key, class Value, class Backend, class Hash = key_bytes_hash<Key>,
           class KeyEqual = bitwise_equal<Key>>
 class engine {
-  static_assert(is_word_sized_v<Key> && (is_word_sized_v<Value> || is_wide_value_v<Value>),
+  static_assert(is_storable_pair_v<Key, Value>,
                 "gpuhash::linear_probing_map stores keys of 4, 8 or 16 bytes and values of 4, 8 "
                 "or 16 bytes or wider ones of whole 4-byte words, of trivially copyable types "
                 "(std::uint32_t, std::uint64_t, or a type of your own: see "
                 "gpuhash/key_types.hpp)");
-  using key_word = word_of<Key>;
-  using value_word = stored_value_t<Value>;
   using home_type = policy_home<Key, Hash>;
-  static constexpr bool bitwise = std::is_same_v<KeyEqual, bitwise_equal<Key>>;
-  using reserved_type = table_view_for<key_word, value_word>;
-  using equal_type =
-      std::conditional_t<bitwise, word_equal, policy_equal<Key, KeyEqual, reserved_type>>;
+  using views = table_views<Key, Value, home_type, KeyEqual>;
+  using key_word = typename views::key_word;
+  using value_word = typename views::value_word;
 
  public:
   using key_type = Key;
@@ -51,10 +44,8 @@ class engine {
   using stream_type = typename Backend::stream_type;
   /// The per-key algorithms over words; batches and refs of other key and
   /// value types go through typed_view.
-  using word_view_type = table_view_for<key_word, value_word, home_type, equal_type>;
-  using view_type =
-      std::conditional_t<std::is_same_v<Key, key_word> && std::is_same_v<Value, value_word>,
-                         word_view_type, typed_view<word_view_type, Key, Value>>;
+  using word_view_type = typename views::word_view_type;
+  using view_type = typename views::view_type;
   using slot_type = typename word_view_type::slot_type;
 
   static constexpr std::string_view name = "linear_probing";
@@ -62,10 +53,8 @@ class engine {
   /// Erase leaves a tombstone that keeps its slot occupied until a rehash.
   static constexpr bool erase_frees_slot = false;
 
-  static constexpr bool is_reserved(Key key) noexcept {
-    return word_view_type::is_reserved(to_word(key));
-  }
-  static constexpr std::span<const Key> reserved_keys() noexcept { return reserved_keys_; }
+  static constexpr bool is_reserved(Key key) noexcept { return views::is_reserved(key); }
+  static constexpr std::span<const Key> reserved_keys() noexcept { return views::reserved_keys; }
 
   engine(std::size_t min_capacity, std::uint64_t seed, stream_type stream);
 
@@ -86,16 +75,8 @@ class engine {
  private:
   word_view_type word_view() const {
     return word_view_type(const_cast<slot_type*>(slots_.data()), capacity_,
-                          home_type{Hash{}, seed_, capacity_});
+                          home_type{{Hash{}, seed_}, capacity_});
   }
-
-  /// The reserved words, as keys.
-  static constexpr auto reserved_keys_ = [] {
-    constexpr auto& words = word_view_type::reserved_keys;
-    std::array<Key, words.size()> keys{};
-    for (std::size_t i = 0; i < words.size(); ++i) keys[i] = from_word<Key>(words[i]);
-    return keys;
-  }();
 
   typename Backend::template buffer<slot_type> slots_;
   std::size_t capacity_ = 0;

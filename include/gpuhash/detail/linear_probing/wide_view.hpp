@@ -63,6 +63,14 @@ struct versioned_pair : published_keys<Key> {
     return value;
   }
 
+  /// A slot holding `key` and `value` at version 0, for a table being built
+  /// (dynamic HashGraph's buckets: nothing reads the slots yet).
+  GPUHASH_HD static slot_type pack(Key key, const Value& value) {
+    slot_type slot{key, 0, {}};
+    memcpy(slot.value_words, &value, sizeof(Value));
+    return slot;
+  }
+
   /// Copies the value's words; may see a writer's half-done work (callers
   /// validate by the version).
   GPUHASH_HD static Value load_value(const slot_type& slot) {
