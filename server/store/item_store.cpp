@@ -1,7 +1,8 @@
-// memcached's items.c for one shard, single-threaded: an LRU list and a free
-// list per class, both threaded through the items' own headers, chunks
-// counted by the shared slab_ledger, and memcached's do_item_alloc_pull and
-// lru_pull_tail (without its LRU maintainer) to make room.
+// memcached's items.c for one shard, single-threaded: a segmented LRU (HOT,
+// WARM, COLD lists) and a free list per class, threaded through the items'
+// own headers, chunks counted by the shared slab_ledger, memcached's
+// do_item_alloc_pull and lru_pull_tail to make room, and its LRU
+// maintainer's juggle run at fixed points instead of on a thread.
 
 #include "store/item_store.hpp"
 
@@ -25,6 +26,11 @@ constexpr std::size_t terminator_bytes = 2;
 constexpr int allocation_passes = 10;
 /// memcached's lru_pull_tail: items looked at from the tail.
 constexpr int tail_items_searched = 5;
+/// memcached's lru_maintainer_juggle: rounds of pulling the tails at most.
+constexpr int juggle_rounds = 500;
+/// memcached's ITEM_UPDATE_INTERVAL: without the segmented LRU, a read
+/// moves an item to its LRU's head only when its last move is older.
+constexpr std::int64_t update_interval = 60;
 /// Batches a freed block stays readable: an item unlinked in batch b has
 /// its index entry erased with batch b + 1, after that batch's finds, and
 /// a status of that batch may be read in batch b + 2.
@@ -144,18 +150,30 @@ const item& item_store::at(location where) const noexcept {
   return *chunk(where);
 }
 
+void item_store::set_now(std::int64_t now) {
+  const bool new_second = now != now_;
+  now_ = now;
+  if (!new_second || !classes_.config().lru_segmented) return;
+  for (std::size_t c = 1; c <= size_classes_.size(); ++c)
+    if (!class_is_empty(size_classes_[c - 1])) juggle(c, no_location);
+}
+
 void item_store::link(location where) {
   item& it = at(where);
   assert(it.size_class != 0 && "link: the chunk is free");
   assert(!it.linked && "link: the item is already linked");
   size_class_state& state = size_classes_[it.size_class - 1];
-  lru_push_head(state, where, it);
+  // memcached's do_item_alloc: new items enter HOT, or COLD without segments
+  it.segment = classes_.config().lru_segmented ? lru_segment::hot : lru_segment::cold;
+  it.active = false;
+  const std::size_t size = reported_size(it);
   it.linked = true;
   ++state.counts.linked_items;
   ++linked_items_;
-  const std::size_t size = reported_size(it);
   state.counts.requested_bytes += size;
   bytes_used_ += size;
+  lru_push_head(state, where, it);
+  juggle(it.size_class, where);
 }
 
 void item_store::unlink(location where) {
@@ -170,10 +188,44 @@ void item_store::unlink(location where) {
 void item_store::bump(location where) {
   item& it = at(where);
   assert(it.linked && "bump: the item is not linked");
+  if (!classes_.config().lru_segmented) {
+    it.fetched = true;
+    update(where);
+    return;
+  }
+  // memcached's do_item_bump: a second read makes an item active, and a
+  // read of an active one changes nothing
+  if (it.active) return;
+  if (!it.fetched) {
+    it.fetched = true;
+    return;
+  }
+  it.active = true;
+  if (it.segment != lru_segment::cold) {
+    it.accessed_at = now_;
+    return;
+  }
+  // memcached queues this item for its maintainer (lru_bump_async), which
+  // runs do_item_update on it a moment later; here it runs now
+  update(where);
+}
+
+void item_store::update(location where) {
+  item& it = at(where);
+  assert(it.linked && "update: the item is not linked");
   size_class_state& state = size_classes_[it.size_class - 1];
-  if (state.lru_head == where) return;
-  lru_detach(state, it);
-  lru_push_head(state, where, it);
+  if (!classes_.config().lru_segmented) {
+    if (it.accessed_at >= now_ - update_interval) return;
+    it.accessed_at = now_;
+    move_to(state, where, it, lru_segment::cold);
+    return;
+  }
+  it.accessed_at = now_;
+  if (it.segment != lru_segment::cold || !it.active) return;
+  it.active = false;
+  ++state.counts.moves_to_warm;
+  move_to(state, where, it, lru_segment::warm);
+  juggle(it.size_class, where);
 }
 
 void item_store::end_batch() {
@@ -188,11 +240,13 @@ void item_store::end_batch() {
 
 void item_store::for_each_linked(const std::function<void(location, const item&)>& fn) const {
   for (const size_class_state& state : size_classes_) {
-    for (location where = state.lru_head; where != no_location;) {
-      const item& it = at(where);
-      const location next = it.lru_next;
-      fn(where, it);
-      where = next;
+    for (const lru_list& list : state.lru) {
+      for (location where = list.head; where != no_location;) {
+        const item& it = at(where);
+        const location next = it.lru_next;
+        fn(where, it);
+        where = next;
+      }
     }
   }
 }
@@ -200,7 +254,8 @@ void item_store::for_each_linked(const std::function<void(location, const item&)
 void item_store::visit_class(std::size_t size_class,
                              const std::function<bool(const item&)>& visit) const {
   if (size_class == 0 || size_class > size_classes_.size()) return;
-  for (location where = size_classes_[size_class - 1].lru_head; where != no_location;) {
+  const lru_list& cold = size_classes_[size_class - 1].lru[segment_index(lru_segment::cold)];
+  for (location where = cold.head; where != no_location;) {
     const item& it = at(where);
     if (!visit(it)) return;
     where = it.lru_next;
@@ -261,7 +316,10 @@ void item_store::reset_counts() noexcept {
   for (size_class_state& state : size_classes_) {
     class_stats& counts = state.counts;
     counts.evictions = counts.reclaimed = counts.outofmemory = counts.direct_reclaims = 0;
+    counts.evicted_active = counts.moves_to_cold = counts.moves_to_warm = 0;
+    counts.moves_within_lru = 0;
   }
+  juggles_ = 0;
 }
 std::size_t item_store::item_size_max() const noexcept {
   return classes_.config().item_size_max;
@@ -272,7 +330,10 @@ std::vector<class_stats> item_store::classes() const {
   result.reserve(size_classes_.size());
   for (const size_class_state& state : size_classes_) {
     class_stats& stats = result.emplace_back(state.counts);
-    stats.oldest_access = state.lru_tail == no_location ? 0 : at(state.lru_tail).accessed_at;
+    for (std::size_t segment = 0; segment < lru_segments; ++segment) {
+      const location tail = state.lru[segment].tail;
+      stats.oldest_access[segment] = tail == no_location ? 0 : at(tail).accessed_at;
+    }
   }
   return result;
 }
@@ -294,26 +355,32 @@ item* item_store::chunk(location where) const noexcept {
       holder.memory.get() + chunk_index * classes_.chunk_size(holder.size_class)));
 }
 
-/// memcached's do_item_alloc_pull without its LRU maintainer: each pass
-/// reclaims the dead items at the class's LRU tail, asks the ledger for a
-/// chunk, and when it has none pulls the tail again, evicting; the passes
-/// that found no chunk count as direct_reclaims. With shards, this shard's
-/// LRU may have nothing of a class the others fill: then the class takes a
-/// page past the limit, as its first page would, rather than fail.
+/// memcached's do_item_alloc_pull: each pass asks the ledger for a chunk
+/// (without segments, after reclaiming the dead items at the class's tail)
+/// and when it has none pulls COLD's tail, evicting; when that removes
+/// nothing, a segmented LRU moves HOT's tail on (to COLD, or an active item
+/// to WARM) for the next pass. The passes that found no chunk count as
+/// direct_reclaims. With shards, this shard may have no item of a class the
+/// others fill: then the class takes a page past the limit, as its first
+/// page would, rather than fail.
 bool item_store::ledger_chunk(std::size_t size_class, location keep) {
   size_class_state& state = size_classes_[size_class - 1];
+  const bool segmented = classes_.config().lru_segmented;
   int pass = 0;
   bool taken = false;
   for (; pass < allocation_passes; ++pass) {
-    pull_tail(size_class, false, keep);
+    if (!segmented) pull_tail(size_class, lru_segment::cold, pull_mode::move, 0, 0, keep);
     if (ledger_.take_chunk(size_class)) {
       taken = true;
       break;
     }
-    if (pull_tail(size_class, true, keep) <= 0) break;
+    if (pull_tail(size_class, lru_segment::cold, pull_mode::evict, 0, 0, keep) <= 0) {
+      if (!segmented) break;
+      pull_tail(size_class, lru_segment::hot, pull_mode::move, 0, 0, keep);
+    }
   }
   state.counts.direct_reclaims += static_cast<std::uint64_t>(pass);
-  if (!taken && ledger_.stores() > 1 && classes_.config().evict && state.lru_tail == no_location)
+  if (!taken && ledger_.stores() > 1 && classes_.config().evict && class_is_empty(state))
     taken = ledger_.take_chunk(size_class, true);
   return taken;
 }
@@ -354,32 +421,124 @@ void item_store::give_back_chunks(const chunked_layout& layout) noexcept {
   if (layout.tail_class != 0) ledger_.give_back(layout.tail_class);
 }
 
-/// memcached's lru_pull_tail on the class's LRU (its COLD one): up to 5
-/// items from the tail; a dead one is reclaimed and the walk goes on; the
-/// first live one ends it, evicted when `evict` (and not -M). `keep` is
-/// passed over (memcached holds a reference on it). Returns the items removed.
-int item_store::pull_tail(std::size_t size_class, bool evict, location keep) {
+/// memcached's lru_pull_tail on one segment of a class: up to 5 items from
+/// its tail. A dead one is reclaimed and the walk goes on. The first live
+/// one ends it: in HOT or WARM, an active item goes to WARM's head (from
+/// WARM the walk goes on), an idle one to COLD when the segment holds more
+/// than its share of `total_bytes` or the item is older than `max_age`
+/// seconds; in COLD it is evicted with pull_mode::evict (not under -M), or
+/// moved to WARM when active. `keep` is never removed: passed over as
+/// memcached passes over an item a worker holds locked, though it may move.
+/// Returns the items removed or moved.
+int item_store::pull_tail(std::size_t size_class, lru_segment from, pull_mode mode,
+                          std::size_t total_bytes, std::int64_t max_age, location keep) {
   size_class_state& state = size_classes_[size_class - 1];
+  const store_config& config = classes_.config();
+  lru_list& list = state.lru[segment_index(from)];
   int removed = 0;
-  location search = state.lru_tail;
+  location search = list.tail;
   for (int tries = tail_items_searched; tries > 0 && search != no_location; --tries) {
     item& it = at(search);
-    const location next = it.lru_prev;
-    if (search != keep) {
-      const bool dead = dead_check_ && dead_check_(it);
-      if (!dead && !(evict && classes_.config().evict)) break;
-      lru_detach(state, it);
-      count_unlinked(state, it);
-      ++(dead ? state.counts.reclaimed : state.counts.evictions);
-      if (removal_handler_)
-        removal_handler_(search, it, dead ? tail_removal::reclaimed : tail_removal::evicted);
-      free_item(search, it);
-      ++removed;
-      if (!dead) break;
+    const location next = it.lru_prev;  // before `search` moves
+    const bool dead = dead_check_ && dead_check_(it);
+    if (search == keep && (dead || mode == pull_mode::evict)) {
+      search = next;
+      continue;
     }
-    search = next;
+    if (dead) {
+      remove_from_tail(state, search, it, true);
+      ++removed;
+      search = next;
+      continue;
+    }
+    if (from == lru_segment::cold) {
+      if (mode == pull_mode::evict) {
+        if (config.evict) {
+          remove_from_tail(state, search, it, false);
+          ++removed;
+        }
+      } else if (it.active && config.lru_segmented) {
+        it.active = false;
+        ++state.counts.moves_to_warm;
+        move_to(state, search, it, lru_segment::warm);
+        ++removed;
+      }
+      break;
+    }
+    const std::size_t share = from == lru_segment::hot ? config.hot_lru_pct : config.warm_lru_pct;
+    if (it.active) {
+      // memcached rescues active items aggressively
+      it.active = false;
+      ++removed;
+      if (from == lru_segment::warm) {
+        ++state.counts.moves_within_lru;
+        move_to(state, search, it, lru_segment::warm);
+        search = next;
+        continue;
+      }
+      ++state.counts.moves_to_warm;
+      move_to(state, search, it, lru_segment::warm);
+    } else if (list.bytes > total_bytes * share / 100 || now_ - it.accessed_at > max_age) {
+      ++state.counts.moves_to_cold;
+      move_to(state, search, it, lru_segment::cold);
+      ++removed;
+    }
+    break;
   }
   return removed;
+}
+
+/// Unlinks an item at a tail, counts it, tells the owner and frees it.
+void item_store::remove_from_tail(size_class_state& state, location where, item& it, bool dead) {
+  lru_detach(state, it);
+  count_unlinked(state, it);
+  if (dead) {
+    ++state.counts.reclaimed;
+  } else {
+    ++state.counts.evictions;
+    if (it.active) ++state.counts.evicted_active;
+  }
+  if (removal_handler_)
+    removal_handler_(where, it, dead ? tail_removal::reclaimed : tail_removal::evicted);
+  free_item(where, it);
+}
+
+/// memcached's lru_maintainer_juggle for one class: HOT's and WARM's tails
+/// are pulled against their shares of the class's bytes and against ages of
+/// hot_max_factor and warm_max_factor times COLD's tail age, and COLD's
+/// tail for active items (and, in all three, dead ones), until a round
+/// moves nothing. `keep` is never removed.
+void item_store::juggle(std::size_t size_class, location keep) {
+  if (!classes_.config().lru_segmented) return;
+  ++juggles_;
+  const store_config& config = classes_.config();
+  const size_class_state& state = size_classes_[size_class - 1];
+  const location cold_tail = state.lru[segment_index(lru_segment::cold)].tail;
+  const std::int64_t cold_age =
+      cold_tail == no_location ? 0 : std::max<std::int64_t>(0, now_ - at(cold_tail).accessed_at);
+  // memcached keeps these ages in whole seconds (rel_time_t)
+  const auto hot_age =
+      static_cast<std::int64_t>(static_cast<double>(cold_age) * config.hot_max_factor);
+  const auto warm_age =
+      static_cast<std::int64_t>(static_cast<double>(cold_age) * config.warm_max_factor);
+  std::size_t total_bytes = 0;
+  for (const lru_list& list : state.lru) total_bytes += list.bytes;
+  for (int round = 0; round < juggle_rounds; ++round) {
+    int moved = 0;
+    if (pull_tail(size_class, lru_segment::hot, pull_mode::move, total_bytes, hot_age, keep) != 0 ||
+        pull_tail(size_class, lru_segment::warm, pull_mode::move, total_bytes, warm_age, keep) != 0)
+      ++moved;
+    moved += pull_tail(size_class, lru_segment::cold, pull_mode::move, total_bytes, 0, keep);
+    if (moved == 0) break;
+  }
+}
+
+/// Moves a linked item to the head of segment `to` (its own: to its head).
+void item_store::move_to(size_class_state& state, location where, item& it,
+                         lru_segment to) noexcept {
+  lru_detach(state, it);
+  it.segment = to;
+  lru_push_head(state, where, it);
 }
 
 location item_store::take_chunk(std::size_t size_class) {
@@ -450,26 +609,36 @@ bool item_store::add_page(std::size_t size_class) {
 }
 
 void item_store::lru_push_head(size_class_state& state, location where, item& it) noexcept {
+  lru_list& list = state.lru[segment_index(it.segment)];
   it.lru_prev = no_location;
-  it.lru_next = state.lru_head;
-  if (state.lru_head != no_location) at(state.lru_head).lru_prev = where;
-  state.lru_head = where;
-  if (state.lru_tail == no_location) state.lru_tail = where;
+  it.lru_next = list.head;
+  if (list.head != no_location) at(list.head).lru_prev = where;
+  list.head = where;
+  if (list.tail == no_location) list.tail = where;
+  list.bytes += reported_size(it);
+  ++state.counts.segment_items[segment_index(it.segment)];
 }
 
 void item_store::lru_detach(size_class_state& state, item& it) noexcept {
+  lru_list& list = state.lru[segment_index(it.segment)];
   if (it.lru_prev != no_location) {
     at(it.lru_prev).lru_next = it.lru_next;
   } else {
-    state.lru_head = it.lru_next;
+    list.head = it.lru_next;
   }
   if (it.lru_next != no_location) {
     at(it.lru_next).lru_prev = it.lru_prev;
   } else {
-    state.lru_tail = it.lru_prev;
+    list.tail = it.lru_prev;
   }
   it.lru_prev = no_location;
   it.lru_next = no_location;
+  list.bytes -= reported_size(it);
+  --state.counts.segment_items[segment_index(it.segment)];
+}
+
+bool item_store::class_is_empty(const size_class_state& state) const noexcept {
+  return state.counts.linked_items == 0;
 }
 
 void item_store::count_unlinked(size_class_state& state, item& it) noexcept {
