@@ -140,8 +140,8 @@ class item_store {
   using removal_handler = std::function<void(location, const item&, tail_removal)>;
   void on_removal(removal_handler handler);
   /// Tells whether an item at an LRU tail is dead (expired or flushed, as
-  /// memcached's lru_pull_tail sees it: the store keeps no clock). Without
-  /// one, no item is dead.
+  /// memcached's lru_pull_tail sees it: the owner knows expiry and
+  /// flush_all). Without one, no item is dead.
   using dead_check = std::function<bool(const item&)>;
   void on_dead_check(dead_check check);
 

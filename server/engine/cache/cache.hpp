@@ -59,9 +59,9 @@ struct item_counts {
 };
 
 /// What happened to one size class's items (`stats items`; their sums are
-/// `stats`' totals), counted by the cache, which has the clock the store
-/// lacks, as memcached's lru_pull_tail counts them. The store counts the
-/// class's evictions, reclaims and allocations that failed.
+/// `stats`' totals), counted by the cache, which knows the items' expiry,
+/// as memcached's lru_pull_tail counts them. The store counts the class's
+/// evictions, reclaims, moves and allocations that failed.
 struct class_item_counts {
   std::uint64_t evicted_nonzero = 0;    ///< live items evicted that had an expiry time
   std::uint64_t evicted_unfetched = 0;  ///< live items evicted that were never read
