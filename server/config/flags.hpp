@@ -111,8 +111,8 @@ constexpr const char* honoured = nullptr;
 constexpr const char* hash_reason = "gpuhash-server's index sizes and hashes itself";
 constexpr const char* slab_reason = "tunes memcached's slab mover and LRU threads, not kept here";
 constexpr const char* slab_mover_reason =
-    "memcached's slab mover and LRU threads are not kept here (the slab classes and page "
-    "accounting it sets are)";
+    "memcached's slab mover and LRU threads are not kept here (the slab classes, page "
+    "accounting and LRU segments it sets are)";
 constexpr const char* conn_reason = "memcached's connection tuning is not implemented";
 constexpr const char* log_reason = "live logging (watch) is not served";
 constexpr const char* privilege_reason = "there is no seccomp sandbox to leave off";
@@ -140,8 +140,8 @@ constexpr auto suboptions = std::to_array<suboption_group>({
     {"hashpower", sub_value::integer, 12, 32, hash_reason},
     {"no_hashexpand", sub_value::none, 0, 0, hash_reason},
     {"hash_algorithm", sub_value::hash_name, 0, 0, hash_reason},
-    {"no_slab_automove lru_crawler no_lru_crawler lru_maintainer no_lru_maintainer track_sizes",
-     sub_value::none, 0, 0, slab_reason},
+    {"no_slab_automove lru_crawler no_lru_crawler track_sizes", sub_value::none, 0, 0, slab_reason},
+    {"lru_maintainer no_lru_maintainer", sub_value::none, 0, 0, honoured},  // the segmented LRU
     {"slab_reassign no_slab_reassign modern no_modern", sub_value::none, 0, 0, slab_mover_reason},
     {"no_chunked_items", sub_value::none, 0, 0, honoured},  // slab_chunk_max: a page
     {"slab_automove", sub_value::optional_integer, 0, 2, slab_reason},
@@ -152,8 +152,8 @@ constexpr auto suboptions = std::to_array<suboption_group>({
     {"tail_repair_time", sub_value::integer, 10, int_max, slab_reason},
     {"lru_crawler_sleep", sub_value::integer, 0, 1000000, slab_reason},
     {"lru_crawler_tocrawl", sub_value::integer, 0, u32, slab_reason},
-    {"hot_lru_pct warm_lru_pct", sub_value::integer, 1, 79, slab_reason},
-    {"hot_max_factor warm_max_factor", sub_value::real, 0, unbounded, slab_reason},
+    {"hot_lru_pct warm_lru_pct", sub_value::integer, 1, 79, honoured},
+    {"hot_max_factor warm_max_factor", sub_value::real, 0, unbounded, honoured},
     {"temporary_ttl", sub_value::integer, int_min, int_max, slab_reason},
     {"watcher_logbuf_size worker_logbuf_size", sub_value::integer, 0, u32, log_reason},
     {"drop_privileges", sub_value::none, 0, 0, honoured},  // refused in apply_suboption

@@ -157,6 +157,7 @@ class command_line_parser {
     if (tuning.temporary_ttl && !tuning.lru_maintainer) {
       throw usage_error("-o/--extended: temporary_ttl requires lru_maintainer");
     }
+    set_lru(tuning);
     if (options_.udp_port != 0) {
       throw usage_error("-U/--udp-port " + std::to_string(options_.udp_port) +
                         ": UDP is not served; leave -U at 0 (memcached 1.6's default)");
@@ -216,6 +217,17 @@ class command_line_parser {
     }
     store.slab_chunk_max = static_cast<std::size_t>(chunk_max);
     store.slab_reassign = tuning.slab_reassign;
+  }
+
+  /// memcached's segmented LRU and its shares and ages, as -o set them (no_modern turns
+  /// it off as no_lru_maintainer does), for the store.
+  void set_lru(const tuning_settings& tuning) {
+    store::store_config& store = options_.engine.store;
+    store.lru_segmented = tuning.lru_maintainer;
+    store.hot_lru_pct = static_cast<std::size_t>(tuning.hot_lru_pct);
+    store.warm_lru_pct = static_cast<std::size_t>(tuning.warm_lru_pct);
+    store.hot_max_factor = tuning.hot_max_factor;
+    store.warm_max_factor = tuning.warm_max_factor;
   }
 
   std::optional<std::string_view> take_next_word() {
@@ -430,7 +442,7 @@ class command_line_parser {
     }
     if (takes == sub_value::hash_name) one_of(*value, {"jenkins", "murmur3", "xxh3"}, flag);
     if (group->reason == honoured) {
-      honour_suboption(name, value.value_or(""), number, flag);
+      honour_suboption(name, value.value_or(""), number, real, flag);
     } else {
       record_tuning(options_.tuning, name, number, real, value.value_or(""));
       ignore("-o " + std::string(entry) + ": " + group->reason);
@@ -439,11 +451,15 @@ class command_line_parser {
 
   /// The -o options that gpuhash-server applies (suboption_group::reason is `honoured`).
   void honour_suboption(std::string_view name, std::string_view value, std::int64_t number,
-                        const std::string& flag) {
+                        double real, const std::string& flag) {
     net::tls_settings& tls = options_.network.tls;
     if (name == "slab_chunk_max" || name == "no_chunked_items") {
       record_tuning(options_.tuning, name, number, 0,
                     value);  // the store takes it (check_slab_chunk_max)
+    } else if (is_listed("lru_maintainer no_lru_maintainer hot_lru_pct warm_lru_pct hot_max_factor "
+                         "warm_max_factor",
+                         ' ', name)) {
+      record_tuning(options_.tuning, name, number, real, value);  // the store takes it (set_lru)
     } else if (name == "read_buf_mem_limit") {
       options_.network.memory_limit = static_cast<std::size_t>(number) * megabyte;
       connection_memory_limit_given_ = true;

@@ -1,7 +1,8 @@
-// memcached's items.c for one shard, single-threaded: an LRU list and a free
-// list per class, both threaded through the items' own headers, chunks
-// counted by the shared slab_ledger, and memcached's do_item_alloc_pull and
-// lru_pull_tail (without its LRU maintainer) to make room.
+// memcached's items.c for one shard, single-threaded: items in chunks of the
+// store's pages (or blocks), a free list per class threaded through the
+// items' own headers, chunks counted by the shared slab_ledger, and
+// memcached's do_item_alloc_pull to make room. The LRU's lists, moves and
+// pulls are in item_lru.cpp.
 
 #include "store/item_store.hpp"
 
@@ -23,8 +24,6 @@ constexpr std::size_t key_bytes_max = 255;
 constexpr std::size_t terminator_bytes = 2;
 /// memcached's do_item_alloc_pull: passes of reclaiming, allocating and evicting.
 constexpr int allocation_passes = 10;
-/// memcached's lru_pull_tail: items looked at from the tail.
-constexpr int tail_items_searched = 5;
 /// Batches a freed block stays readable: an item unlinked in batch b has
 /// its index entry erased with batch b + 1, after that batch's finds, and
 /// a status of that batch may be read in batch b + 2.
@@ -149,13 +148,17 @@ void item_store::link(location where) {
   assert(it.size_class != 0 && "link: the chunk is free");
   assert(!it.linked && "link: the item is already linked");
   size_class_state& state = size_classes_[it.size_class - 1];
-  lru_push_head(state, where, it);
+  // memcached's do_item_alloc: new items enter HOT, or COLD without segments
+  it.segment = classes_.config().lru_segmented ? lru_segment::hot : lru_segment::cold;
+  it.active = false;
+  const std::size_t size = reported_size(it);
   it.linked = true;
   ++state.counts.linked_items;
   ++linked_items_;
-  const std::size_t size = reported_size(it);
   state.counts.requested_bytes += size;
   bytes_used_ += size;
+  lru_push_head(state, where, it);
+  juggle(it.size_class, where);
 }
 
 void item_store::unlink(location where) {
@@ -165,15 +168,6 @@ void item_store::unlink(location where) {
   lru_detach(state, it);
   count_unlinked(state, it);
   free_item(where, it);
-}
-
-void item_store::bump(location where) {
-  item& it = at(where);
-  assert(it.linked && "bump: the item is not linked");
-  size_class_state& state = size_classes_[it.size_class - 1];
-  if (state.lru_head == where) return;
-  lru_detach(state, it);
-  lru_push_head(state, where, it);
 }
 
 void item_store::end_batch() {
@@ -188,11 +182,13 @@ void item_store::end_batch() {
 
 void item_store::for_each_linked(const std::function<void(location, const item&)>& fn) const {
   for (const size_class_state& state : size_classes_) {
-    for (location where = state.lru_head; where != no_location;) {
-      const item& it = at(where);
-      const location next = it.lru_next;
-      fn(where, it);
-      where = next;
+    for (const lru_list& list : state.lru) {
+      for (location where = list.head; where != no_location;) {
+        const item& it = at(where);
+        const location next = it.lru_next;
+        fn(where, it);
+        where = next;
+      }
     }
   }
 }
@@ -200,7 +196,8 @@ void item_store::for_each_linked(const std::function<void(location, const item&)
 void item_store::visit_class(std::size_t size_class,
                              const std::function<bool(const item&)>& visit) const {
   if (size_class == 0 || size_class > size_classes_.size()) return;
-  for (location where = size_classes_[size_class - 1].lru_head; where != no_location;) {
+  const lru_list& cold = size_classes_[size_class - 1].lru[segment_index(lru_segment::cold)];
+  for (location where = cold.head; where != no_location;) {
     const item& it = at(where);
     if (!visit(it)) return;
     where = it.lru_next;
@@ -261,7 +258,10 @@ void item_store::reset_counts() noexcept {
   for (size_class_state& state : size_classes_) {
     class_stats& counts = state.counts;
     counts.evictions = counts.reclaimed = counts.outofmemory = counts.direct_reclaims = 0;
+    counts.evicted_active = counts.moves_to_cold = counts.moves_to_warm = 0;
+    counts.moves_within_lru = 0;
   }
+  juggles_ = 0;
 }
 std::size_t item_store::item_size_max() const noexcept {
   return classes_.config().item_size_max;
@@ -272,7 +272,10 @@ std::vector<class_stats> item_store::classes() const {
   result.reserve(size_classes_.size());
   for (const size_class_state& state : size_classes_) {
     class_stats& stats = result.emplace_back(state.counts);
-    stats.oldest_access = state.lru_tail == no_location ? 0 : at(state.lru_tail).accessed_at;
+    for (std::size_t segment = 0; segment < lru_segments; ++segment) {
+      const location tail = state.lru[segment].tail;
+      stats.oldest_access[segment] = tail == no_location ? 0 : at(tail).accessed_at;
+    }
   }
   return result;
 }
@@ -294,26 +297,32 @@ item* item_store::chunk(location where) const noexcept {
       holder.memory.get() + chunk_index * classes_.chunk_size(holder.size_class)));
 }
 
-/// memcached's do_item_alloc_pull without its LRU maintainer: each pass
-/// reclaims the dead items at the class's LRU tail, asks the ledger for a
-/// chunk, and when it has none pulls the tail again, evicting; the passes
-/// that found no chunk count as direct_reclaims. With shards, this shard's
-/// LRU may have nothing of a class the others fill: then the class takes a
-/// page past the limit, as its first page would, rather than fail.
+/// memcached's do_item_alloc_pull: each pass asks the ledger for a chunk
+/// (without segments, after reclaiming the dead items at the class's tail)
+/// and when it has none pulls COLD's tail, evicting; when that removes
+/// nothing, a segmented LRU moves HOT's tail on (to COLD, or an active item
+/// to WARM) for the next pass. The passes that found no chunk count as
+/// direct_reclaims. With shards, this shard may have no item of a class the
+/// others fill: then the class takes a page past the limit, as its first
+/// page would, rather than fail.
 bool item_store::ledger_chunk(std::size_t size_class, location keep) {
   size_class_state& state = size_classes_[size_class - 1];
+  const bool segmented = classes_.config().lru_segmented;
   int pass = 0;
   bool taken = false;
   for (; pass < allocation_passes; ++pass) {
-    pull_tail(size_class, false, keep);
+    if (!segmented) pull_tail(size_class, lru_segment::cold, pull_mode::move, 0, 0, keep);
     if (ledger_.take_chunk(size_class)) {
       taken = true;
       break;
     }
-    if (pull_tail(size_class, true, keep) <= 0) break;
+    if (pull_tail(size_class, lru_segment::cold, pull_mode::evict, 0, 0, keep) <= 0) {
+      if (!segmented) break;
+      pull_tail(size_class, lru_segment::hot, pull_mode::move, 0, 0, keep);
+    }
   }
   state.counts.direct_reclaims += static_cast<std::uint64_t>(pass);
-  if (!taken && ledger_.stores() > 1 && classes_.config().evict && state.lru_tail == no_location)
+  if (!taken && ledger_.stores() > 1 && classes_.config().evict && class_is_empty(state))
     taken = ledger_.take_chunk(size_class, true);
   return taken;
 }
@@ -352,34 +361,6 @@ void item_store::give_back_chunks(const chunked_layout& layout) noexcept {
   ledger_.give_back(layout.header_class);
   for (std::size_t k = 0; k < layout.full_chunks; ++k) ledger_.give_back(classes_.largest());
   if (layout.tail_class != 0) ledger_.give_back(layout.tail_class);
-}
-
-/// memcached's lru_pull_tail on the class's LRU (its COLD one): up to 5
-/// items from the tail; a dead one is reclaimed and the walk goes on; the
-/// first live one ends it, evicted when `evict` (and not -M). `keep` is
-/// passed over (memcached holds a reference on it). Returns the items removed.
-int item_store::pull_tail(std::size_t size_class, bool evict, location keep) {
-  size_class_state& state = size_classes_[size_class - 1];
-  int removed = 0;
-  location search = state.lru_tail;
-  for (int tries = tail_items_searched; tries > 0 && search != no_location; --tries) {
-    item& it = at(search);
-    const location next = it.lru_prev;
-    if (search != keep) {
-      const bool dead = dead_check_ && dead_check_(it);
-      if (!dead && !(evict && classes_.config().evict)) break;
-      lru_detach(state, it);
-      count_unlinked(state, it);
-      ++(dead ? state.counts.reclaimed : state.counts.evictions);
-      if (removal_handler_)
-        removal_handler_(search, it, dead ? tail_removal::reclaimed : tail_removal::evicted);
-      free_item(search, it);
-      ++removed;
-      if (!dead) break;
-    }
-    search = next;
-  }
-  return removed;
 }
 
 location item_store::take_chunk(std::size_t size_class) {
@@ -447,29 +428,6 @@ bool item_store::add_page(std::size_t size_class) {
     state.free_head = first | static_cast<location>(index);
   }
   return true;
-}
-
-void item_store::lru_push_head(size_class_state& state, location where, item& it) noexcept {
-  it.lru_prev = no_location;
-  it.lru_next = state.lru_head;
-  if (state.lru_head != no_location) at(state.lru_head).lru_prev = where;
-  state.lru_head = where;
-  if (state.lru_tail == no_location) state.lru_tail = where;
-}
-
-void item_store::lru_detach(size_class_state& state, item& it) noexcept {
-  if (it.lru_prev != no_location) {
-    at(it.lru_prev).lru_next = it.lru_next;
-  } else {
-    state.lru_head = it.lru_next;
-  }
-  if (it.lru_next != no_location) {
-    at(it.lru_next).lru_prev = it.lru_prev;
-  } else {
-    state.lru_tail = it.lru_prev;
-  }
-  it.lru_prev = no_location;
-  it.lru_next = no_location;
 }
 
 void item_store::count_unlinked(size_class_state& state, item& it) noexcept {

@@ -1,10 +1,21 @@
 #pragma once
-// One shard's items (key, value and metadata) in host memory, with an LRU
-// list per size class and memcached's allocation: each chunk memcached
-// would take for an item is asked of the slab_ledger shared by the shards,
-// and when it has none the class's LRU tail is reclaimed (dead items) or
-// evicted (memcached's do_item_alloc_pull and lru_pull_tail, without its
-// LRU maintainer: one LRU per class, the one memcached calls COLD).
+// One shard's items (key, value and metadata) in host memory, with
+// memcached 1.6's segmented LRU per size class and memcached's allocation:
+// each chunk memcached would take for an item is asked of the slab_ledger
+// shared by the shards, and when it has none the class's COLD tail is
+// reclaimed (dead items) or evicted (memcached's do_item_alloc_pull and
+// lru_pull_tail).
+//
+// The LRU (docs/designs/server.md, "The LRU"): a class's items are in HOT,
+// WARM or COLD. A linked item enters HOT; a second read marks it active;
+// memcached's LRU maintainer (lru_maintainer_juggle) moves HOT's and WARM's
+// tails to COLD past their share of the class's bytes or their age, active
+// ones to WARM, and a read of an active COLD item moves it to WARM. There is
+// no maintainer thread here: the store juggles a class after each link into
+// it and after each move a read makes, and every class when the clock
+// (set_now) reaches a new second, so what it holds depends on the stores,
+// reads and seconds alone. With lru_segmented off, a class has one LRU, the
+// one memcached calls COLD, as memcached without its maintainer.
 //
 // The bytes live in the store's own memory: 1 MB pages carved into chunks
 // of memcached's classes, and a block of its own for an item memcached
@@ -19,6 +30,7 @@
 // thread); it takes no locks of its own (the ledger has its own). Items are
 // named by a 32-bit location, which is what the signature index stores.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -39,6 +51,13 @@ using location = std::uint32_t;
 inline constexpr location no_location = 0xFFFFFFFFu;
 inline constexpr location block_location = 0x80000000u;
 
+/// memcached's LRU segments of a class (its HOT_LRU, WARM_LRU and COLD_LRU).
+enum class lru_segment : std::uint8_t { hot, warm, cold };
+inline constexpr std::size_t lru_segments = 3;
+constexpr std::size_t segment_index(lru_segment segment) noexcept {
+  return static_cast<std::size_t>(segment);
+}
+
 /// An item's metadata; the key and value follow it in the same chunk.
 struct item {
   location lru_prev = no_location;
@@ -47,14 +66,20 @@ struct item {
   std::uint32_t client_flags = 0;  ///< set by allocate: its size depends on them
   std::int64_t expires_at = 0;     ///< absolute Unix seconds; 0: never
   std::int64_t stored_at = 0;      ///< Unix seconds of the last store (flush_all compares it)
-  std::int64_t accessed_at = 0;    ///< Unix seconds of the last access (metadump's "la")
+  /// Unix seconds of the last access as memcached's item time counts it
+  /// (metadump's "la"): set by the owner when it links the item, then by
+  /// bump and update as memcached's do_item_bump and do_item_update set it.
+  std::int64_t accessed_at = 0;
   std::uint64_t cas = 0;
   std::uint8_t key_bytes = 0;
   /// memcached's class of the item (its LRU's), numbered from 1; 0: a free chunk.
   std::uint8_t size_class = 0;
-  bool linked = false;    ///< in the LRU (and, for the engine, in the index)
-  bool fetched = false;   ///< read since it was stored (metadump's "fetch")
-  bool stale = false;     ///< invalidated by a meta delete with I (mg reports X)
+  bool linked = false;   ///< in the LRU (and, for the engine, in the index)
+  bool fetched = false;  ///< read since it was stored (metadump's "fetch")
+  /// Read again since it was fetched or last moved (memcached's ITEM_ACTIVE).
+  bool active = false;
+  lru_segment segment = lru_segment::cold;  ///< while linked
+  bool stale = false;                       ///< invalidated by a meta delete with I (mg reports X)
   bool win_sent = false;  ///< a client was told to recache it (mg's W; later ones get Z)
 
   std::string_view key() const noexcept;
@@ -84,13 +109,21 @@ enum class tail_removal : std::uint8_t {
 struct class_stats {
   std::size_t linked_items = 0;
   std::size_t requested_bytes = 0;  ///< the linked items' reported sizes (mem_requested)
+  /// The linked items in each segment (number_hot, number_warm, number_cold).
+  std::array<std::size_t, lru_segments> segment_items{};
   // Counts since start or the last reset_counts:
   std::uint64_t evictions = 0;    ///< live items evicted to make room
-  std::uint64_t reclaimed = 0;    ///< dead items taken from the LRU tail to make room
+  std::uint64_t reclaimed = 0;    ///< dead items taken from an LRU tail
   std::uint64_t outofmemory = 0;  ///< allocations that found no chunk (-M, or nothing evictable)
-  std::uint64_t direct_reclaims =
-      0;                           ///< memcached's: passes that found no chunk and pulled the tail
-  std::int64_t oldest_access = 0;  ///< accessed_at of the LRU tail (0 when empty)
+  /// memcached's: passes of an allocation that found no chunk and pulled the tails.
+  std::uint64_t direct_reclaims = 0;
+  std::uint64_t evicted_active = 0;    ///< evicted while marked active
+  std::uint64_t moves_to_cold = 0;     ///< from HOT or WARM
+  std::uint64_t moves_to_warm = 0;     ///< active items from HOT or COLD
+  std::uint64_t moves_within_lru = 0;  ///< active items from WARM's tail to its head
+  /// accessed_at of each segment's tail (0 when empty): COLD's is `stats
+  /// items`' age, HOT's and WARM's age_hot and age_warm.
+  std::array<std::int64_t, lru_segments> oldest_access{};
 };
 
 class item_store {
@@ -107,8 +140,8 @@ class item_store {
   using removal_handler = std::function<void(location, const item&, tail_removal)>;
   void on_removal(removal_handler handler);
   /// Tells whether an item at an LRU tail is dead (expired or flushed, as
-  /// memcached's lru_pull_tail sees it: the store keeps no clock). Without
-  /// one, no item is dead.
+  /// memcached's lru_pull_tail sees it: the owner knows expiry and
+  /// flush_all). Without one, no item is dead.
   using dead_check = std::function<bool(const item&)>;
   void on_dead_check(dead_check check);
 
@@ -132,22 +165,39 @@ class item_store {
   item& at(location where) noexcept;
   const item& at(location where) const noexcept;
 
-  /// Puts an item at the head of its class's LRU.
+  /// The owner's clock (Unix seconds), read once per batch: the LRU's ages
+  /// and the times bump and update set are its. A new second juggles every
+  /// class (memcached's maintainer moves idle items on its own time).
+  void set_now(std::int64_t now);
+  std::int64_t now() const noexcept { return now_; }
+
+  /// Puts an item at the head of its class's HOT (COLD when not segmented),
+  /// then juggles the class.
   void link(location where);
   /// Takes an item out of the LRU and frees its chunk.
   void unlink(location where);
-  /// Moves a linked item to the head of its LRU (a read or touch).
+  /// A read of a linked item (get, gets, gat, touch, mg): memcached's
+  /// do_item_bump. Segmented: the first read marks it fetched, the next
+  /// active; an item made active in HOT or WARM has its time set, in COLD
+  /// it moves to WARM's head (memcached queues that move for its maintainer;
+  /// here it is made at once). Not segmented: marked fetched, then update.
   void bump(location where);
+  /// memcached's do_item_update (an incr in place, an add refused over the
+  /// item): segmented, an active COLD item moves to WARM, any other has its
+  /// time set; not segmented, the item moves to its LRU's head with its
+  /// time set when its time is more than 60 s old (ITEM_UPDATE_INTERVAL).
+  void update(location where);
   /// The owner ended a batch: blocks freed three batches ago go back to the
   /// heap, no index entry reading them any more.
   void end_batch();
 
   /// Calls fn(location, const item&) for every linked item: class by class,
-  /// each from the most to the least recently used.
+  /// segment by segment (HOT, WARM, COLD), each from its head to its tail.
   void for_each_linked(const std::function<void(location, const item&)>& fn) const;
-  /// Calls visit(const item&) for the linked items of `size_class`
-  /// (numbered from 1; any other has none), from the most to the least
-  /// recently used, until visit returns false.
+  /// Calls visit(const item&) for the items in the COLD segment of
+  /// `size_class` (numbered from 1; any other has none), from its head to
+  /// its tail, until visit returns false: what memcached's item_cachedump
+  /// lists.
   void visit_class(std::size_t size_class, const std::function<bool(const item&)>& visit) const;
   /// Calls visit(location, const item&) for the linked items in location
   /// order from `from` on, until visit returns false; returns the location
@@ -166,7 +216,10 @@ class item_store {
   std::size_t blocks_in_use() const noexcept;
   std::uint64_t evictions() const noexcept;
   std::uint64_t reclaimed() const noexcept;
-  /// Zeroes the counts (evictions, reclaimed, outofmemory, direct_reclaims): `stats reset`.
+  /// The juggles run (memcached's lru_maintainer_juggles counts its
+  /// maintainer's rounds; here one per juggle of a class).
+  std::uint64_t juggles() const noexcept { return juggles_; }
+  /// Zeroes the counts (class_stats' counts and the juggles): `stats reset`.
   void reset_counts() noexcept;
   std::size_t item_size_max() const noexcept;
   const slab_ledger& ledger() const noexcept { return ledger_; }
@@ -175,11 +228,21 @@ class item_store {
   std::vector<class_stats> classes() const;
 
  private:
+  /// One segment of a class's LRU: a list threaded through the items.
+  struct lru_list {
+    location head = no_location;  ///< the most recently put there
+    location tail = no_location;  ///< pulled first
+    std::size_t bytes = 0;        ///< its items' reported sizes (memcached's sizes_bytes)
+  };
   struct size_class_state {
     class_stats counts;
     location free_head = no_location;  ///< this class's free chunks, chained through item::lru_next
-    location lru_head = no_location;   ///< the most recently used
-    location lru_tail = no_location;   ///< the least recently used: pulled first
+    std::array<lru_list, lru_segments> lru;
+  };
+  /// What lru_pull_tail may do to the live item it ends at.
+  enum class pull_mode : std::uint8_t {
+    move,   ///< move it between segments (the maintainer's juggle)
+    evict,  ///< from COLD: evict it (an allocation)
   };
   struct page {
     std::unique_ptr<std::byte[]> memory;
@@ -197,13 +260,18 @@ class item_store {
   bool ledger_chunk(std::size_t size_class, location keep);
   bool ledger_data_chunks(chunked_layout& layout, location keep);
   void give_back_chunks(const chunked_layout& layout) noexcept;
-  int pull_tail(std::size_t size_class, bool evict, location keep);
+  int pull_tail(std::size_t size_class, lru_segment from, pull_mode mode, std::size_t total_bytes,
+                std::int64_t max_age, location keep);
+  void remove_from_tail(size_class_state& state, location where, item& it, bool dead);
+  void juggle(std::size_t size_class, location keep);
+  void move_to(size_class_state& state, location where, item& it, lru_segment to) noexcept;
   location take_chunk(std::size_t size_class);
   location take_block(std::size_t bytes, const chunked_layout& layout, std::size_t ledger_class);
   void free_item(location where, item& it) noexcept;
   bool add_page(std::size_t size_class);
   void lru_push_head(size_class_state& state, location where, item& it) noexcept;
   void lru_detach(size_class_state& state, item& it) noexcept;
+  bool class_is_empty(const size_class_state& state) const noexcept;
   void count_unlinked(size_class_state& state, item& it) noexcept;
 
   slab_ledger& ledger_;
@@ -223,6 +291,8 @@ class item_store {
   };
   std::vector<retired_block> retired_blocks_;
   std::uint64_t batches_ended_ = 0;
+  std::int64_t now_ = 0;
+  std::uint64_t juggles_ = 0;
   std::size_t blocks_in_use_ = 0;
   std::size_t linked_items_ = 0;
   std::size_t bytes_used_ = 0;

@@ -1,6 +1,7 @@
 #pragma once
-// The store's settings (memcached's -m -I -f -n -M -C and its slab_chunk_max
-// and slab_reassign options), and an item's size as memcached counts it.
+// The store's settings (memcached's -m -I -f -n -M -C, its slab_chunk_max
+// and slab_reassign options and its segmented LRU's), and an item's size as
+// memcached counts it.
 
 #include <cstddef>
 #include <cstdint>
@@ -19,6 +20,15 @@ struct store_config {
   bool slab_reassign = true;
   bool evict = true;        ///< false: -M, allocation fails when full
   bool cas_enabled = true;  ///< false: -C, items show CAS 0 and are 8 bytes smaller
+  /// memcached's segmented LRU (its default, -o lru_maintainer): each class
+  /// keeps HOT, WARM and COLD segments. false (-o no_lru_maintainer or
+  /// no_modern): one LRU per class, memcached's COLD one.
+  bool lru_segmented = true;
+  std::size_t hot_lru_pct = 20;   ///< HOT's share of its class's item bytes
+  std::size_t warm_lru_pct = 40;  ///< WARM's share of its class's item bytes
+  /// An item idle longer than COLD's tail age times this leaves HOT (WARM).
+  double hot_max_factor = 0.2;
+  double warm_max_factor = 2.0;
 };
 
 /// An item's size as memcached counts it (its ITEM_ntotal): in `stats`'

@@ -263,7 +263,7 @@ store_result cache::store_value(std::string_view key, location existing, std::st
   const store::item* old = existing == store::no_location ? nullptr : &store_.at(existing);
   if (const auto refused = refusal(mode, old, cas)) {
     store_.release(fresh);
-    if (mode == store_mode::add) store_.bump(existing);
+    if (mode == store_mode::add) store_.update(existing);  // do_store_item's NREAD_ADD
     return *refused;
   }
   if (mode == store_mode::append || mode == store_mode::prepend) {

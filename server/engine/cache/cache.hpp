@@ -59,9 +59,9 @@ struct item_counts {
 };
 
 /// What happened to one size class's items (`stats items`; their sums are
-/// `stats`' totals), counted by the cache, which has the clock the store
-/// lacks, as memcached's lru_pull_tail counts them. The store counts the
-/// class's evictions, reclaims and allocations that failed.
+/// `stats`' totals), counted by the cache, which knows the items' expiry,
+/// as memcached's lru_pull_tail counts them. The store counts the class's
+/// evictions, reclaims, moves and allocations that failed.
 struct class_item_counts {
   std::uint64_t evicted_nonzero = 0;    ///< live items evicted that had an expiry time
   std::uint64_t evicted_unfetched = 0;  ///< live items evicted that were never read
@@ -87,8 +87,13 @@ class cache {
 
   // ---- the batch's index work (engine/batch/) ----------------------------------
 
-  /// The batch's clock (Unix seconds), read once per batch.
-  void set_now(std::int64_t now) noexcept { now_ = now; }
+  /// The batch's clock (Unix seconds), read once per batch; the store's
+  /// too, whose LRU juggles its classes when it reaches a new second (items
+  /// it reclaims then have their entries erased with this batch).
+  void set_now(std::int64_t now) {
+    now_ = now;
+    store_.set_now(now);
+  }
   std::int64_t now() const noexcept { return now_; }
   /// Starts the batch's index work: the finds come first.
   void clear_finds() { index_->clear(); }
@@ -109,8 +114,10 @@ class cache {
   /// no_location. An expired or flushed item found on the way is unlinked.
   location find_item(std::string_view key, std::size_t search);
   store::item& at(location where) noexcept { return store_.at(where); }
-  /// Moves the item to the head of its LRU (a read or a touch).
+  /// A read or touch of the item (item_store::bump: memcached's do_item_bump).
   void bump(location where) { store_.bump(where); }
+  /// An incr in place (item_store::update: memcached's do_item_update).
+  void update(location where) { store_.update(where); }
   void unlink(location where);
   /// Stores `data` under `key` as `mode` says, over `existing` (the item
   /// find_item gave, or no_location); `stored`, if not null, gets the new

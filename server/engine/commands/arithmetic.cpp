@@ -44,8 +44,7 @@ void run_arithmetic(shard_state& state, key_ref key, bool incr, std::uint64_t de
     std::copy(digits, digits + length, value.data());
     std::fill(value.data() + length, value.data() + value.size(), ' ');
     item.cas = items.next_cas();
-    item.accessed_at = items.now();
-    items.bump(where);
+    items.update(where);
   } else {
     // replace, not set: if the longer value finds no memory, the old one
     // stays (as in memcached)

@@ -83,7 +83,7 @@ void run_meta_get(shard_state& state, const protocol::request& request, key_ref 
     won = true;
   } else {
     ++state.counts.get_hits;
-    count_in_class(state, items.at(where).size_class, &class_command_counts::get_hits);
+    count_read_hit(state, items.at(where));
   }
   store::item& item = items.at(where);
   const meta::reply_context context{&item, items.now(), item.fetched, item.accessed_at};
@@ -99,11 +99,8 @@ void run_meta_get(shard_state& state, const protocol::request& request, key_ref 
     item.win_sent = true;
   }
   if (flags.new_ttl) item.expires_at = items.expiry_of(*flags.new_ttl);
+  if (!flags.no_bump) items.bump(where);  // marks it fetched, then active
   if (!won) item.fetched = true;
-  if (!flags.no_bump) {
-    item.accessed_at = items.now();
-    items.bump(where);
-  }
   answer_hit(request, flags, item, won, context, out);
 }
 

@@ -39,11 +39,12 @@ bool run_retrieval(shard_state& state, work_item& work, std::size_t first_search
     }
     store::item& item = items.at(where);
     ++(touches ? counts.touch_hits : counts.get_hits);
-    count_in_class(state, item.size_class,
-                   touches ? &class_command_counts::touch_hits : &class_command_counts::get_hits);
-    if (touches) item.expires_at = expires_at;
-    item.fetched = true;
-    item.accessed_at = items.now();
+    if (touches) {
+      count_in_class(state, item.size_class, &class_command_counts::touch_hits);
+      item.expires_at = expires_at;
+    } else {
+      count_read_hit(state, item);
+    }
     items.bump(where);
     out.append("VALUE ").append(item.key()).push_back(' ');
     append_number(out, item.client_flags);

@@ -86,7 +86,6 @@ void run_touch(shard_state& state, const protocol::request& request, key_ref key
   if (where != store::no_location) {
     store::item& item = items.at(where);
     item.expires_at = items.expiry_of(request.exptime);
-    item.accessed_at = items.now();
     items.bump(where);
     ++state.counts.touch_hits;
     count_in_class(state, item.size_class, &class_command_counts::touch_hits);

@@ -39,15 +39,20 @@ void add(class_numbers& to, const class_numbers& from) {
   const store::class_stats& more = from.store;
   for (auto field : {&store::class_stats::linked_items, &store::class_stats::requested_bytes})
     sum.*field += more.*field;
+  for (std::size_t segment = 0; segment < store::lru_segments; ++segment)
+    sum.segment_items[segment] += more.segment_items[segment];
   for (auto count : {&store::class_stats::evictions, &store::class_stats::reclaimed,
-                     &store::class_stats::outofmemory, &store::class_stats::direct_reclaims})
+                     &store::class_stats::outofmemory, &store::class_stats::direct_reclaims,
+                     &store::class_stats::evicted_active, &store::class_stats::moves_to_cold,
+                     &store::class_stats::moves_to_warm, &store::class_stats::moves_within_lru})
     sum.*count += more.*count;
   class_item_counts& items = to.items;
   for (auto count : {&class_item_counts::evicted_nonzero, &class_item_counts::evicted_unfetched,
                      &class_item_counts::expired_unfetched})
     items.*count += from.items.*count;
   items.evicted_time = std::max(items.evicted_time, from.items.evicted_time);
-  to.age = std::max(to.age, from.age);
+  for (std::size_t segment = 0; segment < store::lru_segments; ++segment)
+    to.age[segment] = std::max(to.age[segment], from.age[segment]);
 }
 
 }  // namespace
@@ -74,11 +79,15 @@ shard_numbers numbers_of(const cache& items, const command_counts& commands,
   numbers.index = items.index().numbers();
   numbers.index_description = items.index().description();
   numbers.index_overflow = items.overflowed();
-  numbers.store = {store.bytes_used(), store.linked_items()};
+  numbers.store = {store.bytes_used(), store.linked_items(), store.juggles()};
   numbers.slabs = store.ledger().numbers();
   const class_item_table& class_counts = items.class_counts();
   for (const store::class_stats& each : store.classes()) {
-    const std::int64_t age = each.oldest_access == 0 ? 0 : numbers.now - each.oldest_access;
+    std::array<std::int64_t, store::lru_segments> age{};
+    for (std::size_t segment = 0; segment < store::lru_segments; ++segment) {
+      const std::int64_t oldest = each.oldest_access[segment];
+      age[segment] = oldest == 0 ? 0 : numbers.now - oldest;
+    }
     numbers.classes.push_back({each, class_counts[numbers.classes.size() + 1], age});
   }
   return numbers;

@@ -16,11 +16,13 @@
 namespace gpuhash::server::engine {
 
 /// One size class's commands, as memcached's per-class slab_stats (`stats
-/// slabs`; get_hits is also `stats items`' hits_to_cold): counted at the
-/// class of the item hit, or of the item a store makes.
+/// slabs`): counted at the class of the item hit, or of the item a store
+/// makes; and its read hits by the LRU segment the item was in (memcached's
+/// lru_hits: `stats items`' hits_to_hot, hits_to_warm, hits_to_cold).
 struct class_command_counts {
   std::uint64_t get_hits = 0, cmd_set = 0, delete_hits = 0, incr_hits = 0, decr_hits = 0;
   std::uint64_t cas_hits = 0, cas_badval = 0, touch_hits = 0;
+  std::array<std::uint64_t, store::lru_segments> hits_to_segment{};
 };
 
 /// Counted by the commands (engine/commands/), on the shard's batch thread.
@@ -46,13 +48,14 @@ struct batch_counts {
 };
 
 /// One size class, as `stats items` shows it: the store's numbers, the
-/// cache's, and the age of its LRU tail at the shard's clock (0: empty).
-/// Its commands are in command_counts::classes, its chunks in the slab
-/// ledger's numbers.
+/// cache's, and the age of each LRU segment's tail at the shard's clock (0:
+/// empty; COLD's is `age`, HOT's and WARM's age_hot and age_warm). Its
+/// commands are in command_counts::classes, its chunks in the slab ledger's
+/// numbers.
 struct class_numbers {
   store::class_stats store;
   class_item_counts items;
-  std::int64_t age = 0;
+  std::array<std::int64_t, store::lru_segments> age{};
 };
 
 struct shard_numbers {
@@ -66,6 +69,7 @@ struct shard_numbers {
   /// The store's (item_store's numbers of the same names).
   struct store_numbers {
     std::size_t bytes = 0, curr_items = 0;
+    std::uint64_t lru_juggles = 0;  ///< item_store::juggles: lru_maintainer_juggles
   } store;
   std::vector<class_numbers> classes;  ///< numbered from 1
   /// The slab ledger's, which all shards share: memcached's chunks, pages,

@@ -110,7 +110,7 @@ void render_machinery(const shard_numbers& numbers, const server_stats& server, 
     stat("lru_crawler_running", 0);
     stat("lru_crawler_starts", 0);
   }
-  if (shown.lru_maintainer) stat("lru_maintainer_juggles", 0);
+  if (shown.lru_maintainer) stat("lru_maintainer_juggles", numbers.store.lru_juggles);
   for (const char* name : {"malloc_fails", "log_worker_dropped", "log_worker_written",
                            "log_watcher_skipped", "log_watcher_sent", "log_watchers"})
     stat(name, 0);
@@ -129,13 +129,15 @@ void render_machinery(const shard_numbers& numbers, const server_stats& server, 
 void render_items_totals(const shard_numbers& numbers, const shown_counters& shown,
                          stat_writer& stat) {
   class_item_counts items;
-  std::uint64_t evictions = 0, reclaimed = 0, direct_reclaims = 0;
+  store::class_stats store;
   for (const class_numbers& each : numbers.classes) {
     items.expired_unfetched += each.items.expired_unfetched;
     items.evicted_unfetched += each.items.evicted_unfetched;
-    evictions += each.store.evictions;
-    reclaimed += each.store.reclaimed;
-    direct_reclaims += each.store.direct_reclaims;
+    for (auto count : {&store::class_stats::evictions, &store::class_stats::reclaimed,
+                       &store::class_stats::direct_reclaims, &store::class_stats::evicted_active,
+                       &store::class_stats::moves_to_cold, &store::class_stats::moves_to_warm,
+                       &store::class_stats::moves_within_lru})
+      store.*count += each.store.*count;
   }
   stat("bytes", numbers.store.bytes);
   stat("curr_items", numbers.store.curr_items);
@@ -143,18 +145,18 @@ void render_items_totals(const shard_numbers& numbers, const shown_counters& sho
   stat("slab_global_page_pool", 0);  // pages never move between classes
   stat("expired_unfetched", items.expired_unfetched);
   stat("evicted_unfetched", items.evicted_unfetched);
-  if (shown.lru_maintainer) stat("evicted_active", 0);
-  stat("evictions", evictions);
-  stat("reclaimed", reclaimed);
+  if (shown.lru_maintainer) stat("evicted_active", store.evicted_active);
+  stat("evictions", store.evictions);
+  stat("reclaimed", store.reclaimed);
   stat("crawler_reclaimed", 0);
   stat("crawler_items_checked", 0);
   stat("lrutail_reflocked", 0);
   if (shown.lru_maintainer) {
-    stat("moves_to_cold", 0);
-    stat("moves_to_warm", 0);
-    stat("moves_within_lru", 0);
-    stat("direct_reclaims", direct_reclaims);
-    stat("lru_bumps_dropped", 0);
+    stat("moves_to_cold", store.moves_to_cold);
+    stat("moves_to_warm", store.moves_to_warm);
+    stat("moves_within_lru", store.moves_within_lru);
+    stat("direct_reclaims", store.direct_reclaims);
+    stat("lru_bumps_dropped", 0);  // reads move items at once: no bump is queued to drop
   }
 }
 

@@ -1,9 +1,8 @@
 // `stats items` and `stats slabs` in memcached 1.6.18's format (render.hpp):
-// each size class's lines, memcached's fields in its order. gpuhash-server
-// keeps one LRU per class, with no maintainer moving items between
-// segments: its items are all in what memcached calls the COLD LRU, which is
-// where memcached keeps them too without its LRU maintainer; the HOT, WARM
-// and TEMP segments are empty and their moves read 0.
+// each size class's lines, memcached's fields in its order. A class's items
+// are in the store's HOT, WARM and COLD segments (all in COLD without the
+// segmented LRU, as in memcached without its LRU maintainer); there is no
+// TEMP segment, so number_temp and hits_to_temp read 0.
 
 #include <string>
 
@@ -14,27 +13,33 @@ namespace gpuhash::server::engine {
 
 namespace {
 
+constexpr std::size_t hot = store::segment_index(store::lru_segment::hot);
+constexpr std::size_t warm = store::segment_index(store::lru_segment::warm);
+constexpr std::size_t cold = store::segment_index(store::lru_segment::cold);
+
 /// The numbers of one class's LRU segments (the maintainer's fields).
-void render_segments(const std::string& prefix, std::size_t items, const shown_counters& shown,
-                     stat_writer& stat) {
-  stat(prefix + "number_hot", 0);
-  stat(prefix + "number_warm", 0);
-  stat(prefix + "number_cold", items);
+void render_segments(const std::string& prefix, const class_numbers& numbers,
+                     const shown_counters& shown, stat_writer& stat) {
+  const auto& items = numbers.store.segment_items;
+  stat(prefix + "number_hot", items[hot]);
+  stat(prefix + "number_warm", items[warm]);
+  stat(prefix + "number_cold", items[cold]);
   if (shown.temp_lru) stat(prefix + "number_temp", 0);
-  stat(prefix + "age_hot", 0);
-  stat(prefix + "age_warm", 0);
+  stat(prefix + "age_hot", numbers.age[hot]);
+  stat(prefix + "age_warm", numbers.age[warm]);
 }
 
 /// The moves between segments and the hits to each (the maintainer's fields).
 void render_moves_and_hits(const std::string& prefix, const class_numbers& numbers,
                            const class_command_counts& commands, stat_writer& stat) {
-  stat(prefix + "moves_to_cold", 0);
-  stat(prefix + "moves_to_warm", 0);
-  stat(prefix + "moves_within_lru", 0);
-  stat(prefix + "direct_reclaims", numbers.store.direct_reclaims);
-  stat(prefix + "hits_to_hot", 0);
-  stat(prefix + "hits_to_warm", 0);
-  stat(prefix + "hits_to_cold", commands.get_hits);
+  const store::class_stats& store = numbers.store;
+  stat(prefix + "moves_to_cold", store.moves_to_cold);
+  stat(prefix + "moves_to_warm", store.moves_to_warm);
+  stat(prefix + "moves_within_lru", store.moves_within_lru);
+  stat(prefix + "direct_reclaims", store.direct_reclaims);
+  stat(prefix + "hits_to_hot", commands.hits_to_segment[hot]);
+  stat(prefix + "hits_to_warm", commands.hits_to_segment[warm]);
+  stat(prefix + "hits_to_cold", commands.hits_to_segment[cold]);
   stat(prefix + "hits_to_temp", 0);
 }
 
@@ -45,8 +50,8 @@ void render_class_items(std::size_t c, const shard_numbers& numbers, const shown
   const class_item_counts& items = each.items;
   const std::string prefix = "items:" + std::to_string(c + 1) + ":";
   stat(prefix + "number", store.linked_items);
-  if (shown.lru_maintainer) render_segments(prefix, store.linked_items, shown, stat);
-  stat(prefix + "age", each.age);
+  if (shown.lru_maintainer) render_segments(prefix, each, shown, stat);
+  stat(prefix + "age", each.age[cold]);
   stat(prefix + "mem_requested", store.requested_bytes);
   stat(prefix + "evicted", store.evictions);
   stat(prefix + "evicted_nonzero", items.evicted_nonzero);
@@ -56,7 +61,7 @@ void render_class_items(std::size_t c, const shard_numbers& numbers, const shown
   stat(prefix + "reclaimed", store.reclaimed);
   stat(prefix + "expired_unfetched", items.expired_unfetched);
   stat(prefix + "evicted_unfetched", items.evicted_unfetched);
-  if (shown.lru_maintainer) stat(prefix + "evicted_active", 0);
+  if (shown.lru_maintainer) stat(prefix + "evicted_active", store.evicted_active);
   stat(prefix + "crawler_reclaimed", 0);  // no LRU crawler
   stat(prefix + "crawler_items_checked", 0);
   stat(prefix + "lrutail_reflocked", 0);  // no references held on items

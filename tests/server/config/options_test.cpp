@@ -18,6 +18,7 @@ namespace {
 
 using gpuhash::server::config::help_text;
 namespace index = gpuhash::server::index;
+namespace store = gpuhash::server::store;
 using gpuhash::server::config::parse_command_line;
 using gpuhash::server::config::parse_outcome;
 using gpuhash::server::config::server_options;
@@ -503,8 +504,8 @@ TEST(ServerOptions, ExtendedOptionLists) {
 }
 
 // The tuning options of memcached's -o: accepted, with a line each saying why
-// they have no effect. (read_buf_mem_limit and ssl_* apply: see above;
-// drop_privileges is refused.)
+// they have no effect. (read_buf_mem_limit, ssl_* and the segmented LRU's
+// apply: see above and below; drop_privileges is refused.)
 TEST(ServerOptions, EveryExtendedTuningOptionOfMemcachedIsAccepted) {
   const std::vector<std::string> entries = {
       "maxconns_fast",
@@ -527,12 +528,6 @@ TEST(ServerOptions, EveryExtendedTuningOptionOfMemcachedIsAccepted) {
       "no_lru_crawler",
       "lru_crawler_sleep=100",
       "lru_crawler_tocrawl=0",
-      "lru_maintainer",
-      "no_lru_maintainer",
-      "hot_lru_pct=20",
-      "warm_lru_pct=40",
-      "hot_max_factor=0.2",
-      "warm_max_factor=2.0",
       "temporary_ttl=61",
       "track_sizes",
       "modern",
@@ -603,12 +598,34 @@ TEST(ServerOptions, ExtendedOptionsCheckedTogetherAsMemcachedDoes) {
             "-o/--extended: hot_lru_pct + warm_lru_pct cannot be more than 80");
   EXPECT_EQ(parse_error({"-o", "hot_lru_pct=50"}),
             "-o/--extended: hot_lru_pct + warm_lru_pct cannot be more than 80");
-  EXPECT_EQ(parse_ok({"-o", "hot_lru_pct=40,warm_lru_pct=40"}).ignored.size(), 2u);
+  EXPECT_TRUE(parse_ok({"-o", "hot_lru_pct=40,warm_lru_pct=40"}).ignored.empty());
   EXPECT_EQ(parse_error({"-o", "temporary_ttl=5,no_lru_maintainer"}),
             "-o/--extended: temporary_ttl requires lru_maintainer");
   EXPECT_NE(parse_error({"-o", "no_modern", "-o", "temporary_ttl=5"}).find("lru_maintainer"),
             std::string::npos);
-  EXPECT_EQ(parse_ok({"-o", "no_modern,lru_maintainer,temporary_ttl=5"}).ignored.size(), 3u);
+  EXPECT_EQ(parse_ok({"-o", "no_modern,lru_maintainer,temporary_ttl=5"}).ignored.size(), 2u);
+}
+
+TEST(ServerOptions, TheSegmentedLruIsTheStores) {
+  const store::store_config defaults = parse_ok({}).engine.store;
+  EXPECT_TRUE(defaults.lru_segmented);
+  EXPECT_EQ(defaults.hot_lru_pct, 20u);
+  EXPECT_EQ(defaults.warm_lru_pct, 40u);
+  EXPECT_EQ(defaults.hot_max_factor, 0.2);
+  EXPECT_EQ(defaults.warm_max_factor, 2.0);
+  const server_options tuned =
+      parse_ok({"-o", "hot_lru_pct=10,warm_lru_pct=50,hot_max_factor=0.5,warm_max_factor=3"});
+  EXPECT_TRUE(tuned.ignored.empty());
+  const store::store_config& store = tuned.engine.store;
+  EXPECT_EQ(store.hot_lru_pct, 10u);
+  EXPECT_EQ(store.warm_lru_pct, 50u);
+  EXPECT_EQ(store.hot_max_factor, 0.5);
+  EXPECT_EQ(store.warm_max_factor, 3.0);
+  EXPECT_EQ(tuned.tuning.hot_lru_pct, 10);  // `stats settings` shows them
+  // one LRU per class, memcached's COLD, as memcached without its maintainer
+  EXPECT_FALSE(parse_ok({"-o", "no_lru_maintainer"}).engine.store.lru_segmented);
+  EXPECT_FALSE(parse_ok({"-o", "no_modern"}).engine.store.lru_segmented);
+  EXPECT_TRUE(parse_ok({"-o", "no_modern,lru_maintainer"}).engine.store.lru_segmented);
 }
 
 TEST(ServerOptions, GpuhashFlags) {

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdint>
 #include <string>
 
 #include "engine/stats/numbers.hpp"
@@ -25,15 +27,19 @@ shard_numbers shard_with(std::uint64_t gets, std::int64_t age, std::uint64_t lar
   numbers.store.curr_items = gets;
   numbers.classes.resize(2);
   numbers.classes[1].store.linked_items = gets;
-  numbers.classes[1].age = age;
+  numbers.classes[1].store.segment_items = {1, 0, gets - 1};  // HOT, WARM, COLD
+  numbers.classes[1].age = {age / 10, 0, age};
   numbers.classes[1].store.evictions = gets;
   numbers.classes[1].store.direct_reclaims = gets;
+  numbers.classes[1].store.moves_to_cold = gets;
+  numbers.store.lru_juggles = gets;
   numbers.slabs.classes.resize(2);
   numbers.slabs.classes[1] = {120, 8738, pages, 2 * gets};
   numbers.slabs.total_malloced = pages << 20;
   numbers.slabs.memory_limit = 64u << 20;
   numbers.classes[1].items.evicted_time = age;
   numbers.commands.classes[2].get_hits = gets;
+  numbers.commands.classes[2].hits_to_segment = {0, 1, gets - 1};
   return numbers;
 }
 
@@ -50,7 +56,10 @@ TEST(StatsNumbers, CountsAddUpAgesAndTheLargestBatchAreTheLargest) {
   EXPECT_EQ(merged.slabs.classes[1].pages, 1u);
   EXPECT_EQ(merged.slabs.classes[1].used_chunks, 6u);
   EXPECT_EQ(merged.slabs.total_malloced, 1u << 20);
-  EXPECT_EQ(merged.classes[1].age, 50);
+  EXPECT_EQ(merged.classes[1].age, (std::array<std::int64_t, 3>{5, 0, 50}));
+  EXPECT_EQ(merged.classes[1].store.segment_items, (std::array<std::size_t, 3>{2, 0, 6}));
+  EXPECT_EQ(merged.classes[1].store.moves_to_cold, 8u);
+  EXPECT_EQ(merged.store.lru_juggles, 8u);
   EXPECT_EQ(merged.classes[1].store.evictions, 8u);
   EXPECT_EQ(merged.classes[1].items.evicted_time, 50);  // the longest
   EXPECT_EQ(merged.commands.classes[2].get_hits, 8u);
@@ -63,12 +72,21 @@ TEST(StatsNumbers, AreRenderedAsMemcachedsLines) {
   server_stats server;
   std::string items;
   render_numbers("items", merged, server, items);
-  // memcached's segmented LRU: every item in COLD, every hit to it
+  // memcached's segmented LRU: the items and hits of each segment
   for (const char* line :
-       {"STAT items:2:number 8\r\nSTAT items:2:number_hot 0\r\n", "STAT items:2:number_cold 8\r\n",
+       {"STAT items:2:number 8\r\nSTAT items:2:number_hot 2\r\nSTAT items:2:number_warm 0\r\n"
+        "STAT items:2:number_cold 6\r\nSTAT items:2:age_hot 5\r\nSTAT items:2:age_warm 0\r\n"
+        "STAT items:2:age 50\r\n",
         "STAT items:2:evicted 8\r\n", "STAT items:2:evicted_time 50\r\n",
-        "STAT items:2:hits_to_cold 8\r\n", "STAT items:2:direct_reclaims 8\r\n"})
+        "STAT items:2:moves_to_cold 8\r\n", "STAT items:2:hits_to_hot 0\r\n",
+        "STAT items:2:hits_to_warm 2\r\nSTAT items:2:hits_to_cold 6\r\n",
+        "STAT items:2:direct_reclaims 8\r\n"})
     EXPECT_NE(items.find(line), std::string::npos) << line;
+  std::string totals;
+  render_numbers("", merged, server, totals);
+  for (const char* line : {"STAT lru_maintainer_juggles 8\r\n", "STAT moves_to_cold 8\r\n",
+                           "STAT direct_reclaims 8\r\n"})
+    EXPECT_NE(totals.find(line), std::string::npos) << line;
   // without memcached's LRU maintainer, its fields are not shown, as memcached shows them
   server.shown.lru_maintainer = false;
   items.clear();

@@ -3,7 +3,8 @@
 // own, the key/value layout, LRU order, memcached's pulls from the LRU tail
 // (dead items reclaimed, live ones evicted; `keep`; -M), the memory limit,
 // and a randomized differential test against a model made of std::list and
-// std::unordered_map.
+// std::unordered_map. These run one LRU per class (memcached without its
+// LRU maintainer); segmented_lru_test.cpp tests HOT, WARM and COLD.
 
 #include <gtest/gtest.h>
 
@@ -30,20 +31,27 @@ using gpuhash::testing::seeded_random;
 constexpr std::size_t mib = std::size_t{1} << 20;
 constexpr std::size_t terminator = 2;
 
+/// The stores' clock: items here are linked at time 0, so their first
+/// read moves them (memcached moves an item read 60 s after its last move).
+constexpr std::int64_t start_time = 1000000;
+
 /// A store and the ledger it counts its chunks in.
 struct store_with_ledger {
   explicit store_with_ledger(const store_config& config, std::size_t stores = 1)
-      : ledger(config, stores), store(ledger) {}
+      : ledger(config, stores), store(ledger) {
+    store.set_now(start_time);
+  }
   slab_ledger ledger;
   item_store store;
 };
 
-/// Small items, room for `pages` 1 MB pages.
+/// Small items, room for `pages` 1 MB pages, one LRU per class.
 store_config config_with_pages(std::size_t pages, bool evict = true) {
   store_config config;
   config.item_size_max = 1024;
   config.memory_limit = pages * mib;
   config.evict = evict;
+  config.lru_segmented = false;
   return config;
 }
 
@@ -273,9 +281,10 @@ TEST(item_store_chunked, an_item_over_slab_chunk_max_takes_memcacheds_chunks_and
   EXPECT_EQ(again, where) << "the block's number is reused once its memory is freed";
 }
 
-TEST(item_store_lru, link_puts_at_the_head_and_bump_moves_there) {
+TEST(item_store_lru, link_puts_at_the_head_and_bump_moves_there_after_a_minute) {
   store_with_ledger s{config_with_pages(1)};
   item_store& store = s.store;
+  constexpr std::size_t cold = segment_index(lru_segment::cold);
   const location a = allocate_ok(store, "a", 1);
   const location b = allocate_ok(store, "b", 1);
   const location c = allocate_ok(store, "c", 1);
@@ -286,25 +295,38 @@ TEST(item_store_lru, link_puts_at_the_head_and_bump_moves_there) {
   store.link(b);
   store.link(c);
   EXPECT_EQ(visit_order(store), (std::vector<location>{c, b, a}));
-  EXPECT_EQ(store.classes().front().oldest_access, 100);
+  EXPECT_EQ(store.classes().front().oldest_access[cold], 100);
+  EXPECT_EQ(store.classes().front().segment_items[cold], 3u);
+  // memcached's ITEM_UPDATE_INTERVAL: a read moves an item whose last move
+  // is more than 60 s old, and sets its time
+  store.set_now(160);
+  store.bump(a);
+  EXPECT_EQ(visit_order(store), (std::vector<location>{c, b, a}));
+  EXPECT_EQ(store.at(a).accessed_at, 100);
+  EXPECT_TRUE(store.at(a).fetched);
+  store.set_now(161);
   store.bump(a);
   EXPECT_EQ(visit_order(store), (std::vector<location>{a, c, b}));
+  EXPECT_EQ(store.at(a).accessed_at, 161);
   EXPECT_EQ(store.at(a).lru_prev, no_location);
   EXPECT_EQ(store.at(a).lru_next, c);
   EXPECT_EQ(store.at(c).lru_prev, a);
   EXPECT_EQ(store.at(c).lru_next, b);
   EXPECT_EQ(store.at(b).lru_prev, c);
   EXPECT_EQ(store.at(b).lru_next, no_location);
-  EXPECT_EQ(store.classes().front().oldest_access, 200);
-  store.bump(a);
-  EXPECT_EQ(visit_order(store), (std::vector<location>{a, c, b}));
+  EXPECT_EQ(store.classes().front().oldest_access[cold], 200);
+  store.set_now(261);
+  store.update(b);  // an incr: the same rule
+  EXPECT_EQ(visit_order(store), (std::vector<location>{b, a, c}));
+  EXPECT_FALSE(store.at(b).fetched) << "only a read marks an item fetched";
   store.unlink(c);
-  EXPECT_EQ(visit_order(store), (std::vector<location>{a, b}));
+  EXPECT_EQ(visit_order(store), (std::vector<location>{b, a}));
   EXPECT_FALSE(store.at(c).linked);
   store.unlink(b);
   store.unlink(a);
   EXPECT_TRUE(visit_order(store).empty());
-  EXPECT_EQ(store.classes().front().oldest_access, 0);
+  EXPECT_EQ(store.classes().front().oldest_access[cold], 0);
+  EXPECT_EQ(store.classes().front().segment_items[cold], 0u);
 }
 
 TEST(item_store_lru, visit_class_walks_one_class_from_the_head_until_refused) {
@@ -709,6 +731,7 @@ class store_model {
     linked_item& entry = linked_.at(where);
     std::list<location>& lru = lru_[entry.class_index];
     lru.splice(lru.begin(), lru, entry.in_lru);
+    store_.set_now(store_.now() + 61);  // a read moves an item whose last move is a minute old
     store_.bump(where);
   }
 
@@ -819,6 +842,7 @@ void run_against_model(bool evict) {
   config.item_size_max = 64 * 1024;
   config.memory_limit = 8 * mib;
   config.evict = evict;
+  config.lru_segmented = false;
   store_with_ledger s{config};
   item_store& store = s.store;
   // Classes of at most 256 chunks per page, so that a few thousand items fill them.

@@ -1,0 +1,229 @@
+// The item store's segmented LRU (item_store.hpp): memcached's HOT, WARM and
+// COLD lists of a class, its do_item_bump and do_item_update, its
+// lru_pull_tail and its LRU maintainer's juggle, run at fixed points instead
+// of on a thread.
+
+#include <algorithm>
+#include <cassert>
+#include <cstdint>
+
+#include "store/item_store.hpp"
+
+namespace gpuhash::server::store {
+namespace {
+
+/// memcached's lru_pull_tail: items looked at from the tail.
+constexpr int tail_items_searched = 5;
+/// memcached's lru_maintainer_juggle: rounds of pulling the tails at most.
+constexpr int juggle_rounds = 500;
+/// memcached's ITEM_UPDATE_INTERVAL: without the segmented LRU, a read
+/// moves an item to its LRU's head only when its last move is older.
+constexpr std::int64_t update_interval = 60;
+
+}  // namespace
+
+void item_store::set_now(std::int64_t now) {
+  const bool new_second = now != now_;
+  now_ = now;
+  if (!new_second || !classes_.config().lru_segmented) return;
+  for (std::size_t c = 1; c <= size_classes_.size(); ++c)
+    if (!class_is_empty(size_classes_[c - 1])) juggle(c, no_location);
+}
+
+void item_store::bump(location where) {
+  item& it = at(where);
+  assert(it.linked && "bump: the item is not linked");
+  if (!classes_.config().lru_segmented) {
+    it.fetched = true;
+    update(where);
+    return;
+  }
+  // memcached's do_item_bump: a second read makes an item active, and a
+  // read of an active one changes nothing
+  if (it.active) return;
+  if (!it.fetched) {
+    it.fetched = true;
+    return;
+  }
+  it.active = true;
+  if (it.segment != lru_segment::cold) {
+    it.accessed_at = now_;
+    return;
+  }
+  // memcached queues this item for its maintainer (lru_bump_async), which
+  // runs do_item_update on it a moment later; here it runs now
+  update(where);
+}
+
+void item_store::update(location where) {
+  item& it = at(where);
+  assert(it.linked && "update: the item is not linked");
+  size_class_state& state = size_classes_[it.size_class - 1];
+  if (!classes_.config().lru_segmented) {
+    if (it.accessed_at >= now_ - update_interval) return;
+    it.accessed_at = now_;
+    move_to(state, where, it, lru_segment::cold);
+    return;
+  }
+  it.accessed_at = now_;
+  if (it.segment != lru_segment::cold || !it.active) return;
+  it.active = false;
+  ++state.counts.moves_to_warm;
+  move_to(state, where, it, lru_segment::warm);
+  juggle(it.size_class, where);
+}
+
+/// memcached's lru_pull_tail on one segment of a class: up to 5 items from
+/// its tail. A dead one is reclaimed and the walk goes on. The first live
+/// one ends it: in HOT or WARM, an active item goes to WARM's head (from
+/// WARM the walk goes on), an idle one to COLD when the segment holds more
+/// than its share of `total_bytes` or the item is older than `max_age`
+/// seconds; in COLD it is evicted with pull_mode::evict (not under -M), or
+/// moved to WARM when active. `keep` is never removed: passed over as
+/// memcached passes over an item a worker holds locked, though it may move.
+/// Returns the items removed or moved.
+int item_store::pull_tail(std::size_t size_class, lru_segment from, pull_mode mode,
+                          std::size_t total_bytes, std::int64_t max_age, location keep) {
+  size_class_state& state = size_classes_[size_class - 1];
+  const store_config& config = classes_.config();
+  lru_list& list = state.lru[segment_index(from)];
+  int removed = 0;
+  location search = list.tail;
+  for (int tries = tail_items_searched; tries > 0 && search != no_location; --tries) {
+    item& it = at(search);
+    const location next = it.lru_prev;  // before `search` moves
+    const bool dead = dead_check_ && dead_check_(it);
+    if (search == keep && (dead || mode == pull_mode::evict)) {
+      search = next;
+      continue;
+    }
+    if (dead) {
+      remove_from_tail(state, search, it, true);
+      ++removed;
+      search = next;
+      continue;
+    }
+    if (from == lru_segment::cold) {
+      if (mode == pull_mode::evict) {
+        if (config.evict) {
+          remove_from_tail(state, search, it, false);
+          ++removed;
+        }
+      } else if (it.active && config.lru_segmented) {
+        it.active = false;
+        ++state.counts.moves_to_warm;
+        move_to(state, search, it, lru_segment::warm);
+        ++removed;
+      }
+      break;
+    }
+    const std::size_t share = from == lru_segment::hot ? config.hot_lru_pct : config.warm_lru_pct;
+    if (it.active) {
+      // memcached rescues active items aggressively
+      it.active = false;
+      ++removed;
+      if (from == lru_segment::warm) {
+        ++state.counts.moves_within_lru;
+        move_to(state, search, it, lru_segment::warm);
+        search = next;
+        continue;
+      }
+      ++state.counts.moves_to_warm;
+      move_to(state, search, it, lru_segment::warm);
+    } else if (list.bytes > total_bytes * share / 100 || now_ - it.accessed_at > max_age) {
+      ++state.counts.moves_to_cold;
+      move_to(state, search, it, lru_segment::cold);
+      ++removed;
+    }
+    break;
+  }
+  return removed;
+}
+
+/// Unlinks an item at a tail, counts it, tells the owner and frees it.
+void item_store::remove_from_tail(size_class_state& state, location where, item& it, bool dead) {
+  lru_detach(state, it);
+  count_unlinked(state, it);
+  if (dead) {
+    ++state.counts.reclaimed;
+  } else {
+    ++state.counts.evictions;
+    if (it.active) ++state.counts.evicted_active;
+  }
+  if (removal_handler_)
+    removal_handler_(where, it, dead ? tail_removal::reclaimed : tail_removal::evicted);
+  free_item(where, it);
+}
+
+/// memcached's lru_maintainer_juggle for one class: HOT's and WARM's tails
+/// are pulled against their shares of the class's bytes and against ages of
+/// hot_max_factor and warm_max_factor times COLD's tail age, and COLD's
+/// tail for active items (and, in all three, dead ones), until a round
+/// moves nothing. `keep` is never removed.
+void item_store::juggle(std::size_t size_class, location keep) {
+  if (!classes_.config().lru_segmented) return;
+  ++juggles_;
+  const store_config& config = classes_.config();
+  const size_class_state& state = size_classes_[size_class - 1];
+  const location cold_tail = state.lru[segment_index(lru_segment::cold)].tail;
+  const std::int64_t cold_age =
+      cold_tail == no_location ? 0 : std::max<std::int64_t>(0, now_ - at(cold_tail).accessed_at);
+  // memcached keeps these ages in whole seconds (rel_time_t)
+  const auto hot_age =
+      static_cast<std::int64_t>(static_cast<double>(cold_age) * config.hot_max_factor);
+  const auto warm_age =
+      static_cast<std::int64_t>(static_cast<double>(cold_age) * config.warm_max_factor);
+  std::size_t total_bytes = 0;
+  for (const lru_list& list : state.lru) total_bytes += list.bytes;
+  for (int round = 0; round < juggle_rounds; ++round) {
+    int moved = 0;
+    if (pull_tail(size_class, lru_segment::hot, pull_mode::move, total_bytes, hot_age, keep) != 0 ||
+        pull_tail(size_class, lru_segment::warm, pull_mode::move, total_bytes, warm_age, keep) != 0)
+      ++moved;
+    moved += pull_tail(size_class, lru_segment::cold, pull_mode::move, total_bytes, 0, keep);
+    if (moved == 0) break;
+  }
+}
+
+/// Moves a linked item to the head of segment `to` (its own: to its head).
+void item_store::move_to(size_class_state& state, location where, item& it,
+                         lru_segment to) noexcept {
+  lru_detach(state, it);
+  it.segment = to;
+  lru_push_head(state, where, it);
+}
+
+void item_store::lru_push_head(size_class_state& state, location where, item& it) noexcept {
+  lru_list& list = state.lru[segment_index(it.segment)];
+  it.lru_prev = no_location;
+  it.lru_next = list.head;
+  if (list.head != no_location) at(list.head).lru_prev = where;
+  list.head = where;
+  if (list.tail == no_location) list.tail = where;
+  list.bytes += reported_size(it);
+  ++state.counts.segment_items[segment_index(it.segment)];
+}
+
+void item_store::lru_detach(size_class_state& state, item& it) noexcept {
+  lru_list& list = state.lru[segment_index(it.segment)];
+  if (it.lru_prev != no_location) {
+    at(it.lru_prev).lru_next = it.lru_next;
+  } else {
+    list.head = it.lru_next;
+  }
+  if (it.lru_next != no_location) {
+    at(it.lru_next).lru_prev = it.lru_prev;
+  } else {
+    list.tail = it.lru_prev;
+  }
+  it.lru_prev = no_location;
+  it.lru_next = no_location;
+  list.bytes -= reported_size(it);
+  --state.counts.segment_items[segment_index(it.segment)];
+}
+
+bool item_store::class_is_empty(const size_class_state& state) const noexcept {
+  return state.counts.linked_items == 0;
+}
+
+}  // namespace gpuhash::server::store

@@ -1,0 +1,188 @@
+"""memcached 1.6's segmented LRU and its evictions, as a client sees them:
+new items enter HOT, which keeps a fifth of its class's bytes; an item read
+twice moves to WARM and outlives the unread items in COLD when memory runs
+out; evictions take COLD's tail, oldest first; `stats items`' number_hot,
+number_warm and number_cold add up to the class's items, and its moves and
+`stats`' totals count what happened. Run against memcached too
+(run_integration.py --memcached): every number expected here is memcached's.
+
+Both servers run with one worker thread (`-t 1`: gpuhash-server keeps one
+shard, whose LRUs are the whole class's) and `-m 2`, the least memcached
+takes with its 1 MB -I: one size class gets 2 pages. memcached's LRU
+maintainer moves items on its own thread, a moment after a store or read
+(its sleep backs off up to 1 s when idle), so each step waits for the
+counters it needs before the next (`settled`), and an expected boundary
+between evicted and surviving keys has a tolerance (SLACK, below).
+gpuhash-server makes the same moves at once.
+"""
+
+import time
+import unittest
+
+from server_process import Connection, ServerProcess
+from test_memory import general, items, value_for
+
+MB = 1 << 20
+# Items of memcached's class 12 (1184-byte chunks, 885 a page): 2 pages under -m 2.
+SIZE_CLASS = 12
+ITEM_BYTES = 1100
+CAPACITY = 2 * (MB // 1184)
+FIRST_FILL = 1000
+SECOND_FILL = 1500
+READ_TWICE = 100  # the oldest items of the first fill
+# Where the eviction order may differ from the exact one, in items. The
+# eviction count is exact on both servers, but memcached's lru_pull_tail
+# passes over an item whose lock its maintainer (or crawler) holds at that
+# moment and evicts the one before it, so a key near the boundary may swap
+# places with a neighbour.
+SLACK = 16
+
+
+def key_of(i):
+    return b"key%05d" % i
+
+
+def store_range(c, first, count):
+    """Sets key_of(first) .. key_of(first + count - 1), ITEM_BYTES each as
+    memcached counts them, a few hundred to a write (noreply)."""
+    value = b"v" * value_for(ITEM_BYTES, key_of(0))
+    for start in range(first, first + count, 200):
+        end = min(first + count, start + 200)
+        c.send(b"".join(b"set %s 0 0 %d noreply\r\n%s\r\n" % (key_of(i), len(value), value)
+                        for i in range(start, end)))
+        c.sync()
+
+
+def read_range(c, first, count):
+    """Gets the keys of the range, in multi-gets of 100; returns the keys found."""
+    found = set()
+    for start in range(first, first + count, 100):
+        keys = [key_of(i) for i in range(start, min(first + count, start + 100))]
+        found.update(key for key, _, _, _ in c.get_values(b"get " + b" ".join(keys)))
+    return found
+
+
+def settled(c, ready, timeout=10.0):
+    """Polls `stats items`' class until ready(its fields) holds; returns them.
+    gpuhash-server is ready at once, memcached once its maintainer has run."""
+    deadline = time.monotonic() + timeout
+    while True:
+        numbers = items(c).get(SIZE_CLASS, {})
+        if ready(numbers) or time.monotonic() > deadline:
+            return numbers
+        time.sleep(0.05)
+
+
+def within_hot_share(numbers, percent=20):
+    """HOT holds at most its share of the class's bytes, all items the same size."""
+    return numbers.get("number_hot", 0) * 100 <= percent * numbers.get("number", 0)
+
+
+class SegmentsTest(unittest.TestCase):
+    """Items enter HOT, which keeps its share; the segments add up."""
+
+    def test_new_items_enter_hot_and_go_on_to_cold(self):
+        with ServerProcess(["-t", "1", "-m", "2"]) as server:
+            c = Connection.to(server)
+            store_range(c, 0, FIRST_FILL)
+            numbers = settled(c, within_hot_share)
+            self.assertEqual(numbers["number"], FIRST_FILL)
+            self.assertEqual(numbers["number_hot"] + numbers["number_warm"]
+                             + numbers["number_cold"], numbers["number"])
+            self.assertTrue(within_hot_share(numbers), numbers)
+            self.assertEqual(numbers["number_warm"], 0, "nothing was read")
+            self.assertEqual(numbers["moves_to_cold"], numbers["number_cold"])
+            self.assertEqual((numbers["moves_to_warm"], numbers["evicted"]), (0, 0))
+            totals = general(c, "curr_items", "moves_to_cold", "moves_to_warm", "evicted_active",
+                             "lru_bumps_dropped", "lru_maintainer_juggles")
+            self.assertEqual(totals["curr_items"], FIRST_FILL)
+            self.assertEqual(totals["moves_to_cold"], numbers["moves_to_cold"])
+            self.assertEqual((totals["moves_to_warm"], totals["evicted_active"],
+                              totals["lru_bumps_dropped"]), (0, 0, 0))
+            self.assertGreater(totals["lru_maintainer_juggles"], 0)
+            c.close()
+
+    def test_a_smaller_hot_share(self):
+        with ServerProcess(["-t", "1", "-m", "2", "-o", "hot_lru_pct=5"]) as server:
+            c = Connection.to(server)
+            store_range(c, 0, FIRST_FILL)
+            numbers = settled(c, lambda n: within_hot_share(n, 5))
+            self.assertTrue(within_hot_share(numbers, 5), numbers)
+            settings = c.stats(b"settings")
+            self.assertEqual((settings["lru_segmented"], settings["hot_lru_pct"],
+                              settings["warm_lru_pct"], settings["hot_max_factor"],
+                              settings["warm_max_factor"], settings["temp_lru"]),
+                             (b"yes", b"5", b"40", b"0.20", b"2.00", b"no"))
+            c.close()
+
+
+class EvictionTest(unittest.TestCase):
+    """Under -m 2, a fill past memory evicts COLD's tail, oldest first; items
+    read twice have moved to WARM and survive."""
+
+    def test_items_read_twice_survive_and_the_oldest_unread_go(self):
+        with ServerProcess(["-t", "1", "-m", "2"]) as server:
+            c = Connection.to(server)
+            store_range(c, 0, FIRST_FILL)
+            settled(c, within_hot_share)
+            # the first read marks an item fetched, the second active: in
+            # COLD, that moves it to WARM (memcached: through its maintainer)
+            for _ in range(2):
+                self.assertEqual(len(read_range(c, 0, READ_TWICE)), READ_TWICE)
+            numbers = settled(c, lambda n: n.get("moves_to_warm", 0) >= READ_TWICE)
+            self.assertEqual((numbers["moves_to_warm"], numbers["number_warm"]),
+                             (READ_TWICE, READ_TWICE))
+            self.assertEqual(numbers["hits_to_cold"], 2 * READ_TWICE)
+
+            store_range(c, FIRST_FILL, SECOND_FILL)
+            numbers = settled(c, within_hot_share)
+            stored = FIRST_FILL + SECOND_FILL
+            self.assertEqual(numbers["number"], CAPACITY, "every chunk of the 2 pages holds one")
+            self.assertEqual(numbers["evicted"], stored - CAPACITY)
+            self.assertEqual(numbers["evicted_unfetched"], stored - CAPACITY)
+            self.assertEqual(numbers["evicted_active"], 0)
+            self.assertEqual(numbers["number_hot"] + numbers["number_warm"]
+                             + numbers["number_cold"], CAPACITY)
+            self.assertEqual(numbers["number_warm"], READ_TWICE)
+            self.assertEqual(general(c, "evictions", "curr_items"),
+                             {"evictions": stored - CAPACITY, "curr_items": CAPACITY})
+            self.assertEqual(c.stats(b"slabs")["%d:total_chunks" % SIZE_CLASS], b"%d" % CAPACITY)
+
+            # who survived: the items read twice, the newest unread of the
+            # first fill, the whole second fill
+            self.assertEqual(read_range(c, 0, READ_TWICE), {key_of(i) for i in range(READ_TWICE)})
+            boundary = READ_TWICE + (stored - CAPACITY)  # the first unread survivor
+            first_survivors = read_range(c, READ_TWICE, FIRST_FILL - READ_TWICE)
+            self.assertFalse(first_survivors & {key_of(i) for i in range(READ_TWICE,
+                                                                          boundary - SLACK)})
+            self.assertEqual(first_survivors & {key_of(i) for i in range(boundary + SLACK,
+                                                                          FIRST_FILL)},
+                             {key_of(i) for i in range(boundary + SLACK, FIRST_FILL)})
+            self.assertEqual(len(first_survivors), FIRST_FILL - boundary)
+            self.assertEqual(len(read_range(c, FIRST_FILL, SECOND_FILL)), SECOND_FILL)
+            c.close()
+
+    def test_without_the_maintainer_a_read_within_a_minute_moves_nothing(self):
+        # -o no_lru_maintainer: one LRU per class (COLD), where a read moves an
+        # item only when its last move is over 60 s old (ITEM_UPDATE_INTERVAL):
+        # the items just read are evicted in the order they were stored
+        with ServerProcess(["-t", "1", "-m", "2", "-o", "no_lru_maintainer"]) as server:
+            c = Connection.to(server)
+            self.assertEqual(c.stats(b"settings")["lru_segmented"], b"no")
+            store_range(c, 0, FIRST_FILL)
+            for _ in range(2):
+                read_range(c, 0, READ_TWICE)
+            store_range(c, FIRST_FILL, SECOND_FILL)
+            stored = FIRST_FILL + SECOND_FILL
+            self.assertEqual(general(c, "evictions", "curr_items"),
+                             {"evictions": stored - CAPACITY, "curr_items": CAPACITY})
+            numbers = items(c)[SIZE_CLASS]
+            self.assertNotIn("number_hot", numbers)
+            self.assertEqual(numbers["evicted_unfetched"], stored - CAPACITY - READ_TWICE)
+            self.assertEqual(read_range(c, 0, FIRST_FILL),
+                             {key_of(i) for i in range(stored - CAPACITY, FIRST_FILL)})
+            c.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
