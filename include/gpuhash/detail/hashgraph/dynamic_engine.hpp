@@ -86,6 +86,7 @@ class dynamic_engine {
                                            : Layout == segment_layout::ellpack
                                                ? "hashgraph_ellpack"
                                                : "hashgraph_sliced_ellpack";
+  static constexpr segment_layout layout = Layout;
   /// The thesis' e: empty slots each bucket gets beyond its keys at a build.
   static constexpr std::uint32_t empty_slots_per_bucket = 1;
   /// Half the slots: after growth there is about one bucket per key, the
