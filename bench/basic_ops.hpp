@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -68,6 +69,14 @@ inline void require_all(std::size_t unexpected, std::size_t n, const char* what)
   if (unexpected != 0)
     throw std::runtime_error(std::string("verification failed: ") + std::to_string(unexpected) +
                              " of " + std::to_string(n) + " results of " + what + " were wrong");
+}
+
+/// Adds one repetition's timings to the report's operations, in their
+/// order; a warm-up's (repetition < 0) are dropped.
+inline void keep_timings(point_report& report, int repetition, std::initializer_list<double> ms) {
+  if (repetition < 0) return;
+  std::size_t op = 0;
+  for (const double t : ms) report.ops.at(op++).ms.push_back(t);
 }
 
 /// The keys of one repetition (warm-ups count from -warmups): a fresh seed
@@ -168,11 +177,7 @@ point_report run_basic_ops(const sweep_point& point) {
                                                        statuses.data(), n, status::erased, stream),
                 n, "erase");
 
-    if (repetition < 0) continue;
-    report.ops[0].ms.push_back(insert_ms);
-    report.ops[1].ms.push_back(hit_ms);
-    report.ops[2].ms.push_back(miss_ms);
-    report.ops[3].ms.push_back(erase_ms);
+    keep_timings(report, repetition, {insert_ms, hit_ms, miss_ms, erase_ms});
   }
   report.capacity = table.capacity();
   return report;

@@ -93,9 +93,21 @@ std::size_t count_other(const std::vector<status>& statuses, status expected) {
       std::count_if(statuses.begin(), statuses.end(), [&](status s) { return s != expected; }));
 }
 
-void add_lengths(point_report& report, length_range lengths) {
+/// A report of a table of strings with 32-bit values: key_bits is the keys'
+/// mean length in bits, their range is two parameters.
+point_report strings_report(std::string design, std::string backend, const sweep_point& point,
+                            length_range lengths) {
+  point_report report;
+  report.design = std::move(design);
+  report.backend = std::move(backend);
+  report.key_bits = static_cast<int>(4 * (lengths.min + lengths.max));
+  report.value_bits = 32;
+  report.point = point;
+  for (const char* op : {"insert", "find_hit", "find_miss", "erase"})
+    report.ops.push_back({op, op[0] == 'f' ? "two_reads_64" : "read_then_cas_write", {}});
   report.parameters.push_back({"min_key_bytes", static_cast<double>(lengths.min)});
   report.parameters.push_back({"max_key_bytes", static_cast<double>(lengths.max)});
+  return report;
 }
 
 template <class Backend>
@@ -120,15 +132,8 @@ point_report run_string_map(const sweep_point& point, length_range lengths) {
   std::vector<status> host_statuses(n);
   std::vector<std::uint32_t> host_found(n);
 
-  point_report report;
-  report.design = std::string(map_type::design_name);
-  report.backend = std::string(Backend::name);
-  report.key_bits = static_cast<int>(4 * (lengths.min + lengths.max));  // the mean, in bits
-  report.value_bits = 32;
-  report.point = point;
-  for (const char* op : {"insert", "find_hit", "find_miss", "erase"})
-    report.ops.push_back({op, op[0] == 'f' ? "two_reads_64" : "read_then_cas_write", {}});
-  add_lengths(report, lengths);
+  point_report report = strings_report(std::string(map_type::design_name),
+                                       std::string(Backend::name), point, lengths);
 
   step_timer<Backend> timer;
   const auto check = [&](status expected, const char* what) {
@@ -164,11 +169,7 @@ point_report run_string_map(const sweep_point& point, length_range lengths) {
     const double erase_ms = timer.time([&] { table.erase(present.column(), statuses.data()); }, {});
     check(status::erased, "erase");
 
-    if (repetition < 0) continue;
-    report.ops[0].ms.push_back(insert_ms);
-    report.ops[1].ms.push_back(hit_ms);
-    report.ops[2].ms.push_back(miss_ms);
-    report.ops[3].ms.push_back(erase_ms);
+    keep_timings(report, repetition, {insert_ms, hit_ms, miss_ms, erase_ms});
   }
   report.capacity = table.capacity();
   return report;
@@ -184,15 +185,7 @@ struct same_hash {
 
 point_report run_unordered_map(const sweep_point& point, length_range lengths) {
   const std::uint64_t n = point.n;
-  point_report report;
-  report.design = "std_unordered_map";
-  report.backend = "cpu";
-  report.key_bits = static_cast<int>(4 * (lengths.min + lengths.max));
-  report.value_bits = 32;
-  report.point = point;
-  for (const char* op : {"insert", "find_hit", "find_miss", "erase"})
-    report.ops.push_back({op, op[0] == 'f' ? "two_reads_64" : "read_then_cas_write", {}});
-  add_lengths(report, lengths);
+  point_report report = strings_report("std_unordered_map", "cpu", point, lengths);
   step_timer<cpu_backend> timer;
   for (int repetition = -point.warmups; repetition < point.repetitions; ++repetition) {
     const std::uint64_t seed = repetition_keys(point, repetition).seed;
@@ -222,11 +215,7 @@ point_report run_unordered_map(const sweep_point& point, length_range lengths) {
       for (std::uint64_t i = 0; i < n; ++i) wrong += map.erase(std::string(present.key(i))) != 1;
     });
     require_all(wrong, n, "erase");
-    if (repetition < 0) continue;
-    report.ops[0].ms.push_back(insert_ms);
-    report.ops[1].ms.push_back(hit_ms);
-    report.ops[2].ms.push_back(miss_ms);
-    report.ops[3].ms.push_back(erase_ms);
+    keep_timings(report, repetition, {insert_ms, hit_ms, miss_ms, erase_ms});
   }
   return report;
 }

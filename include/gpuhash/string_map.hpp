@@ -157,6 +157,16 @@ class string_map {
   using buffer = typename Backend::template buffer<T>;
 
   view_type view() const;
+  /// The live keys laid out one after another: per slot, 1 where it holds
+  /// a live key (else 0), its length (else 0), and where its bytes start
+  /// in such a layout (an exclusive scan of the lengths); and their total.
+  struct live_layout {
+    buffer<std::uint64_t> live;
+    buffer<std::uint64_t> lengths;
+    buffer<std::uint64_t> byte_offsets;
+    std::uint64_t live_bytes;
+  };
+  live_layout lay_out_live_keys(stream_type stream) const;
   void write(const string_column& keys, const Value* values, status* statuses, bool assign,
              stream_type stream);
   std::vector<status> write_from_host(std::span<const std::string_view> keys,

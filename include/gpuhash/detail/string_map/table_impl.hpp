@@ -352,25 +352,18 @@ std::vector<status> string_map<Value, Backend, Hash>::erase(
 template <class Value, class Backend, class Hash>
 auto string_map<Value, Backend, Hash>::retrieve_all(stream_type stream) -> contents {
   use_stream(stream);
-  auto live = Backend::template allocate<std::uint64_t>(capacity_, stream);
-  auto lengths = Backend::template allocate<std::uint64_t>(capacity_, stream);
-  detail::exec<Backend>::for_each(
-      capacity_,
-      detail::string_map::live_lengths<slot_type>{slots_.data(), live.data(), lengths.data()},
-      stream);
+  const live_layout layout = lay_out_live_keys(stream);
   auto positions = Backend::template allocate<std::uint64_t>(capacity_, stream);
-  auto byte_offsets = Backend::template allocate<std::uint64_t>(capacity_, stream);
-  const std::uint64_t count =
-      detail::exec<Backend>::exclusive_scan(live.data(), capacity_, positions.data(), stream);
-  const std::uint64_t total =
-      detail::exec<Backend>::exclusive_scan(lengths.data(), capacity_, byte_offsets.data(), stream);
+  const std::uint64_t count = detail::exec<Backend>::exclusive_scan(layout.live.data(), capacity_,
+                                                                    positions.data(), stream);
+  const std::uint64_t total = layout.live_bytes;
   auto offsets = Backend::template allocate<std::int64_t>(count + 1, stream);
   auto bytes = Backend::template allocate<char>(std::max<std::uint64_t>(total, 1), stream);
   auto values = Backend::template allocate<Value>(std::max<std::uint64_t>(count, 1), stream);
   detail::exec<Backend>::for_each(
       capacity_,
       detail::string_map::copy_out<slot_type, Value>{slots_.data(), arena_.data(), positions.data(),
-                                                     byte_offsets.data(), offsets.data(),
+                                                     layout.byte_offsets.data(), offsets.data(),
                                                      bytes.data(), values.data()},
       stream);
   contents out;
@@ -459,18 +452,24 @@ void string_map<Value, Backend, Hash>::make_room(std::size_t keys, std::size_t b
 }
 
 template <class Value, class Backend, class Hash>
+auto string_map<Value, Backend, Hash>::lay_out_live_keys(stream_type stream) const -> live_layout {
+  live_layout layout{Backend::template allocate<std::uint64_t>(capacity_, stream),
+                     Backend::template allocate<std::uint64_t>(capacity_, stream),
+                     Backend::template allocate<std::uint64_t>(capacity_, stream), 0};
+  detail::exec<Backend>::for_each(capacity_,
+                                  detail::string_map::live_lengths<slot_type>{
+                                      slots_.data(), layout.live.data(), layout.lengths.data()},
+                                  stream);
+  layout.live_bytes = detail::exec<Backend>::exclusive_scan(layout.lengths.data(), capacity_,
+                                                            layout.byte_offsets.data(), stream);
+  return layout;
+}
+
+template <class Value, class Backend, class Hash>
 void string_map<Value, Backend, Hash>::rebuild(std::size_t min_capacity, std::size_t more_bytes,
                                                stream_type stream) {
-  // Lay the live keys' bytes out one after another (two scans over the slots).
-  auto live_flags = Backend::template allocate<std::uint64_t>(capacity_, stream);
-  auto lengths = Backend::template allocate<std::uint64_t>(capacity_, stream);
-  detail::exec<Backend>::for_each(
-      capacity_,
-      detail::string_map::live_lengths<slot_type>{slots_.data(), live_flags.data(), lengths.data()},
-      stream);
-  auto byte_offsets = Backend::template allocate<std::uint64_t>(capacity_, stream);
-  const std::uint64_t live_bytes =
-      detail::exec<Backend>::exclusive_scan(lengths.data(), capacity_, byte_offsets.data(), stream);
+  const live_layout layout = lay_out_live_keys(stream);
+  const std::uint64_t live_bytes = layout.live_bytes;
 
   // The new arena holds the live bytes and `more_bytes`, twice over, so that
   // rebuilds for bytes are as rare as doublings.
@@ -490,7 +489,7 @@ void string_map<Value, Backend, Hash>::rebuild(std::size_t min_capacity, std::si
   detail::exec<Backend>::for_each_tally(
       capacity_,
       detail::string_map::move_slot<view_type>{target, slots_.data(), arena_.data(),
-                                               byte_offsets.data()},
+                                               layout.byte_offsets.data()},
       moved.data(), stream);
   detail::table_counters tally;
   Backend::copy_to_host(&tally, moved.data(), 1, stream);
