@@ -6,7 +6,9 @@
     values, found = m.find(np.array([2, 7], dtype=np.uint64))
 
 device="cuda" takes CuPy arrays and PyTorch CUDA tensors, without copies, on
-the caller's current stream. See README.md, "Python".
+the caller's current stream. gpuhash.StringMap takes byte-string keys (lists
+of str or bytes, NumPy string arrays, or Arrow's offsets and bytes). See
+README.md, "Python".
 """
 
 import enum
@@ -14,6 +16,7 @@ import enum
 from . import _gpuhash
 from ._hashgraph import HashGraphMap, HashGraphSet
 from ._map import Map
+from ._string_map import StringMap
 
 Status = enum.IntEnum("Status", _gpuhash.status_names(), module=__name__)
 Status.__doc__ = "What a batch did with each key (one uint8 per key; gpuhash/status.hpp)."
@@ -43,6 +46,7 @@ __all__ = [
     "Map",
     "Operation",
     "Status",
+    "StringMap",
     "built_with_cuda",
     "cuda_available",
     "designs",

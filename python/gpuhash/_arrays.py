@@ -90,8 +90,7 @@ def has_dtype(array, library, dtype):
 def checked(array, library, dtype, role, call):
     """`array` as the extension takes it, after checking that its dtype is
     `dtype` (the extension checks only the width: keys and values are stored
-    as their bits). PyTorch's unsigned tensors go over as signed views of the
-    same bits, which PyTorch exports through DLPack in every version."""
+    as their bits), as bits_view gives it."""
     if not has_dtype(array, library, dtype):
         name = dtype_name(array.dtype)
         raise TypeError(
@@ -99,7 +98,7 @@ def checked(array, library, dtype, role, call):
             f"them ({role}.astype('{dtype}') in NumPy or CuPy, {role}.to(torch.{dtype}) in "
             f"PyTorch) or create the table with that dtype"
         )
-    return signed_view(array, library)
+    return bits_view(array, library)
 
 
 _dtype_objects = {}
@@ -119,14 +118,19 @@ def _dtype_object(library, name):
     return found
 
 
-def signed_view(array, library):
-    """A PyTorch uint32/uint64 tensor as int32/int64 (no copy); anything else as it is."""
+def bits_view(array, library):
+    """`array` as integers of the same bits (no copy), as the extension takes
+    values: floats as unsigned integers of their width, and PyTorch's
+    unsigned tensors and floats as signed ones, which every PyTorch exports
+    through DLPack. Anything else as it is."""
     if library == "torch":
         torch = sys.modules["torch"]
-        signed = {getattr(torch, "uint32", None): torch.int32,
-                  getattr(torch, "uint64", None): torch.int64}.get(array.dtype)
-        if signed is not None:
-            return array.view(signed)
+        integer = {getattr(torch, "uint32", None): torch.int32,
+                   getattr(torch, "uint64", None): torch.int64,
+                   torch.float32: torch.int32, torch.float64: torch.int64}.get(array.dtype)
+        return array if integer is None else array.view(integer)
+    if array.dtype.kind == "f":
+        return array.view(f"uint{8 * array.dtype.itemsize}")
     return array
 
 
@@ -150,6 +154,25 @@ def empty(library, n, dtype, like=None, device=None):
     torch = sys.modules.get("torch") or _import("torch", "PyTorch outputs")
     where = like.device if like is not None else str(device)
     return torch.empty(n, dtype=torch_dtype(torch, dtype), device=where)
+
+
+def from_host(host, library, device):
+    """A copy of the NumPy array `host` in `library` on `device` (`host`
+    itself for NumPy)."""
+    if library == "numpy":
+        return host
+    if library == "cupy":
+        cupy = sys.modules.get("cupy") or _import("cupy", "CuPy outputs")
+        with cupy.cuda.Device(device.ordinal):
+            return cupy.asarray(host)
+    torch = sys.modules.get("torch") or _import("torch", "PyTorch outputs")
+    if not host.flags.writeable:  # PyTorch warns on every read-only array it wraps
+        host = host.copy()
+    name = host.dtype.name
+    if name in ("uint32", "uint64"):  # PyTorch takes NumPy's signed types only: the same bits
+        signed = torch.from_numpy(host.view(name[1:])).to(str(device))
+        return signed.view(torch_dtype(torch, name))
+    return torch.from_numpy(host).to(str(device))
 
 
 def zeros(library, n, dtype, like):

@@ -76,8 +76,8 @@ class HashGraphMap(_StaticTable):
         values, values_library = _arrays.as_array(values, key_dtype, device)
         value_dtype = _arrays.dtype_name(values.dtype)
         table = StaticTable(key_dtype, value_dtype, device.kind, device.ordinal, False)
-        table.build_map(_arrays.signed_view(keys, library),
-                        _arrays.signed_view(values, values_library),
+        table.build_map(_arrays.bits_view(keys, library),
+                        _arrays.bits_view(values, values_library),
                         _arrays.stream_of(stream, library, keys, device))
         return cls(table, device, key_dtype, value_dtype)
 
@@ -93,7 +93,7 @@ class HashGraphMap(_StaticTable):
         n = _arrays.length(keys)
         values = _arrays.empty(library, n, self._value_dtype, keys)
         found = _arrays.empty(library, n, "bool", keys)
-        self._table.find(passed, _arrays.signed_view(values, library), found, binned, on)
+        self._table.find(passed, _arrays.bits_view(values, library), found, binned, on)
         return values, found
 
 
@@ -105,7 +105,7 @@ class HashGraphSet(_StaticTable):
         keys, library, device = _placement(keys, device)
         key_dtype = _arrays.dtype_name(keys.dtype)
         table = StaticTable(key_dtype, key_dtype, device.kind, device.ordinal, True)
-        table.build_set(_arrays.signed_view(keys, library),
+        table.build_set(_arrays.bits_view(keys, library),
                         _arrays.stream_of(stream, library, keys, device))
         return cls(table, device, key_dtype, key_dtype)
 

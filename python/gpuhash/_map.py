@@ -4,10 +4,11 @@ a GPU."""
 import numpy as np
 
 from . import _arrays
+from ._batches import BatchTable
 from ._gpuhash import MapTable
 
 
-class Map:
+class Map(BatchTable):
     """A concurrent hash map of fixed-width keys and values.
 
     Batches take one-dimensional arrays: NumPy arrays (or anything NumPy
@@ -25,13 +26,11 @@ class Map:
 
     def __init__(self, key_dtype="uint64", value_dtype="uint64", capacity=None,
                  design="bucketed_cuckoo", device="cpu", *, max_load_factor=0.0, seed=None):
-        self._device = _arrays.Device(device)
+        super().__init__(device, _arrays.dtype_name(value_dtype))
         self._key_dtype = _arrays.dtype_name(key_dtype)
-        self._value_dtype = _arrays.dtype_name(value_dtype)
         self._design = design
         self._table = MapTable(design, self._key_dtype, self._value_dtype, self._device.kind,
                                self._device.ordinal, capacity, max_load_factor, seed)
-        self._last_stream = 0
 
     # ---- Batches ------------------------------------------------------------
 
@@ -54,29 +53,24 @@ class Map:
         """Returns (values, found): found is a bool array; values[i] is
         undefined where found[i] is False (`out`: those two arrays)."""
         keys, library, passed = self._keys(keys, "Map.find")
-        n = _arrays.length(keys)
-        if out is None:
-            values, values_passed = self._output(library, n, self._value_dtype, keys)
-            found = _arrays.empty(library, n, "bool", keys)
-        else:
-            if not (isinstance(out, tuple) and len(out) == 2):
-                raise TypeError("gpuhash: Map.find: out must be a pair of arrays (values, found)")
-            values, values_passed = self._given(out[0], self._value_dtype, "values", "Map.find")
-            found, _ = self._given(out[1], "bool", "found", "Map.find")
+        values, values_passed, found = self._find_outputs(
+            library, _arrays.length(keys), keys, self._value_dtype, out, "Map.find")
         self._table.find(passed, values_passed, found, self._stream(stream, library, keys))
         return values, found
 
     def contains(self, keys, *, stream=None, out=None):
         """Returns a bool array: whether each key is stored."""
         keys, library, passed = self._keys(keys, "Map.contains")
-        found = self._result(library, keys, "bool", out, "found", "Map.contains")
+        found = self._result(library, _arrays.length(keys), keys, "bool", out, "found",
+                             "Map.contains")
         self._table.contains(passed, found, self._stream(stream, library, keys))
         return found
 
     def erase(self, keys, *, stream=None, out=None):
         """Removes keys. Returns Status erased or not_found (invalid_key for sentinels)."""
         keys, library, passed = self._keys(keys, "Map.erase")
-        statuses = self._result(library, keys, "uint8", out, "statuses", "Map.erase")
+        statuses = self._result(library, _arrays.length(keys), keys, "uint8", out, "statuses",
+                                "Map.erase")
         self._table.erase(passed, statuses, self._stream(stream, library, keys))
         return statuses
 
@@ -93,8 +87,7 @@ class Map:
         ops, _ = _arrays.as_array(ops, "uint8", self._device)
         if values is None:
             values = _arrays.zeros(library, n, self._value_dtype, keys)
-        values, values_library = _arrays.as_array(values, self._value_dtype, self._device)
-        values = _arrays.checked(values, values_library, self._value_dtype, "values", "Map.apply")
+        values = self._values(values, self._value_dtype, "Map.apply")
         result, result_passed = self._output(library, n, self._value_dtype, keys)
         statuses = _arrays.empty(library, n, "uint8", keys)
         self._table.apply(ops, passed, values, result_passed, statuses,
@@ -103,46 +96,21 @@ class Map:
 
     # ---- The whole map ------------------------------------------------------
 
-    def __len__(self):
-        return self._table.size(self._last_stream)
-
     def items(self, *, library=None, stream=None):
         """Returns (keys, values), every stored pair in no particular order, as
         arrays of `library` ("numpy", "cupy" or "torch"; default NumPy on the
         CPU, CuPy on a GPU, or PyTorch where CuPy is not importable)."""
-        library = library or _arrays.default_library(self._device)
-        if library not in _arrays.LIBRARIES:
-            raise ValueError(f"gpuhash: library must be one of {_arrays.LIBRARIES}, got {library!r}")
-        if stream is not None:
-            self._last_stream = _arrays.stream_of(stream, library, None, self._device)
-        n = self._table.size(self._last_stream)
+        library = self._output_library(library)
+        n = self._table.size(self._whole_table_stream(stream))
         keys = _arrays.empty(library, n, self._key_dtype, device=self._device)
         values = _arrays.empty(library, n, self._value_dtype, device=self._device)
-        count = self._table.items(_arrays.signed_view(keys, library),
-                                  _arrays.signed_view(values, library), self._last_stream)
+        count = self._table.items(_arrays.bits_view(keys, library),
+                                  _arrays.bits_view(values, library), self._last_stream)
         return keys[:count], values[:count]
-
-    def clear(self, *, stream=None):
-        """Removes every key; keeps the capacity."""
-        self._table.clear(self._whole_map_stream(stream))
 
     def reserve(self, n, *, stream=None):
         """Makes room for n keys in all, so that later batches do not grow the map."""
-        self._table.reserve(n, self._whole_map_stream(stream))
-
-    @property
-    def capacity(self):
-        """Slots allocated (pool nodes included for chained designs)."""
-        return self._table.capacity
-
-    @property
-    def memory_bytes(self):
-        """Bytes of CPU or GPU memory the map holds."""
-        return self._table.memory_bytes
-
-    @property
-    def max_load_factor(self):
-        return self._table.max_load_factor
+        self._table.reserve(n, self._whole_table_stream(stream))
 
     @property
     def reserved_keys(self):
@@ -156,16 +124,8 @@ class Map:
         return self._design
 
     @property
-    def device(self):
-        return str(self._device)
-
-    @property
     def key_dtype(self):
         return self._key_dtype
-
-    @property
-    def value_dtype(self):
-        return self._value_dtype
 
     def __repr__(self):
         return (f"gpuhash.Map(design={self._design!r}, key_dtype={self._key_dtype!r}, "
@@ -179,45 +139,10 @@ class Map:
         keys, library = _arrays.as_array(keys, self._key_dtype, self._device)
         return keys, library, _arrays.checked(keys, library, self._key_dtype, "keys", call)
 
-    @staticmethod
-    def _output(library, n, dtype, like):
-        """A new output array, and the array the extension writes (the same memory)."""
-        array = _arrays.empty(library, n, dtype, like)
-        return array, _arrays.signed_view(array, library)
-
-    def _stream(self, stream, library, keys):
-        self._last_stream = _arrays.stream_of(stream, library, keys, self._device)
-        return self._last_stream
-
-    def _whole_map_stream(self, stream):
-        if stream is not None:
-            self._last_stream = _arrays.stream_of(stream, None, None, self._device)
-        return self._last_stream
-
-    @staticmethod
-    def _given(array, dtype, role, call):
-        """An array the caller gave for a result (`out=`), and the array the
-        extension writes (the same memory); the extension checks its length,
-        layout and device."""
-        library = _arrays.library_of(array)
-        if library is None:
-            raise TypeError(f"gpuhash: {call}: out {role} must be a NumPy or CuPy array or a "
-                            f"PyTorch tensor, not {type(array).__name__}")
-        if not _arrays.has_dtype(array, library, dtype):
-            raise TypeError(f"gpuhash: {call}: out {role} has dtype "
-                            f"{_arrays.dtype_name(array.dtype)}; it must be {dtype}")
-        return array, _arrays.signed_view(array, library)
-
-    def _result(self, library, keys, dtype, out, role, call):
-        """The one result array of a batch: `out`, or a new one."""
-        if out is None:
-            return _arrays.empty(library, _arrays.length(keys), dtype, keys)
-        return self._given(out, dtype, role, call)[0]
-
     def _write(self, call_name, call, keys, values, stream, out):
         keys, library, passed = self._keys(keys, call_name)
-        values, values_library = _arrays.as_array(values, self._value_dtype, self._device)
-        values = _arrays.checked(values, values_library, self._value_dtype, "values", call_name)
-        statuses = self._result(library, keys, "uint8", out, "statuses", call_name)
+        values = self._values(values, self._value_dtype, call_name)
+        statuses = self._result(library, _arrays.length(keys), keys, "uint8", out, "statuses",
+                                call_name)
         call(passed, values, statuses, self._stream(stream, library, keys))
         return statuses

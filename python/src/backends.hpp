@@ -13,11 +13,17 @@ namespace gpuhash::python {
 
 std::unique_ptr<map_interface> make_cpu_map(std::string_view design, int bits,
                                             const table_options& options);
+std::unique_ptr<string_map_interface> make_cpu_string_map(int value_bits,
+                                                          const table_options& options,
+                                                          std::size_t arena_bytes);
 std::unique_ptr<static_map_interface> make_cpu_static_map(int bits);
 std::unique_ptr<static_set_interface> make_cpu_static_set(int bits);
 
 std::unique_ptr<map_interface> make_cuda_map(std::string_view design, int bits,
                                              const table_options& options, int ordinal);
+std::unique_ptr<string_map_interface> make_cuda_string_map(int value_bits,
+                                                           const table_options& options,
+                                                           std::size_t arena_bytes, int ordinal);
 std::unique_ptr<static_map_interface> make_cuda_static_map(int bits, int ordinal);
 std::unique_ptr<static_set_interface> make_cuda_static_set(int bits, int ordinal);
 bool cuda_device_usable();

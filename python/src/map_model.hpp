@@ -13,33 +13,32 @@
 #include <string_view>
 #include <vector>
 
-#include "backend_support.hpp"
 #include "support/designs.hpp"
+#include "table_calls.hpp"
 #include "tables.hpp"
 
 namespace gpuhash::python {
 
 template <class Map>
-class map_model final : public map_interface {
+class map_model final : public map_interface, private table_calls<typename Map::backend_type> {
   using key_type = typename Map::key_type;
   using mapped_type = typename Map::mapped_type;
   using backend_type = typename Map::backend_type;
-  using support = backend_support<backend_type>;
-  using device_scope = typename support::device_scope;
+  using calls = table_calls<backend_type>;
+  using typename calls::call;
+  using typename calls::device_scope;
 
  public:
   /// Constructs the table on `ordinal`'s device.
-  map_model(const table_options& options, int ordinal) : ordinal_(ordinal) {
-    const device_scope scope(ordinal_);
-    streams_.emplace();
+  map_model(const table_options& options, int ordinal) : calls(ordinal) {
+    const device_scope scope(this->ordinal_);
     map_.emplace(options);
   }
   ~map_model() override {
     // The table's buffers are freed on its own device.
     try {
-      const device_scope scope(ordinal_);
+      const device_scope scope(this->ordinal_);
       map_.reset();
-      streams_.reset();  // after the table, which synchronizes it
     } catch (...) {  // a destructor must not throw; the runtime has reported the error
     }
   }
@@ -49,32 +48,31 @@ class map_model final : public map_interface {
   void insert(const void* keys, const void* values, std::size_t n, status* statuses,
               stream_handle stream) override {
     const call scope(*this);
-    map_->insert(key_pointer(keys), value_pointer(values), n, statuses, streams_->after(stream));
+    map_->insert(key_pointer(keys), value_pointer(values), n, statuses, this->after(stream));
   }
   void insert_or_assign(const void* keys, const void* values, std::size_t n, status* statuses,
                         stream_handle stream) override {
     const call scope(*this);
     map_->insert_or_assign(key_pointer(keys), value_pointer(values), n, statuses,
-                           streams_->after(stream));
+                           this->after(stream));
   }
   void find(const void* keys, std::size_t n, void* values, bool* found,
             stream_handle stream) override {
     const call scope(*this);
-    map_->find(key_pointer(keys), n, static_cast<mapped_type*>(values), found,
-               streams_->after(stream));
+    map_->find(key_pointer(keys), n, static_cast<mapped_type*>(values), found, this->after(stream));
   }
   void contains(const void* keys, std::size_t n, bool* found, stream_handle stream) override {
     const call scope(*this);
-    map_->contains(key_pointer(keys), n, found, streams_->after(stream));
+    map_->contains(key_pointer(keys), n, found, this->after(stream));
   }
   void erase(const void* keys, std::size_t n, status* statuses, stream_handle stream) override {
     const call scope(*this);
-    map_->erase(key_pointer(keys), n, statuses, streams_->after(stream));
+    map_->erase(key_pointer(keys), n, statuses, this->after(stream));
   }
   void apply(const operation* ops, const void* keys, const void* values_in, void* values_out,
              std::size_t n, status* statuses, stream_handle stream) override {
     const call scope(*this);
-    const auto on = streams_->after(stream);
+    const auto on = this->after(stream);
     auto* values = static_cast<mapped_type*>(values_out);
     backend_type::copy(values, value_pointer(values_in), n, on);
     map_->apply(ops, key_pointer(keys), values, n, statuses, on);
@@ -82,12 +80,12 @@ class map_model final : public map_interface {
 
   std::size_t size(stream_handle stream) override {
     const call scope(*this);
-    return map_->size(streams_->after(stream));
+    return map_->size(this->after(stream));
   }
   std::size_t retrieve_all(void* keys, void* values, std::size_t room,
                            stream_handle stream) override {
     const call scope(*this);
-    const auto on = streams_->after(stream);
+    const auto on = this->after(stream);
     const std::size_t count = map_->size(on);
     if (count > room)
       throw std::runtime_error("gpuhash: the map holds " + std::to_string(count) +
@@ -97,23 +95,23 @@ class map_model final : public map_interface {
   }
   void clear(stream_handle stream) override {
     const call scope(*this);
-    const auto on = streams_->after(stream);
+    const auto on = this->after(stream);
     map_->clear(on);
     backend_type::synchronize(on);
   }
   void reserve(std::size_t n, stream_handle stream) override {
     const call scope(*this);
-    const auto on = streams_->after(stream);
+    const auto on = this->after(stream);
     map_->reserve(n, on);
     backend_type::synchronize(on);
   }
   // A batch of another thread may be growing the table: these wait for it.
   std::size_t capacity() const override {
-    const std::lock_guard lock(mutex_);
+    const std::lock_guard lock(this->mutex_);
     return map_->capacity();
   }
   std::size_t memory_bytes() const override {
-    const std::lock_guard lock(mutex_);
+    const std::lock_guard lock(this->mutex_);
     return map_->memory_bytes();
   }
   float max_load_factor() const override { return map_->max_load_factor(); }
@@ -126,7 +124,7 @@ class map_model final : public map_interface {
                                      void* found_values, status* statuses, std::size_t n,
                                      int repeats, stream_handle stream) override {
     const call scope(*this);
-    const auto on = streams_->after(stream);
+    const auto on = this->after(stream);
     std::vector<double> seconds;
     for (int run = 0; run < repeats; ++run) {
       if (kind == bulk_call::insert) map_->clear(on);
@@ -143,14 +141,6 @@ class map_model final : public map_interface {
   }
 
  private:
-  /// One call at a time (Python threads may call while the GIL is released),
-  /// with the table's device current.
-  struct call {
-    explicit call(map_model& model) : lock(model.mutex_), scope(model.ordinal_) {}
-    std::lock_guard<std::mutex> lock;
-    device_scope scope;
-  };
-
   static const key_type* key_pointer(const void* keys) {
     return static_cast<const key_type*>(keys);
   }
@@ -158,10 +148,7 @@ class map_model final : public map_interface {
     return static_cast<const mapped_type*>(values);
   }
 
-  int ordinal_;
-  mutable std::mutex mutex_;
-  std::optional<typename support::call_stream> streams_;  // made before the table, gone after it
-  std::optional<Map> map_;
+  std::optional<Map> map_;  // made after the call stream, gone before it
 };
 
 /// The registered map named `design` with `bits`-bit keys and values on

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "arrays.hpp"
+#include "bindings.hpp"
 #include "gpuhash/errors.hpp"
 #include "tables.hpp"
 
@@ -27,24 +28,10 @@ namespace {
 
 using namespace nb::literals;
 
-constexpr element_type status_type{nb::dlpack::dtype_code::UInt, 8};
 constexpr element_type operation_type{nb::dlpack::dtype_code::UInt, 8};
-constexpr element_type flag_type{nb::dlpack::dtype_code::Bool, 8};
-
-device_spec parse_device(const std::string& kind, int ordinal) {
-  if (kind == "cpu") return {device_kind::cpu, 0};
-  if (kind == "cuda") {
-    if (ordinal < 0)
-      throw nb::value_error(
-          ("gpuhash: CUDA device ordinals start at 0, got " + std::to_string(ordinal)).c_str());
-    return {device_kind::cuda, ordinal};
-  }
-  throw nb::value_error(
-      ("gpuhash: device must be 'cpu', 'cuda' or 'cuda:N', got '" + kind + "'").c_str());
-}
 
 /// gpuhash.Map's table: basic_map of one design, width and backend.
-class map_table {
+class map_table : public whole_table<map_interface> {
  public:
   map_table(const std::string& design, const std::string& key_dtype, const std::string& value_dtype,
             const std::string& device, int ordinal, std::optional<std::size_t> capacity,
@@ -120,27 +107,10 @@ class map_table {
     return table_->retrieve_all(k, v, room, stream);
   }
 
-  std::size_t size(stream_handle stream) {
-    const nb::gil_scoped_release unlocked;
-    return table_->size(stream);
-  }
-  void clear(stream_handle stream) {
-    const nb::gil_scoped_release unlocked;
-    table_->clear(stream);
-  }
   void reserve(std::size_t n, stream_handle stream) {
     const nb::gil_scoped_release unlocked;
     table_->reserve(n, stream);
   }
-  std::size_t capacity() const {
-    const nb::gil_scoped_release unlocked;
-    return table_->capacity();
-  }
-  std::size_t memory_bytes() const {
-    const nb::gil_scoped_release unlocked;
-    return table_->memory_bytes();
-  }
-  float max_load_factor() const { return table_->max_load_factor(); }
   std::vector<std::uint64_t> reserved_keys() const { return table_->reserved_keys(); }
 
   std::vector<double> time_bulk_call(const std::string& call, const input_array& keys,
@@ -178,7 +148,6 @@ class map_table {
   element_type key_;
   element_type value_;
   device_spec device_;
-  std::unique_ptr<map_interface> table_;
 };
 
 /// gpuhash.HashGraphMap's and gpuhash.HashGraphSet's table (static HashGraph,
@@ -255,6 +224,18 @@ std::vector<std::pair<std::string, int>> enum_names(int count) {
 
 }  // namespace
 
+device_spec parse_device(const std::string& kind, int ordinal) {
+  if (kind == "cpu") return {device_kind::cpu, 0};
+  if (kind == "cuda") {
+    if (ordinal < 0)
+      throw nb::value_error(
+          ("gpuhash: CUDA device ordinals start at 0, got " + std::to_string(ordinal)).c_str());
+    return {device_kind::cuda, ordinal};
+  }
+  throw nb::value_error(
+      ("gpuhash: device must be 'cpu', 'cuda' or 'cuda:N', got '" + kind + "'").c_str());
+}
+
 }  // namespace gpuhash::python
 
 NB_MODULE(_gpuhash, m) {
@@ -283,11 +264,12 @@ NB_MODULE(_gpuhash, m) {
       [](const input_array& array) { return reinterpret_cast<std::uintptr_t>(array.data()); },
       "array"_a, "The address the tables would read `array` at (no copy is made).");
 
-  nb::class_<map_table>(m, "MapTable")
-      .def(nb::init<const std::string&, const std::string&, const std::string&, const std::string&,
-                    int, std::optional<std::size_t>, float, std::optional<std::uint64_t>>(),
-           "design"_a, "key_dtype"_a, "value_dtype"_a, "device"_a, "ordinal"_a, "capacity"_a.none(),
-           "max_load_factor"_a, "seed"_a.none())
+  nb::class_<map_table> map(m, "MapTable");
+  def_whole_table(map);
+  map.def(nb::init<const std::string&, const std::string&, const std::string&, const std::string&,
+                   int, std::optional<std::size_t>, float, std::optional<std::uint64_t>>(),
+          "design"_a, "key_dtype"_a, "value_dtype"_a, "device"_a, "ordinal"_a, "capacity"_a.none(),
+          "max_load_factor"_a, "seed"_a.none())
       .def("insert", &map_table::insert, "keys"_a, "values"_a, "statuses"_a, "stream"_a)
       .def("insert_or_assign", &map_table::insert_or_assign, "keys"_a, "values"_a, "statuses"_a,
            "stream"_a)
@@ -297,12 +279,7 @@ NB_MODULE(_gpuhash, m) {
       .def("apply", &map_table::apply, "ops"_a, "keys"_a, "values_in"_a, "values_out"_a,
            "statuses"_a, "stream"_a)
       .def("items", &map_table::items, "keys"_a, "values"_a, "stream"_a)
-      .def("size", &map_table::size, "stream"_a)
-      .def("clear", &map_table::clear, "stream"_a)
       .def("reserve", &map_table::reserve, "n"_a, "stream"_a)
-      .def_prop_ro("capacity", &map_table::capacity)
-      .def_prop_ro("memory_bytes", &map_table::memory_bytes)
-      .def_prop_ro("max_load_factor", &map_table::max_load_factor)
       .def_prop_ro("reserved_keys", &map_table::reserved_keys)
       .def("time_bulk_call", &map_table::time_bulk_call, "call"_a, "keys"_a, "values"_a,
            "found_values"_a, "statuses"_a, "repeats"_a, "stream"_a,
@@ -317,4 +294,6 @@ NB_MODULE(_gpuhash, m) {
       .def("contains", &static_table::contains, "keys"_a, "found"_a, "binned"_a, "stream"_a)
       .def_prop_ro("size", &static_table::size)
       .def_prop_ro("memory_bytes", &static_table::memory_bytes);
+
+  bind_string_table(m);
 }

@@ -72,6 +72,19 @@ std::unique_ptr<map_interface> make_map(std::string_view design, int bits, devic
   return map;
 }
 
+std::unique_ptr<string_map_interface> make_string_map(int value_bits, device_spec device,
+                                                      const table_options& options,
+                                                      std::size_t arena_bytes) {
+  require_width(value_bits, "StringMap");
+  if (device.kind == device_kind::cpu) return make_cpu_string_map(value_bits, options, arena_bytes);
+#if defined(GPUHASH_HAS_CUDA)
+  require_gpu();
+  return make_cuda_string_map(value_bits, options, arena_bytes, device.ordinal);
+#else
+  no_cuda();
+#endif
+}
+
 std::unique_ptr<static_map_interface> make_static_map(int bits, device_spec device) {
   require_width(bits, "HashGraphMap");
   if (device.kind == device_kind::cpu) return make_cpu_static_map(bits);

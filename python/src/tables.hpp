@@ -1,9 +1,10 @@
 #pragma once
 // The tables the Python extension exposes, behind interfaces free of
-// templates, so that the nanobind layer (module.cpp) is written once for
-// every design, width and backend. Implementations: map_model.hpp and
-// static_hashgraph_model.hpp, instantiated per backend (tables_cpu.cpp,
-// tables_cuda.cpp, static_hashgraph_cuda.cu).
+// templates, so that the nanobind layer (module.cpp, string_table.cpp) is
+// written once for every design, width and backend. Implementations:
+// map_model.hpp, string_map_model.hpp and static_hashgraph_model.hpp,
+// instantiated per backend (tables_cpu.cpp, tables_cuda.cpp,
+// static_hashgraph_cuda.cu).
 //
 // Pointers are backend memory: host memory for the CPU backend, device
 // memory of the table's GPU for the CUDA backend. `stream` is a cudaStream_t
@@ -19,6 +20,7 @@
 
 #include "gpuhash/operation.hpp"
 #include "gpuhash/status.hpp"
+#include "gpuhash/string_keys.hpp"
 #include "gpuhash/table_options.hpp"
 
 namespace gpuhash::python {
@@ -104,6 +106,40 @@ class static_set_interface {
   virtual std::size_t memory_bytes() const = 0;
 };
 
+/// gpuhash::string_map with 32- or 64-bit values on one backend: byte-string
+/// keys as Arrow's columns (string_column, in backend memory), values passed
+/// as their bits. Calls are serialized by the model.
+class string_map_interface {
+ public:
+  virtual ~string_map_interface() = default;
+
+  virtual void insert(const string_column& keys, const void* values, status* statuses,
+                      stream_handle stream) = 0;
+  virtual void insert_or_assign(const string_column& keys, const void* values, status* statuses,
+                                stream_handle stream) = 0;
+  /// found[i] tells whether keys[i] is stored; values[i] is written where it is.
+  virtual void find(const string_column& keys, void* values, bool* found, stream_handle stream) = 0;
+  virtual void erase(const string_column& keys, status* statuses, stream_handle stream) = 0;
+
+  /// Every stored pair, in host memory: size() + 1 offsets into `bytes`, and
+  /// the values' bits (value_bytes() each).
+  struct contents {
+    std::vector<std::int64_t> offsets;
+    std::vector<char> bytes;
+    std::vector<unsigned char> values;
+  };
+  virtual contents retrieve_all(stream_handle stream) = 0;
+
+  virtual std::size_t size(stream_handle stream) = 0;
+  virtual void clear(stream_handle stream) = 0;
+  /// Room for `keys` keys in all and `bytes` more key bytes.
+  virtual void reserve(std::size_t keys, std::size_t bytes, stream_handle stream) = 0;
+  virtual std::size_t capacity() const = 0;
+  virtual std::size_t arena_capacity() const = 0;
+  virtual std::size_t memory_bytes() const = 0;
+  virtual float max_load_factor() const = 0;
+};
+
 /// The designs of support/designs.hpp, in its order, each named once.
 std::vector<std::string> design_names();
 
@@ -111,6 +147,11 @@ std::vector<std::string> design_names();
 /// std::invalid_argument naming the choices when there is no such map.
 std::unique_ptr<map_interface> make_map(std::string_view design, int bits, device_spec device,
                                         const table_options& options);
+/// A string_map with `value_bits`-bit values (32 or 64) and room for
+/// `arena_bytes` key bytes at the start.
+std::unique_ptr<string_map_interface> make_string_map(int value_bits, device_spec device,
+                                                      const table_options& options,
+                                                      std::size_t arena_bytes);
 std::unique_ptr<static_map_interface> make_static_map(int bits, device_spec device);
 std::unique_ptr<static_set_interface> make_static_set(int bits, device_spec device);
 

@@ -25,7 +25,7 @@ def test_inputs_are_read_in_place(place):
         array = place.array(np.ones(1000, dtype=dtype))
         # What the package hands the extension: the array, or for PyTorch's
         # unsigned tensors a signed view of it.
-        passed = _arrays.signed_view(array, place.library)
+        passed = _arrays.bits_view(array, place.library)
         assert _gpuhash.data_pointer(passed) == address(place, array)
     # A slice is a view, not a copy: the tables read from its first element.
     whole = place.array(np.arange(100, dtype=np.int64))
