@@ -79,6 +79,13 @@ struct published_pair : published_keys<Key> {
     }
     return seen;
   }
+  /// The slot's key read with acquire order, once settled: a published key's
+  /// value is visible after it.
+  GPUHASH_HD static Key published_key(slot_type& slot) {
+    return settled_key(slot, load_acquire(&slot.key));
+  }
+  /// A published key's value.
+  GPUHASH_HD static Value published_value(slot_type& slot) { return load_relaxed(&slot.value); }
   /// Completes a write into a slot the caller holds (key word == busy).
   GPUHASH_HD static void publish(slot_type& slot, Key key, Value value) {
     store_relaxed(&slot.value, value);

@@ -32,7 +32,7 @@ inline std::size_t round_up(std::size_t n, std::size_t multiple) {
 
 template <class Key, class Value, class Backend, class Hash, class KeyEqual>
 engine<Key, Value, Backend, Hash, KeyEqual>::engine(std::size_t min_capacity, std::uint64_t seed,
-                                    stream_type stream)
+                                                    stream_type stream)
     : capacity_(round_up(std::max<std::size_t>(min_capacity, 1), word_view_type::window_slots)),
       seed_(seed) {
   slots_ = Backend::template allocate<slot_type>(capacity_, stream);
@@ -41,12 +41,14 @@ engine<Key, Value, Backend, Hash, KeyEqual>::engine(std::size_t min_capacity, st
 
 template <class Key, class Value, class Backend, class Hash, class KeyEqual>
 void engine<Key, Value, Backend, Hash, KeyEqual>::execute_async(const batch<Key, Value>& args,
-                                                table_counters* counters, stream_type stream) {
+                                                                table_counters* counters,
+                                                                stream_type stream) {
   run_batch<Backend>(view(), args, counters, stream);
 }
 
 template <class Key, class Value, class Backend, class Hash, class KeyEqual>
-void engine<Key, Value, Backend, Hash, KeyEqual>::rehash(std::size_t min_capacity, stream_type stream) {
+void engine<Key, Value, Backend, Hash, KeyEqual>::rehash(std::size_t min_capacity,
+                                                         stream_type stream) {
   engine grown(min_capacity, seed_, stream);
   auto counters = Backend::template allocate<table_counters>(1, stream);
   Backend::fill_bytes(counters.data(), sizeof(table_counters), 0, stream);
@@ -70,12 +72,13 @@ void engine<Key, Value, Backend, Hash, KeyEqual>::clear(stream_type stream) {
 }
 
 template <class Key, class Value, class Backend, class Hash, class KeyEqual>
-void engine<Key, Value, Backend, Hash, KeyEqual>::retrieve_all(Key* keys, Value* values, std::size_t count,
-                                               stream_type stream) const {
+void engine<Key, Value, Backend, Hash, KeyEqual>::retrieve_all(Key* keys, Value* values,
+                                                               std::size_t count,
+                                                               stream_type stream) const {
   // Keys and values are stored as their words: the output arrays take them.
-  retrieve_live<Backend, word_view_type>(slots_.data(), capacity(),
-                                         reinterpret_cast<key_word*>(keys),
-                                         reinterpret_cast<value_word*>(values), count, stream, name);
+  retrieve_live<Backend, word_view_type>(
+      slots_.data(), capacity(), reinterpret_cast<key_word*>(keys),
+      reinterpret_cast<value_word*>(values), count, stream, name);
 }
 
 }  // namespace gpuhash::detail::linear_probing

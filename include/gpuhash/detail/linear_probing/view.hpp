@@ -235,14 +235,68 @@ class packed_view : public packed_pair<Key, Value>,
   Equal equal_{};
 };
 
+/// The searches of the views whose slots publish a key word after its value
+/// (pair_view, wide_view): one slot per probe step, each key read once no
+/// writer is half-way through it (Layout::published_key), a found key's
+/// value by Layout::published_value. The views add their writes.
+template <class Layout, class Key, class Value, class Home, class Equal>
+class published_search {
+ public:
+  using slot_type = typename Layout::slot_type;
+
+  published_search() = default;
+  GPUHASH_HD published_search(slot_type* slots, std::uint64_t capacity, Home home, Equal equal)
+      : slots_(slots), capacity_(capacity), home_(home), equal_(equal) {}
+
+  GPUHASH_HD status find(Key key, Value* value_out) const {
+    probe_sequence probe = start(key);
+    for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
+      slot_type& slot = slots_[probe.position];
+      const Key seen = Layout::published_key(slot);
+      if (equal_(seen, key)) {
+        if (value_out != nullptr) *value_out = Layout::published_value(slot);
+        return status::found;
+      }
+      if (seen == Layout::empty_key) return status::not_found;
+    }
+    return status::not_found;
+  }
+
+  GPUHASH_HD status erase(Key key) const {
+    probe_sequence probe = start(key);
+    for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
+      slot_type& slot = slots_[probe.position];
+      const Key seen = Layout::published_key(slot);
+      if (equal_(seen, key)) {
+        // Only a concurrent erase can change a published key: whoever wins erased it.
+        return compare_exchange_relaxed(&slot.key, seen, Layout::tombstone_key) == seen
+                   ? status::erased
+                   : status::not_found;
+      }
+      if (seen == Layout::empty_key) return status::not_found;
+    }
+    return status::not_found;
+  }
+
+ protected:
+  GPUHASH_HD probe_sequence start(Key key) const { return {home_(key), capacity_}; }
+
+  slot_type* slots_ = nullptr;
+  std::uint64_t capacity_ = 0;
+  Home home_{};
+  Equal equal_{};
+};
+
 /// 64-bit keys and values (and every other pair of words but 32/32): key and
 /// value are separate words of a 16- or 32-byte slot, written under published_pair's protocol
 /// (busy, value, release the key); readers load the key with acquire order.
 template <class Key, class Value, class Home = hashed_home<Key>, class Equal = word_equal>
 class pair_view
     : public published_pair<Key, Value>,
+      public published_search<published_pair<Key, Value>, Key, Value, Home, Equal>,
       public view_writes<pair_view<Key, Value, Home, Equal>, Key, Value, write_mode::upsert> {
   using layout = published_pair<Key, Value>;
+  using search = published_search<layout, Key, Value, Home, Equal>;
   // insert_or_assign runs as upsert: the value word is written by a store, which lands.
   friend view_writes<pair_view, Key, Value, write_mode::upsert>;
 
@@ -252,56 +306,27 @@ class pair_view
   using layout::busy_key;
   using layout::empty_key;
   using layout::tombstone_key;
+  using search::erase;
+  using search::find;
   using typename layout::slot_type;
   static constexpr std::uint64_t window_slots = 1;
 
   pair_view() = default;
   GPUHASH_HD pair_view(slot_type* slots, std::uint64_t capacity, Home home, Equal equal = {})
-      : slots_(slots), capacity_(capacity), home_(home), equal_(equal) {}
-
-  GPUHASH_HD status find(Key key, Value* value_out) const {
-    probe_sequence probe = start(key);
-    for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
-      slot_type& slot = slots_[probe.position];
-      const Key seen = published_key(slot);
-      if (equal_(seen, key)) {
-        if (value_out != nullptr) *value_out = load_relaxed(&slot.value);
-        return status::found;
-      }
-      if (seen == empty_key) return status::not_found;
-    }
-    return status::not_found;
-  }
-
-  GPUHASH_HD status erase(Key key) const {
-    probe_sequence probe = start(key);
-    for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
-      slot_type& slot = slots_[probe.position];
-      const Key seen = published_key(slot);
-      if (equal_(seen, key)) {
-        // Only a concurrent erase can change a published key: whoever wins erased it.
-        return compare_exchange_relaxed(&slot.key, seen, tombstone_key) == seen ? status::erased
-                                                                                : status::not_found;
-      }
-      if (seen == empty_key) return status::not_found;
-    }
-    return status::not_found;
-  }
+      : search(slots, capacity, home, equal) {}
 
  private:
-  GPUHASH_HD probe_sequence start(Key key) const { return {home_(key), capacity_}; }
-
-  /// The slot's key once no insert is half-way through publishing it.
-  GPUHASH_HD static Key published_key(slot_type& slot) {
-    return layout::settled_key(slot, load_acquire(&slot.key));
-  }
+  using search::capacity_;
+  using search::equal_;
+  using search::slots_;
+  using search::start;
 
   template <write_mode Mode, class Op = no_apply_op>
   GPUHASH_HD status write(Key key, Value value, Op op = {}) const {
     probe_sequence probe = start(key);
     for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
       slot_type& slot = slots_[probe.position];
-      Key seen = published_key(slot);
+      Key seen = layout::published_key(slot);
       for (;;) {
         if (equal_(seen, key)) {
           if constexpr (Mode == write_mode::insert_if_absent) return status::exists;
@@ -322,16 +347,11 @@ class pair_view
           layout::publish(slot, key, value);
           return status::inserted;
         }
-        if (seen == busy_key) seen = published_key(slot);
+        if (seen == busy_key) seen = layout::published_key(slot);
       }
     }
     return Mode == write_mode::update_if_present ? status::not_found : status::full;
   }
-
-  slot_type* slots_ = nullptr;
-  std::uint64_t capacity_ = 0;
-  Home home_{};
-  Equal equal_{};
 };
 
 /// The view for a key/value width: packed for 32/32, pairs for every other

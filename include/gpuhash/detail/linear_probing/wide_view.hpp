@@ -153,6 +153,14 @@ struct versioned_pair : published_keys<Key> {
     }
     return seen;
   }
+
+  /// published_search's hooks: the settled key, and the value under its version.
+  GPUHASH_HD static Key published_key(slot_type& slot) {
+    return settled_key(slot);
+  }
+  GPUHASH_HD static Value published_value(slot_type& slot) {
+    return read(slot);
+  }
 };
 
 /// Linear probing over versioned_pair slots, one slot per probe step (a
@@ -160,8 +168,10 @@ struct versioned_pair : published_keys<Key> {
 template <class Key, class Value, class Home, class Equal>
 class wide_view
     : public versioned_pair<Key, Value>,
+      public published_search<versioned_pair<Key, Value>, Key, Value, Home, Equal>,
       public view_writes<wide_view<Key, Value, Home, Equal>, Key, Value, write_mode::upsert> {
   using layout = versioned_pair<Key, Value>;
+  using search = published_search<layout, Key, Value, Home, Equal>;
   // insert_or_assign runs as upsert: a write under the version always lands.
   friend view_writes<wide_view, Key, Value, write_mode::upsert>;
 
@@ -171,46 +181,24 @@ class wide_view
   using layout::busy_key;
   using layout::empty_key;
   using layout::tombstone_key;
+  using search::erase;
+  using search::find;
   using typename layout::slot_type;
   static constexpr std::uint64_t window_slots = 1;
 
   wide_view() = default;
   GPUHASH_HD wide_view(slot_type* slots, std::uint64_t capacity, Home home, Equal equal = {})
-      : slots_(slots), capacity_(capacity), home_(home), equal_(equal) {}
-
-  GPUHASH_HD status find(Key key, Value* value_out) const {
-    probe_sequence probe{home_(key), capacity_};
-    for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
-      slot_type& slot = slots_[probe.position];
-      const Key seen = layout::settled_key(slot);
-      if (equal_(seen, key)) {
-        if (value_out != nullptr) *value_out = layout::read(slot);
-        return status::found;
-      }
-      if (seen == empty_key) return status::not_found;
-    }
-    return status::not_found;
-  }
-
-  GPUHASH_HD status erase(Key key) const {
-    probe_sequence probe{home_(key), capacity_};
-    for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
-      slot_type& slot = slots_[probe.position];
-      const Key seen = layout::settled_key(slot);
-      if (equal_(seen, key)) {
-        // Only a concurrent erase can change a published key: whoever wins erased it.
-        return compare_exchange_relaxed(&slot.key, seen, tombstone_key) == seen ? status::erased
-                                                                                : status::not_found;
-      }
-      if (seen == empty_key) return status::not_found;
-    }
-    return status::not_found;
-  }
+      : search(slots, capacity, home, equal) {}
 
  private:
+  using search::capacity_;
+  using search::equal_;
+  using search::slots_;
+  using search::start;
+
   template <write_mode Mode, class Op = no_apply_op>
   GPUHASH_HD status write(Key key, const Value& value, Op op = {}) const {
-    probe_sequence probe{home_(key), capacity_};
+    probe_sequence probe = start(key);
     for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
       slot_type& slot = slots_[probe.position];
       Key seen = layout::settled_key(slot);
@@ -239,11 +227,6 @@ class wide_view
     }
     return Mode == write_mode::update_if_present ? status::not_found : status::full;
   }
-
-  slot_type* slots_ = nullptr;
-  std::uint64_t capacity_ = 0;
-  Home home_{};
-  Equal equal_{};
 };
 
 /// The view of a table in global memory for a key word and a stored value
