@@ -235,6 +235,21 @@ TYPED_TEST_P(string_map_test, bad_offsets_get_invalid_key_and_the_rest_land) {
             (std::vector<status>{status::found, status::found, status::found, status::not_found}));
   EXPECT_EQ(found, (std::vector<std::uint32_t>{1, 3, 4, 0}));
   EXPECT_EQ(map.size(), 3U);
+
+  // Finds and erases check the same column the same way; a key that ends
+  // past the column's last offset (7 > 6) is refused too.
+  const std::vector<std::int64_t> reads{0, 7, 2, 4, 6};  // key 0: [0, 7); key 1: [7, 2)
+  auto read_offsets = to_backend<TypeParam>(reads);
+  const string_column column(device_bytes.data(), read_offsets.data(), 4);
+  map.find(column, values.data(), statuses.data());
+  EXPECT_EQ(to_host<TypeParam>(statuses.data(), 4),
+            (std::vector<status>{status::invalid_key, status::invalid_key, status::not_found,
+                                 status::found}));
+  map.erase(column, statuses.data());
+  EXPECT_EQ(to_host<TypeParam>(statuses.data(), 4),
+            (std::vector<status>{status::invalid_key, status::invalid_key, status::not_found,
+                                 status::erased}));
+  EXPECT_EQ(map.size(), 2U);
 }
 
 // Erased keys' bytes and tombstones are dropped by the rebuilds: a table

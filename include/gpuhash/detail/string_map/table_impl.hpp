@@ -19,11 +19,18 @@ namespace gpuhash {
 namespace detail::string_map {
 
 /// Key i of a column, checked: its bytes and length, or false where its
-/// offsets are out of order, outside [first, last], or more than 4 GiB apart.
+/// offsets are out of order, outside [first, last] (the column's first and
+/// last offsets), or more than 4 GiB apart.
 struct column_key {
   string_column keys;
   std::int64_t first;
   std::int64_t last;
+
+  /// The column's keys, their bounds read where the kernel runs (a batch
+  /// that reads them on the host passes them in: an insert's).
+  GPUHASH_HD static column_key of(const string_column& keys) {
+    return {keys, keys.offset(0), keys.offset(keys.count)};
+  }
 
   GPUHASH_HD bool read(std::uint64_t i, std::int64_t& begin, std::uint32_t& length) const {
     begin = keys.offset(i);
@@ -62,15 +69,16 @@ struct write_row {
 template <class View>
 struct find_row {
   View view;
-  column_key column;
+  string_column keys;
   typename View::mapped_type* values;
   status* statuses;
 
   GPUHASH_HD void operator()(std::uint64_t i) const {
     std::int64_t begin;
     std::uint32_t length;
+    const column_key column = column_key::of(keys);
     statuses[i] = column.read(i, begin, length)
-                      ? view.find(view.key(column.keys.bytes + begin, length), values + i)
+                      ? view.find(view.key(keys.bytes + begin, length), values + i)
                       : status::invalid_key;
   }
 };
@@ -78,14 +86,15 @@ struct find_row {
 template <class View>
 struct erase_row {
   View view;
-  column_key column;
+  string_column keys;
   status* statuses;
 
   GPUHASH_HD status operator()(std::uint64_t i) const {
     std::int64_t begin;
     std::uint32_t length;
+    const column_key column = column_key::of(keys);
     const status result = column.read(i, begin, length)
-                              ? view.erase(view.key(column.keys.bytes + begin, length))
+                              ? view.erase(view.key(keys.bytes + begin, length))
                               : status::invalid_key;
     statuses[i] = result;
     return result;
@@ -283,10 +292,8 @@ void string_map<Value, Backend, Hash>::find(const string_column& keys, Value* va
   if (keys.count == 0) return;
   if (values == nullptr || statuses == nullptr)
     throw std::invalid_argument("gpuhash: string_map: find needs values and statuses");
-  constexpr std::int64_t any = std::numeric_limits<std::int64_t>::max();
   detail::exec<Backend>::for_each(
-      keys.count,
-      detail::string_map::find_row<view_type>{view(), {keys, -any, any}, values, statuses}, stream);
+      keys.count, detail::string_map::find_row<view_type>{view(), keys, values, statuses}, stream);
   Backend::synchronize(stream);
 }
 
@@ -296,9 +303,8 @@ void string_map<Value, Backend, Hash>::erase(const string_column& keys, status* 
   use_stream(stream);
   if (keys.count == 0) return;
   if (statuses == nullptr) throw std::invalid_argument("gpuhash: string_map: erase needs statuses");
-  constexpr std::int64_t any = std::numeric_limits<std::int64_t>::max();
   detail::exec<Backend>::for_each_tally(
-      keys.count, detail::string_map::erase_row<view_type>{view(), {keys, -any, any}, statuses},
+      keys.count, detail::string_map::erase_row<view_type>{view(), keys, statuses},
       batch_counters(), stream);
   sync_counters(stream);
 }
