@@ -152,7 +152,14 @@ std::unordered_map<std::string, typename Map::mapped_type> stored_pairs(Map& map
 }
 
 template <class Backend>
-class string_map_test : public ::testing::Test {};
+class string_map_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!Backend::available())
+      GTEST_SKIP() << "no " << Backend::name
+                   << " device: these tests need an NVIDIA GPU (scripts/gpu-check runs them)";
+  }
+};
 TYPED_TEST_SUITE_P(string_map_test);
 
 // Rounds of random batches (inserts, upserts, finds, erases; keys repeated
