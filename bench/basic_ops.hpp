@@ -37,9 +37,16 @@ struct sweep_point {
 };
 
 struct op_timing {
+  op_timing(std::string op_name, std::string limit_name, std::vector<double> times = {})
+      : op(std::move(op_name)), limit(std::move(limit_name)), ms(std::move(times)) {}
+
   std::string op;
   std::string limit;  ///< the access limit this operation is judged against
   std::vector<double> ms;
+  /// Bytes per key that the rate is also given in, against the copy limit
+  /// (0: none), and which bytes they are ("value", "key+value", ...).
+  std::uint64_t bytes_per_key = 0;
+  std::string bytes_counted;
 
   double median_ms() const { return median(ms); }
   double min_ms() const { return *std::min_element(ms.begin(), ms.end()); }

@@ -63,4 +63,23 @@ const access_limits& context::measured_limits(std::uint64_t bytes) {
 #endif
 }
 
+namespace {
+copy_limit measure_copy(const std::string& backend, int repetitions) {
+#if defined(GPUHASH_HAS_CUDA)
+  if (backend == "cuda") return measure_cuda_copy(repetitions);
+#endif
+  if (backend == "cpu") return measure_cpu_copy(repetitions);
+  throw std::invalid_argument("no copy limit for backend '" + backend + "'");
+}
+}  // namespace
+
+const copy_limit& context::measured_copy(const std::string& backend) {
+  auto it = copies_.find(backend);
+  if (it == copies_.end()) {
+    std::cerr << "measuring the copy bandwidth of the " << backend << " backend ...\n";
+    it = copies_.emplace(backend, measure_copy(backend, 5)).first;
+  }
+  return it->second;
+}
+
 }  // namespace gpuhash::bench

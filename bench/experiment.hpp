@@ -37,12 +37,16 @@ class context {
   /// the limits fall as the footprint grows), measured on first use for each
   /// size (rounded up to 256 MB steps).
   const access_limits& measured_limits(std::uint64_t bytes);
+  /// The copy bandwidth of a backend ("cpu", "cuda"), the yardstick of rates
+  /// in bytes, measured on first use.
+  const copy_limit& measured_copy(const std::string& backend);
 
  private:
   const args& arguments_;
   std::ostream* json_;
   std::string commit_;
   std::map<std::uint64_t, access_limits> limits_;
+  std::map<std::string, copy_limit> copies_;
 };
 
 struct experiment {

@@ -1,6 +1,7 @@
 // Microbenchmarks of random access: the ceilings a hash table is measured
 // against. Each thread makes one access per key at a random line of a buffer
-// far larger than the L2 cache; loads are 16 bytes wide.
+// far larger than the L2 cache; loads are 16 bytes wide. And the device's
+// copy bandwidth, the yardstick of rates in bytes.
 
 #include <cuda_runtime.h>
 
@@ -184,6 +185,19 @@ access_limits measure_limits(int repetitions, std::uint64_t buffer_bytes) {
       repetitions);
   GPUHASH_CUDA_TRY(cudaGetLastError());
   return limits;
+}
+
+copy_limit measure_cuda_copy(int repetitions, std::uint64_t buffer_bytes) {
+  auto source = cuda_backend::allocate<unsigned char>(buffer_bytes);
+  auto destination = cuda_backend::allocate<unsigned char>(buffer_bytes);
+  cuda_backend::fill_bytes(source.data(), buffer_bytes, 0x5a);
+  cuda_backend::fill_bytes(destination.data(), buffer_bytes, 0);
+  const auto copy = [&] { cuda_backend::copy(destination.data(), source.data(), buffer_bytes); };
+  step_timer<cuda_backend> timer;
+  timer.time(copy);  // warm-up
+  std::vector<double> ms;
+  for (int r = 0; r < repetitions; ++r) ms.push_back(timer.time(copy));
+  return {static_cast<double>(buffer_bytes) / (median(ms) * 1e-3), buffer_bytes};
 }
 
 }  // namespace gpuhash::bench

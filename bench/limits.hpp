@@ -1,8 +1,10 @@
 #pragma once
-// Physical limits of random memory access, against which table rates are
-// judged. Reference values were measured earlier on an H200 and an H100
-// (docs/results/limits.md); the `limits` experiment measures them again on
-// the device at hand, and a rate is judged against the limit of its own run.
+// Physical limits against which table rates are judged: of random memory
+// access (G accesses/s), and of copying (bytes/s), the yardstick of rates in
+// bytes. Reference values of the access limits were measured earlier on an
+// H200 and an H100 (docs/results/limits.md); the `limits` experiment measures
+// both kinds again on the device at hand, and a rate is judged against the
+// limit of its own run.
 
 #include <cstdint>
 #include <optional>
@@ -32,7 +34,29 @@ inline constexpr const char* limit_names[] = {
 /// The earlier measurements for an H200 or H100 (by device name), if known.
 std::optional<access_limits> reference_limits(const std::string& device_name);
 
+/// The bandwidth of one large copy within a backend's memory, in bytes copied
+/// per second: a byte read once and written once counts once, so an
+/// operation that hands back values at this rate moves them as fast as a copy
+/// of the values would.
+struct copy_limit {
+  double bytes_per_s = 0;
+  std::uint64_t buffer_bytes = 0;  ///< bytes of each copy
+};
+
+/// The size of the copy: far larger than a GPU's L2 cache and than the
+/// last-level cache of the CPUs the benchmark runs on (tens of MB).
+inline constexpr std::uint64_t copy_buffer_bytes = std::uint64_t{1} << 30;
+
+/// Copies `buffer_bytes` between two host buffers on the CPU backend's thread
+/// pool, every thread a share (memcpy); one warm-up, then the median of
+/// `repetitions` copies.
+copy_limit measure_cpu_copy(int repetitions, std::uint64_t buffer_bytes = copy_buffer_bytes);
+
 #if defined(GPUHASH_HAS_CUDA)
+/// Copies `buffer_bytes` device to device (cudaMemcpyAsync, timed by CUDA
+/// events); one warm-up, then the median of `repetitions` copies.
+copy_limit measure_cuda_copy(int repetitions, std::uint64_t buffer_bytes = copy_buffer_bytes);
+
 /// Measures the limits on the current CUDA device (about a second) over a
 /// buffer of `buffer_bytes` (default 1 GiB: the size of a table of 2^26
 /// 32/32-bit pairs at load 0.5; far larger than the L2 cache).

@@ -28,6 +28,15 @@ std::string size_text(std::uint64_t n) {
   if (std::has_single_bit(n)) return "2^" + std::to_string(std::countr_zero(n));
   return std::to_string(n);
 }
+/// Bytes per second of an operation over n keys that counts bytes.
+double bytes_rate(std::uint64_t n, const op_timing& op) {
+  return static_cast<double>(n) * static_cast<double>(op.bytes_per_key) / (op.median_ms() * 1e-3);
+}
+bool counts_bytes(const point_report& report) {
+  for (const auto& op : report.ops)
+    if (op.bytes_per_key > 0) return true;
+  return false;
+}
 }  // namespace
 
 void emit_basic_ops(context& ctx, const std::string& experiment, const point_report& report) {
@@ -65,6 +74,16 @@ void emit_basic_ops(context& ctx, const std::string& experiment, const point_rep
         line.add("reference_limit_gops", value).add("fraction_of_reference_limit", rate / value);
       }
     }
+    if (op.bytes_per_key > 0) {
+      const copy_limit& copy = ctx.measured_copy(report.backend);
+      const double bytes_per_s = bytes_rate(report.point.n, op);
+      line.add("bytes_counted", op.bytes_counted)
+          .add("bytes_per_key", op.bytes_per_key)
+          .add("bytes_per_s", bytes_per_s)
+          .add("copy_bytes_per_s", copy.bytes_per_s)
+          .add("copy_buffer_bytes", copy.buffer_bytes)
+          .add("fraction_of_copy", bytes_per_s / copy.bytes_per_s);
+    }
     ctx.emit(line.str());
   }
 }
@@ -75,15 +94,32 @@ rate_table::rate_table(context& ctx, const std::string& experiment, const std::s
              (backend == "cuda" ? "G ops/s (% of the measured access limit)" : "M ops/s")) {}
 
 void rate_table::add(const point_report& report) {
+  const bool in_bytes = counts_bytes(report);
   if (!header_printed_) {
-    std::printf("\n%s\n%-26s %-7s %-5s %-5s %-5s", title_.c_str(), "design", "backend", "bits", "n",
+    std::string title = title_;
+    if (in_bytes) {
+      title += "; then GB/s of the bytes counted per key (";
+      const char* separator = "";
+      for (const auto& op : report.ops) {
+        if (op.bytes_per_key == 0) continue;
+        title += separator + op.op + ": " + op.bytes_counted;
+        separator = ", ";
+      }
+      char limit[96];
+      std::snprintf(limit, sizeof limit, ") and %% of the copy limit, %.1f GB/s copied",
+                    ctx_.measured_copy(report.backend).bytes_per_s * 1e-9);
+      title += limit;
+    }
+    std::printf("\n%s\n%-26s %-7s %-8s %-5s %-5s", title.c_str(), "design", "backend", "bits", "n",
                 "load");
     for (const auto& parameter : report.parameters) std::printf(" %-13s", parameter.name.c_str());
     for (const auto& op : report.ops) std::printf(" %-14s", op.op.c_str());
+    for (const auto& op : report.ops)
+      if (op.bytes_per_key > 0) std::printf(" %-14s", (op.op + " GB/s").c_str());
     std::printf("\n");
     header_printed_ = true;
   }
-  std::printf("%-26s %-7s %-5s %-5s %-5.2f", report.design.c_str(), report.backend.c_str(),
+  std::printf("%-26s %-7s %-8s %-5s %-5.2f", report.design.c_str(), report.backend.c_str(),
               (std::to_string(report.key_bits) + "/" + std::to_string(report.value_bits)).c_str(),
               size_text(report.point.n).c_str(), report.point.load_factor);
   for (const auto& parameter : report.parameters) std::printf(" %-13g", parameter.value);
@@ -95,6 +131,18 @@ void rate_table::add(const point_report& report) {
                     100.0 * rate / ctx_.measured_limits(report.memory_bytes).by_name(op.limit));
     else
       std::snprintf(cell, sizeof cell, "%.3g", 1000 * rate);  // M ops/s: CPU rates are small
+    std::printf(" %-14s", cell);
+  }
+  for (const auto& op : report.ops) {
+    if (op.bytes_per_key == 0) continue;
+    const double gigabytes = bytes_rate(report.point.n, op) * 1e-9;
+    char cell[32];
+    std::snprintf(cell, sizeof cell, "%.*f (%.0f%%)",
+                  gigabytes < 10    ? 2
+                  : gigabytes < 100 ? 1
+                                    : 0,
+                  gigabytes,
+                  100.0 * gigabytes / (ctx_.measured_copy(report.backend).bytes_per_s * 1e-9));
     std::printf(" %-14s", cell);
   }
   std::printf("\n");

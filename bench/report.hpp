@@ -13,12 +13,15 @@ std::string device_name(const std::string& backend);
 
 /// One JSON line per operation of the report, with rates, the report's
 /// parameters and, on the GPU, the fraction of the measured (and of the
-/// reference) access limit.
+/// reference) access limit; for an operation that counts bytes, its rate in
+/// bytes per second and the fraction of the backend's copy limit.
 void emit_basic_ops(context& ctx, const std::string& experiment, const point_report& report);
 
 /// The readable table of an experiment on one backend: a row per report
-/// (design, backend, width, n, load, the report's parameters, then the rate of
-/// each operation). The title and the header come with the first row.
+/// (design, backend, width, n, load, the report's parameters, the rate of
+/// each operation, then the bytes per second of each that counts bytes, with
+/// the share of the copy limit). The title and the header come with the
+/// first row.
 class rate_table {
  public:
   rate_table(context& ctx, const std::string& experiment, const std::string& backend);

@@ -39,11 +39,11 @@ struct key_spec {
   std::uint64_t universe = 0;  ///< zipf: number of distinct ranks
 };
 
-/// The 16-byte keys and values of the key_types.width experiment (the
-/// tables store 16-byte types as this word: gpuhash/key_types.hpp).
+/// The 16-byte keys and values of the key_types experiments (the tables
+/// store 16-byte types as this word: gpuhash/key_types.hpp).
 __extension__ typedef unsigned __int128 word128;
 
-/// A wide value of the key_types.width experiment: `Bytes` bytes (32: eight
+/// A wide value of the key_types experiments: `Bytes` bytes (32: eight
 /// floats, as HierarchicalKV's benchmark stores; 128: 32 floats).
 template <std::size_t Bytes>
 struct wide_value {
@@ -244,7 +244,7 @@ struct value_tags {
 /// Backend-specific work on benchmark data, overloaded on the backend tag
 /// (defined in workload_cpu.cpp and workload_cuda.cu for 32/32, 64/64 and
 /// 128/128 bits; generate_keys and count_unexpected also for 64-bit keys
-/// with wide values of 32 and 128 bytes):
+/// with values of 4 and 16 bytes and wide values of 32, 64 and 128 bytes):
 ///   generate_keys:    keys[i] and values[i] for generator indices
 ///                     [first_index, first_index + n)
 ///   count_unexpected: how many i have statuses[i] != expected or, when values

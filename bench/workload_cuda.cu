@@ -153,24 +153,18 @@ GPUHASH_BENCH_INSTANTIATE(std::uint32_t, std::uint32_t)
 GPUHASH_BENCH_INSTANTIATE(std::uint64_t, std::uint64_t)
 GPUHASH_BENCH_INSTANTIATE(word128, word128)
 #undef GPUHASH_BENCH_INSTANTIATE
-// Wide values: only what basic_ops.hpp uses (the tags of the others XOR values).
-template void generate_keys<std::uint64_t, wide_value<32>>(cuda_backend, const key_spec&,
-                                                           std::uint64_t, std::size_t,
-                                                           std::uint64_t*, wide_value<32>*,
-                                                           cudaStream_t);
-template std::size_t count_unexpected<std::uint64_t, wide_value<32>>(cuda_backend,
-                                                                     const std::uint64_t*,
-                                                                     const wide_value<32>*,
-                                                                     const status*, std::size_t,
-                                                                     status, cudaStream_t);
-template void generate_keys<std::uint64_t, wide_value<128>>(cuda_backend, const key_spec&,
-                                                            std::uint64_t, std::size_t,
-                                                            std::uint64_t*, wide_value<128>*,
-                                                            cudaStream_t);
-template std::size_t count_unexpected<std::uint64_t, wide_value<128>>(cuda_backend,
-                                                                      const std::uint64_t*,
-                                                                      const wide_value<128>*,
-                                                                      const status*, std::size_t,
-                                                                      status, cudaStream_t);
+// 64-bit keys with values of other widths (the key_types experiments): only
+// what basic_ops.hpp uses (value_tags XOR values, which wide ones cannot).
+#define GPUHASH_BENCH_INSTANTIATE_BASIC_OPS(K, V)                                                  \
+  template void generate_keys<K, V>(cuda_backend, const key_spec&, std::uint64_t, std::size_t, K*, \
+                                    V*, cudaStream_t);                                             \
+  template std::size_t count_unexpected<K, V>(cuda_backend, const K*, const V*, const status*,     \
+                                              std::size_t, status, cudaStream_t);
+GPUHASH_BENCH_INSTANTIATE_BASIC_OPS(std::uint64_t, std::uint32_t)
+GPUHASH_BENCH_INSTANTIATE_BASIC_OPS(std::uint64_t, word128)
+GPUHASH_BENCH_INSTANTIATE_BASIC_OPS(std::uint64_t, wide_value<32>)
+GPUHASH_BENCH_INSTANTIATE_BASIC_OPS(std::uint64_t, wide_value<64>)
+GPUHASH_BENCH_INSTANTIATE_BASIC_OPS(std::uint64_t, wide_value<128>)
+#undef GPUHASH_BENCH_INSTANTIATE_BASIC_OPS
 
 }  // namespace gpuhash::bench

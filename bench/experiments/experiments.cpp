@@ -15,7 +15,7 @@ const std::vector<experiment>& all_experiments() {
     list.push_back(hashgraph_growth_experiment());
     for (auto& e : cnh_experiments()) list.push_back(std::move(e));
     for (auto& e : device_api_experiments()) list.push_back(std::move(e));
-    list.push_back(key_types_experiment());
+    for (auto& e : key_types_experiments()) list.push_back(std::move(e));
     list.push_back(strings_experiment());
     return list;
   }();

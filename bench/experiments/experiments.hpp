@@ -19,7 +19,7 @@ std::vector<experiment> hashgraph_experiments();
 experiment hashgraph_growth_experiment();
 std::vector<experiment> cnh_experiments();
 std::vector<experiment> device_api_experiments();
-experiment key_types_experiment();
+std::vector<experiment> key_types_experiments();
 experiment strings_experiment();
 
 }  // namespace gpuhash::bench
