@@ -110,17 +110,20 @@ struct versioned_pair : published_keys<Key> {
   }
 
   /// The value of a published key, never half-written: copied between two
-  /// equal even versions.
+  /// equal even versions. A reader that meets a write backs off, as writers
+  /// waiting for the version do, so that the readers of a hot key leave its
+  /// line to the writer holding it.
   GPUHASH_HD static Value read(slot_type& slot) {
-    for (;;) {
+    for (std::uint32_t attempt = 0;; ++attempt) {
       const std::uint64_t before = load_acquire(&slot.version);
       if (before % 2 != 0) {
-        spin_pause();
+        spin_backoff(attempt);
         continue;
       }
       const Value value = load_value(slot);
       fence_acquire();  // the copy above before the version's second load
       if (load_relaxed(&slot.version) == before) return value;
+      spin_backoff(attempt);
     }
   }
 
@@ -217,7 +220,7 @@ class wide_view
     probe_sequence probe = start(key);
     for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
       slot_type& slot = slots_[probe.position];
-      for (;;) {
+      for (std::uint32_t attempt = 0;; ++attempt) {
         const Key seen = load_relaxed(&slot.key);
         const std::uint64_t before = load_relaxed(&slot.version);
         const bool match = equal_(seen, key);
@@ -243,7 +246,7 @@ class wide_view
         const bool stable =
             match && before % 2 == 0 && after == before && before == tile.shfl(before, 0);
         if (!tile.all(stable)) {
-          spin_pause();
+          spin_backoff(attempt);  // a write of the value: as read() does
           continue;
         }
         GPUHASH_UNROLL
