@@ -14,6 +14,10 @@
 #include "gpuhash/detail/live_slots.hpp"
 #include "gpuhash/errors.hpp"
 
+#if defined(__CUDACC__)
+#include "gpuhash/detail/linear_probing/wide_find.cuh"
+#endif
+
 namespace gpuhash::detail::hashgraph {
 
 /// out[i] = value: Alg. 9 line 3, every bucket starts with room for e.
@@ -109,7 +113,7 @@ void dynamic_engine<Key, Value, Backend, Layout, Hash, KeyEqual>::build(const ke
 template <class Key, class Value, class Backend, segment_layout Layout, class Hash, class KeyEqual>
 void dynamic_engine<Key, Value, Backend, Layout, Hash, KeyEqual>::execute_async(
     const batch<Key, Value>& args, table_counters* counters, stream_type stream) {
-  run_batch<Backend>(view(), args, counters, stream);
+  views::template run<Backend>(word_view(), args, counters, stream);
 }
 
 template <class Key, class Value, class Backend, segment_layout Layout, class Hash, class KeyEqual>

@@ -11,6 +11,10 @@
 #include "gpuhash/detail/live_slots.hpp"
 #include "gpuhash/errors.hpp"
 
+#if defined(__CUDACC__)
+#include "gpuhash/detail/linear_probing/wide_find.cuh"
+#endif
+
 namespace gpuhash::detail::linear_probing {
 
 /// Re-inserts one live slot of the old table into the new one (rehash).
@@ -43,7 +47,7 @@ template <class Key, class Value, class Backend, class Hash, class KeyEqual>
 void engine<Key, Value, Backend, Hash, KeyEqual>::execute_async(const batch<Key, Value>& args,
                                                                 table_counters* counters,
                                                                 stream_type stream) {
-  run_batch<Backend>(view(), args, counters, stream);
+  views::template run<Backend>(word_view(), args, counters, stream);
 }
 
 template <class Key, class Value, class Backend, class Hash, class KeyEqual>

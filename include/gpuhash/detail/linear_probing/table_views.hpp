@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "gpuhash/detail/batch.hpp"
+#include "gpuhash/detail/counters.hpp"
 #include "gpuhash/detail/linear_probing/view.hpp"
 #include "gpuhash/detail/linear_probing/wide_view.hpp"
 #include "gpuhash/detail/typed_view.hpp"
@@ -39,6 +41,22 @@ struct table_views {
   using view_type =
       std::conditional_t<std::is_same_v<Key, key_word> && std::is_same_v<Value, value_word>,
                          word_view_type, typed_view<word_view_type, Key, Value>>;
+
+  /// Runs a batch over the words' view `words`: find and contains batches
+  /// of wide values by one tile of threads per key where the backend has
+  /// tiles (wide_finds: a value read in coalesced pieces), everything else
+  /// by run_batch, one thread per key.
+  template <class Backend>
+  static void run(const word_view_type& words, const batch<Key, Value>& args,
+                  table_counters* counters, typename Backend::stream_type stream) {
+    if constexpr (is_wide_value_v<value_word> && wide_finds<Backend>::available) {
+      if (args.kind == batch_kind::find || args.kind == batch_kind::contains) {
+        wide_finds<Backend>::run(words, args, stream);
+        return;
+      }
+    }
+    run_batch<Backend>(view_type(words), args, counters, stream);
+  }
 
   static constexpr bool is_reserved(Key key) noexcept {
     return word_view_type::is_reserved(to_word(key));

@@ -23,7 +23,9 @@
 // value in 16-byte pieces on the device, 8-byte ones on the host).
 // docs/designs/linear_probing.md, "Wide values".
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 
@@ -108,17 +110,20 @@ struct versioned_pair : published_keys<Key> {
   }
 
   /// The value of a published key, never half-written: copied between two
-  /// equal even versions.
+  /// equal even versions. A reader that meets a write backs off, as writers
+  /// waiting for the version do, so that the readers of a hot key leave its
+  /// line to the writer holding it.
   GPUHASH_HD static Value read(slot_type& slot) {
-    for (;;) {
+    for (std::uint32_t attempt = 0;; ++attempt) {
       const std::uint64_t before = load_acquire(&slot.version);
       if (before % 2 != 0) {
-        spin_pause();
+        spin_backoff(attempt);
         continue;
       }
       const Value value = load_value(slot);
       fence_acquire();  // the copy above before the version's second load
       if (load_relaxed(&slot.version) == before) return value;
+      spin_backoff(attempt);
     }
   }
 
@@ -186,15 +191,103 @@ class wide_view
   using typename layout::slot_type;
   static constexpr std::uint64_t window_slots = 1;
 
+  /// Lanes of find_into's tile: one per 16-byte piece of the value, up to a
+  /// warp (a power of two).
+  static constexpr unsigned copy_tile_size =
+      std::bit_ceil(static_cast<unsigned>(std::min<std::size_t>(layout::value_pieces, 32)));
+
   wide_view() = default;
   GPUHASH_HD wide_view(slot_type* slots, std::uint64_t capacity, Home home, Equal equal = {})
       : search(slots, capacity, home, equal) {}
+
+#if defined(__CUDACC__)
+  /// find by a tile of copy_tile_size threads, all calling with the same
+  /// key and the same `value_out`, for batches; device only. The probe is find's, each step decided
+  /// by the tile's first lane. On a match every lane copies its share of the value's pieces, so a
+  /// value is read (and stored to `value_out`) by adjacent lanes, one
+  /// coalesced request, where one thread per key issues a scattered 16-byte
+  /// load and store per piece. Each lane validates its own pieces as read()
+  /// does: its loads of the key and the version, an acquire fence, the
+  /// pieces, a fence, the version again; the value is taken only when every
+  /// lane saw the key and the same even version twice, so all its pieces
+  /// are of that one version. `value_out`: where a found value goes (any
+  /// alignment of Value), written by the tile together, each lane its
+  /// pieces; null for contains, which reads no value.
+  template <class Tile>
+  __device__ status find_into(const Tile& tile, Key key, Value* value_out) const {
+    constexpr unsigned pieces_per_lane =
+        (layout::value_pieces + copy_tile_size - 1) / copy_tile_size;
+    probe_sequence probe = start(key);
+    for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
+      slot_type& slot = slots_[probe.position];
+      for (std::uint32_t attempt = 0;; ++attempt) {
+        const Key seen = load_relaxed(&slot.key);
+        const std::uint64_t before = load_relaxed(&slot.version);
+        const bool match = equal_(seen, key);
+        if ((tile.ballot(match) & 1U) == 0) {  // the first lane's reading decides
+          if ((tile.ballot(seen == busy_key) & 1U) != 0) {
+            spin_pause();
+            continue;
+          }
+          if ((tile.ballot(seen == empty_key) & 1U) != 0) return status::not_found;
+          break;  // another key or a tombstone: the next slot
+        }
+        if (value_out == nullptr) return status::found;
+        fence_acquire();  // the key's publication (and the version) before the pieces
+        word128 pieces[pieces_per_lane];
+        GPUHASH_UNROLL
+        for (unsigned k = 0; k < pieces_per_lane; ++k) {
+          const std::size_t piece = tile.thread_rank() + k * copy_tile_size;
+          if (piece < layout::value_pieces)
+            pieces[k] = load_relaxed(reinterpret_cast<const word128*>(slot.value_words) + piece);
+        }
+        fence_acquire();  // the pieces before the version's second load
+        const std::uint64_t after = load_relaxed(&slot.version);
+        const bool stable =
+            match && before % 2 == 0 && after == before && before == tile.shfl(before, 0);
+        if (!tile.all(stable)) {
+          spin_backoff(attempt);  // a write of the value: as read() does
+          continue;
+        }
+        GPUHASH_UNROLL
+        for (unsigned k = 0; k < pieces_per_lane; ++k) {
+          const std::size_t piece = tile.thread_rank() + k * copy_tile_size;
+          if (piece < layout::value_pieces) store_value_piece(value_out, piece, pieces[k]);
+        }
+        return status::found;
+      }
+    }
+    return status::not_found;
+  }
+#endif
 
  private:
   using search::capacity_;
   using search::equal_;
   using search::slots_;
   using search::start;
+
+#if defined(__CUDACC__)
+  /// Stores the value's 16-byte piece `piece` into `value_out`: one vector
+  /// store where the output is 16-byte aligned and the piece whole, else
+  /// the piece's 4-byte words that fall inside the value (a wide value is a
+  /// whole number of them).
+  __device__ static void store_value_piece(Value* value_out, std::size_t piece, word128 bits) {
+    auto* out = reinterpret_cast<unsigned char*>(value_out) + 16 * piece;
+    if (reinterpret_cast<std::uintptr_t>(value_out) % 16 == 0 &&
+        16 * (piece + 1) <= sizeof(Value)) {
+      *reinterpret_cast<ulonglong2*>(out) =
+          make_ulonglong2(static_cast<std::uint64_t>(bits), static_cast<std::uint64_t>(bits >> 64));
+      return;
+    }
+    GPUHASH_UNROLL
+    for (unsigned word = 0; word < 4; ++word) {
+      if (16 * piece + 4 * (word + 1) <= sizeof(Value))
+        reinterpret_cast<std::uint32_t*>(out)[word] =
+            static_cast<std::uint32_t>(bits >> (32 * word));
+    }
+  }
+#endif
 
   template <write_mode Mode, class Op = no_apply_op>
   GPUHASH_HD status write(Key key, const Value& value, Op op = {}) const {
@@ -227,6 +320,15 @@ class wide_view
     }
     return Mode == write_mode::update_if_present ? status::not_found : status::full;
   }
+};
+
+/// Runs find and contains batches of wide values one tile of threads per key
+/// (wide_view's cooperative find) on backends that have tiles. This primary
+/// template is for backends that do not; the CUDA specialization is in
+/// wide_find.cuh (nvcc only).
+template <class Backend>
+struct wide_finds {
+  static constexpr bool available = false;
 };
 
 /// The view of a table in global memory for a key word and a stored value
