@@ -4,7 +4,8 @@
 // when walks end homeless, tombstones reused by walks after erases, copies
 // of one key in a batch reduced to one leader, and a key equality coarser
 // than bytes through all of those (phase 2 finds the copies of a 16-byte key,
-// or of a key under a policy, by hash: docs/designs/bucketed_cuckoo.md).
+// or of a key under a policy, by hash: docs/designs/bucketed_cuckoo.md);
+// and the slots of keys and values of different widths.
 // Every test checks the table against a std::unordered_map model; the seed
 // is printed on failure (seeded_random). Typed on the backend: included by
 // key_types_cpu.cpp and key_types_cuda.cu.
@@ -393,10 +394,37 @@ TYPED_TEST_P(cuckoo_key_types, a_coarse_key_equality_holds_through_walks_and_gro
   }
 }
 
+// Keys and values of different widths, in the slots the key_types suite
+// leaves out: 8-byte keys with 16-byte values (a 32-byte slot whose key word
+// is read by the 8-byte tables' vector load) and 4-byte keys with 8-byte
+// values (a 16-byte slot), through the rounds of
+// expect_to_match_an_unordered_map (growth, walks, reserved keys drawn).
+TYPED_TEST_P(cuckoo_key_types, keys_and_values_of_different_widths_match_an_unordered_map) {
+  using design = bucketed_cuckoo_design<TypeParam>;
+  seeded_random random;
+  {
+    SCOPED_TRACE("8-byte keys, 16-byte values");
+    using map_type = typename design::template map<std::uint64_t, float4_value>;
+    map_type table(table_options{16, 0.0f, random.next()});
+    expect_to_match_an_unordered_map<map_type, std::hash<std::uint64_t>>(
+        table, [&] { return random.below(300) - 4; },  // wraps: ~0 - 3 to ~0 are drawn too
+        [&] { return some_float4(random); });
+  }
+  {
+    SCOPED_TRACE("4-byte keys, 8-byte values");
+    using map_type = typename design::template map<std::uint32_t, double>;
+    map_type table(table_options{16, 0.0f, random.next()});
+    expect_to_match_an_unordered_map<map_type, std::hash<std::uint32_t>>(
+        table, [&] { return static_cast<std::uint32_t>(random.below(300) - 4); },
+        [&] { return static_cast<double>(random.below(1000)) / 8; });
+  }
+}
+
 REGISTER_TYPED_TEST_SUITE_P(cuckoo_key_types, eviction_walks_fill_sixteen_byte_keys_to_load_095,
                             homeless_sixteen_byte_keys_make_the_table_grow,
                             erased_sixteen_byte_keys_come_back_through_walks,
                             copies_of_a_sixteen_byte_key_in_a_batch_are_one_key,
-                            a_coarse_key_equality_holds_through_walks_and_growth);
+                            a_coarse_key_equality_holds_through_walks_and_growth,
+                            keys_and_values_of_different_widths_match_an_unordered_map);
 
 }  // namespace gpuhash::testing
