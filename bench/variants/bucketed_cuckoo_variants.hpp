@@ -52,8 +52,8 @@ struct cuckoo_configuration {
   }
 };
 
-using default_cuckoo_configuration =
-    cuckoo_configuration<detail::bucketed_cuckoo::default_bucket_bytes<std::uint32_t>, 2>;
+using default_cuckoo_configuration = cuckoo_configuration<
+    detail::bucketed_cuckoo::default_bucket_bytes<std::uint32_t, std::uint32_t>, 2>;
 
 #if defined(GPUHASH_BENCH_VARIANTS)
 inline constexpr bool cuckoo_variants_built = true;

@@ -2,6 +2,7 @@
 
 #include "bucketed_cuckoo_tests.hpp"
 #include "gpuhash/detail/bucketed_cuckoo/engine_impl.hpp"
+#include "gpuhash/hash.hpp"
 
 namespace gpuhash::detail::bucketed_cuckoo {
 // The random-walk eviction policy is not compiled into the library (its
@@ -18,4 +19,40 @@ using cpu_cuckoo_tables =
                          std::uint32_t, std::uint32_t, cpu_backend, 32, 2,
                          detail::bucketed_cuckoo::eviction_policy::random_walk>>>;
 INSTANTIATE_TYPED_TEST_SUITE_P(bucketed_cuckoo, bucketed_cuckoo, cpu_cuckoo_tables);
+
+// For std::uint32_t and std::uint64_t keys under the default policies, the
+// bucket of choice i is hash_family's member i (seeded_hash under the
+// member's seed) reduced onto the buckets: the placement that the
+// precompiled tables, the benchmarks' results and the tile find rely on.
+// Checked through a table's own view, over random seeds, table sizes and
+// keys, and through a view of 2^40 buckets, where the reduction keeps the
+// hash's high bits.
+template <class Table>
+void expect_buckets_of_the_hash_family(seeded_random& random) {
+  using K = typename Table::key_type;
+  using view_type = typename Table::engine_type::view_type;
+  constexpr std::uint32_t choices = Table::engine_type::choices;
+  for (int round = 0; round < 20; ++round) {
+    const std::uint64_t seed = random.next();
+    Table table(table_options{1 + random.below(1 << 16), 0.0f, seed});
+    const std::uint64_t buckets = table.capacity() / view_type::slots_per_bucket;
+    const view_type view = table.engine().view();
+    const view_type wide_view(nullptr, std::uint64_t{1} << 40, seed);
+    const hash_family<K> family{seed};
+    for (int i = 0; i < 1000; ++i) {
+      const auto key = static_cast<K>(random.next());
+      for (std::uint32_t choice = 0; choice < choices; ++choice) {
+        ASSERT_EQ(view.bucket_index(key, choice), reduce_range(family(key, choice), buckets));
+        ASSERT_EQ(wide_view.bucket_index(key, choice),
+                  reduce_range(family(key, choice), std::uint64_t{1} << 40));
+      }
+    }
+  }
+}
+
+TEST(bucketed_cuckoo_hash, integer_keys_take_the_buckets_of_the_hash_family) {
+  seeded_random random;
+  expect_buckets_of_the_hash_family<bucketed_cuckoo_map<std::uint32_t, std::uint32_t>>(random);
+  expect_buckets_of_the_hash_family<bucketed_cuckoo_map<std::uint64_t, std::uint64_t>>(random);
+}
 }  // namespace gpuhash::testing

@@ -1,10 +1,12 @@
 #pragma once
 // Keys and values of the user's own types (gpuhash/key_types.hpp) in the
-// designs that take them (linear_probing_map, hashgraph_dynamic_map), each
-// on one backend: a .cpp (CPU) and a .cu (CUDA) include this header and
-// instantiate it over the same designs, so both run the same tests. The
-// tables are header-only here (the *_map_impl.hpp headers), as a user's
-// would be.
+// designs that take them (linear_probing_map, hashgraph_dynamic_map,
+// bucketed_cuckoo_map), each on one backend: a .cpp (CPU) and a .cu (CUDA)
+// include this header and instantiate it over the same designs, so both run
+// the same tests. Wide values (more than 16 bytes) have a suite of their
+// own, instantiated for the designs whose has_wide_values says they take
+// them. The tables are header-only here (the *_map_impl.hpp headers), as a
+// user's would be.
 
 #include <gtest/gtest.h>
 
@@ -13,10 +15,12 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
 #include "gpuhash/apply_ops.hpp"
+#include "gpuhash/bucketed_cuckoo_map_impl.hpp"
 #include "gpuhash/hashgraph_dynamic_map_impl.hpp"
 #include "gpuhash/host_device.hpp"
 #include "gpuhash/key_types.hpp"
@@ -30,11 +34,17 @@
 namespace gpuhash::testing {
 
 /// The designs under test, each on one backend: a test's tables are
-/// `typename TypeParam::template map<Key, Value[, Hash, KeyEqual]>`.
+/// `typename TypeParam::template map<Key, Value[, Hash, KeyEqual]>`;
+/// has_wide_values says whether the design takes values of more than 16
+/// bytes (the wide_value_types suite runs only for those), and
+/// ref_inserts_may_find_no_room whether a ref's insert may answer `full`
+/// in a table below its load limit.
 template <class Backend>
 struct linear_probing_design {
   using backend = Backend;
   static constexpr const char* name = "linear_probing";
+  static constexpr bool has_wide_values = true;
+  static constexpr bool ref_inserts_may_find_no_room = false;
   template <class Key, class Value, class Hash = key_bytes_hash<Key>,
             class KeyEqual = bitwise_equal<Key>>
   using map = linear_probing_map<Key, Value, Backend, Hash, KeyEqual>;
@@ -46,10 +56,47 @@ struct hashgraph_dynamic_design {
                                       : Segments == segment_layout::ellpack
                                           ? "hashgraph_ellpack"
                                           : "hashgraph_sliced_ellpack";
+  static constexpr bool has_wide_values = true;
+  static constexpr bool ref_inserts_may_find_no_room = false;
   template <class Key, class Value, class Hash = key_bytes_hash<Key>,
             class KeyEqual = bitwise_equal<Key>>
   using map = hashgraph_dynamic_map<Key, Value, Backend, Segments, Hash, KeyEqual>;
 };
+template <class Backend>
+struct bucketed_cuckoo_design {
+  using backend = Backend;
+  static constexpr const char* name = "bucketed_cuckoo";
+  /// Its eviction walks move pairs between slots: values of 4, 8 or 16
+  /// bytes only (docs/designs/bucketed_cuckoo.md).
+  static constexpr bool has_wide_values = false;
+  /// Its refs never move keys: an insert whose buckets are full answers
+  /// `full` (docs/designs/bucketed_cuckoo.md, "Refs").
+  static constexpr bool ref_inserts_may_find_no_room = true;
+  template <class Key, class Value, class Hash = key_bytes_hash<Key>,
+            class KeyEqual = bitwise_equal<Key>>
+  using map = bucketed_cuckoo_map<Key, Value, Backend, Hash, KeyEqual>;
+};
+
+/// The designs of a ::testing::Types list whose has_wide_values is true, as
+/// another such list: the one list of designs a .cpp or .cu names decides
+/// both suites, so no design can leave the wide-value tests by mistake.
+template <class Kept, class... Designs>
+struct keep_wide_value_designs {
+  using type = Kept;
+};
+template <class... Kept, class First, class... Rest>
+struct keep_wide_value_designs<::testing::Types<Kept...>, First, Rest...>
+    : keep_wide_value_designs<
+          std::conditional_t<First::has_wide_values, ::testing::Types<Kept..., First>,
+                             ::testing::Types<Kept...>>,
+          Rest...> {};
+template <class Designs>
+struct with_wide_values;
+template <class... Designs>
+struct with_wide_values<::testing::Types<Designs...>>
+    : keep_wide_value_designs<::testing::Types<>, Designs...> {};
+template <class Designs>
+using with_wide_values_t = typename with_wide_values<Designs>::type;
 
 /// Names the instantiations by design (cpu/key_types/hashgraph.<test>).
 struct design_name {
@@ -293,45 +340,6 @@ TYPED_TEST_P(key_types, sixteen_byte_keys_and_values_match_an_unordered_map) {
       });
 }
 
-// Wide values (128 bytes, under a per-slot version): the same rounds.
-TYPED_TEST_P(key_types, wide_values_match_an_unordered_map) {
-  using map_type = typename TypeParam::template map<std::uint64_t, embedding>;
-  seeded_random random;
-  map_type table(table_options{16, 0.0f, random.next()});
-  expect_to_match_an_unordered_map<map_type, std::hash<std::uint64_t>>(
-      table, [&] { return random.below(300) - 4; },  // wraps: ~0 - 3 to ~0 are drawn too
-      [&] {
-        embedding e{};
-        for (float& element : e.v) element = static_cast<float>(random.below(1000)) / 8;
-        return e;
-      });
-}
-
-// Writers overwrite a few keys' wide values while readers read them, all in
-// one kernel (or one pool of threads): no reader sees a half-written value.
-// The contention is bounded, 64 keys and one writer in eight threads:
-// writers of one key take turns under its version and readers wait while
-// it is odd, so the kernel's time grows with the writers per key (2 keys
-// with a writer in every other thread take seconds alone and minutes on a
-// GPU shared with other tests), while seven readers per write still meet
-// writes in progress.
-TYPED_TEST_P(key_types, readers_never_see_a_half_written_wide_value) {
-  using backend = typename TypeParam::backend;
-  using map_type = typename TypeParam::template map<std::uint64_t, embedding>;
-  map_type table(table_options{256, 0.0f, 11});
-  const std::uint64_t keys = 64;
-  const std::size_t n = scaled(1000000);
-  auto torn = to_backend<backend>(std::vector<std::uint32_t>(n, 0));
-  support::launcher<backend>::for_each(
-      n, write_or_read_embedding<typename map_type::ref_type>{table.ref(), keys, torn.data()});
-  backend::synchronize({});
-  const auto flags = to_host<backend>(torn.data(), n);
-  EXPECT_EQ(std::count(flags.begin(), flags.end(), 1U), 0) << "reads saw a half-written value";
-  const auto [stored_keys, values] = table.retrieve_all();
-  for (const embedding& value : values) EXPECT_EQ(value, embedding::filled(value.v[0]));
-  EXPECT_EQ(table.size(), keys);
-}
-
 // Keys the policy calls equal are one key: the first stored keeps its bytes,
 // a later insert finds it, an upsert changes its value only, and an erase
 // with any equal key removes it.
@@ -402,9 +410,14 @@ TYPED_TEST_P(key_types, signed_keys_reserve_their_all_ones_patterns) {
 // A group-by through the ref from the backend's threads: rows of few keys,
 // each adding its value with Op; every sum is checked against one summed on
 // the host. Values are small integers, so every order of the adds sums
-// exactly, floats included.
-template <class Backend, class Map, class Op, class StdHash, class SomeKey, class SomeValue>
+// exactly, floats included. Where the design's ref inserts may find no room
+// (Design::ref_inserts_may_find_no_room), rows that come back `full` are
+// retried as docs/device_api.md shows: their keys, absent, are inserted from
+// the host with a value-initialized value (the sums' zero), and the rows run
+// again through a new ref; every other design must answer no row `full`.
+template <class Design, class Map, class Op, class StdHash, class SomeKey, class SomeValue>
 void expect_ref_sums(Map& table, SomeKey some_key, SomeValue some_value) {
+  using backend = typename Design::backend;
   using key_type = typename Map::key_type;
   using value_type = typename Map::mapped_type;
   const std::size_t n = scaled(50000);
@@ -417,15 +430,41 @@ void expect_ref_sums(Map& table, SomeKey some_key, SomeValue some_value) {
     const auto [it, inserted] = sums.emplace(keys[i], values[i]);
     if (!inserted) Op{}(it->second, values[i]);
   }
-  auto device_keys = to_backend<Backend>(keys);
-  auto device_values = to_backend<Backend>(values);
-  auto device_statuses = Backend::template allocate<status>(n);
-  support::launcher<Backend>::for_each(
-      n, add_through_ref<typename Map::ref_type, Op>{table.ref(), device_keys.data(),
-                                                     device_values.data(), device_statuses.data()});
-  Backend::synchronize({});
-  const auto statuses = to_host<Backend>(device_statuses.data(), n);
-  EXPECT_EQ(std::count(statuses.begin(), statuses.end(), status::inserted),
+  const auto add_rows = [&](const std::vector<key_type>& row_keys,
+                            const std::vector<value_type>& row_values) {
+    const std::size_t rows = row_keys.size();
+    auto device_keys = to_backend<backend>(row_keys);
+    auto device_values = to_backend<backend>(row_values);
+    auto device_statuses = backend::template allocate<status>(rows);
+    support::launcher<backend>::for_each(
+        rows, add_through_ref<typename Map::ref_type, Op>{
+                  table.ref(), device_keys.data(), device_values.data(), device_statuses.data()});
+    backend::synchronize({});
+    return to_host<backend>(device_statuses.data(), rows);
+  };
+  const auto statuses = add_rows(keys, values);
+  std::vector<key_type> retried_keys;
+  std::vector<value_type> retried_values;
+  std::unordered_map<key_type, value_type, StdHash> absent;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (statuses[i] != status::full) continue;
+    retried_keys.push_back(keys[i]);
+    retried_values.push_back(values[i]);
+    absent.emplace(keys[i], value_type{});
+  }
+  if (!Design::ref_inserts_may_find_no_room) {
+    EXPECT_EQ(retried_keys.size(), 0U) << "rows answered full";
+  }
+  if (!absent.empty()) {
+    std::vector<key_type> absent_keys;
+    for (const auto& [key, zero] : absent) absent_keys.push_back(key);
+    for (const status s :
+         table.insert(absent_keys, std::vector<value_type>(absent_keys.size(), value_type{})))
+      ASSERT_EQ(s, status::inserted);
+    for (const status s : add_rows(retried_keys, retried_values)) ASSERT_EQ(s, status::updated);
+  }
+  EXPECT_EQ(std::count(statuses.begin(), statuses.end(), status::inserted) +
+                static_cast<std::ptrdiff_t>(absent.size()),
             static_cast<std::ptrdiff_t>(sums.size()));
   EXPECT_EQ(table.size(), sums.size());
   const auto [stored_keys, stored_values] = table.retrieve_all();
@@ -439,7 +478,7 @@ TYPED_TEST_P(key_types, refs_sum_double_values) {
   using map_type = typename TypeParam::template map<point, double, point_hash, point_equal>;
   seeded_random random;
   map_type table(table_options{1024, 0.0f, random.next()});
-  expect_ref_sums<typename TypeParam::backend, map_type, plus, point_std_hash>(
+  expect_ref_sums<TypeParam, map_type, plus, point_std_hash>(
       table,
       [&] {
         return point{static_cast<std::int32_t>(random.below(300)), 1};
@@ -454,24 +493,76 @@ TYPED_TEST_P(key_types, refs_sum_values_under_sixteen_byte_keys) {
   const auto some_key = [&] { return wide_key{random.below(300), random.below(2)}; };
   using wide_map = typename TypeParam::template map<wide_key, float4_value>;
   wide_map wide(table_options{1024, 0.0f, random.next()});
-  expect_ref_sums<typename TypeParam::backend, wide_map, add_float4, wide_key_std_hash>(
-      wide, some_key, [&] {
-        const auto f = static_cast<float>(1 + random.below(4));
-        return float4_value{f, 2 * f, -f, 1};
-      });
+  expect_ref_sums<TypeParam, wide_map, add_float4, wide_key_std_hash>(wide, some_key, [&] {
+    const auto f = static_cast<float>(1 + random.below(4));
+    return float4_value{f, 2 * f, -f, 1};
+  });
   using narrow_map = typename TypeParam::template map<wide_key, std::uint32_t>;
   narrow_map narrow(table_options{1024, 0.0f, random.next()});
-  expect_ref_sums<typename TypeParam::backend, narrow_map, plus, wide_key_std_hash>(
+  expect_ref_sums<TypeParam, narrow_map, plus, wide_key_std_hash>(
       narrow, some_key, [&] { return static_cast<std::uint32_t>(1 + random.below(4)); });
+}
+
+REGISTER_TYPED_TEST_SUITE_P(key_types, struct_keys_match_an_unordered_map,
+                            sixteen_byte_keys_and_values_match_an_unordered_map,
+                            the_equality_policy_decides_which_keys_are_one,
+                            float_keys_are_their_bytes,
+                            sixteen_byte_keys_reserve_the_three_largest_words,
+                            signed_keys_reserve_their_all_ones_patterns, refs_sum_double_values,
+                            refs_sum_values_under_sixteen_byte_keys);
+
+// Wide values (more than 16 bytes), in the designs that take them.
+template <class Design>
+class wide_value_types : public key_types<Design> {};
+TYPED_TEST_SUITE_P(wide_value_types);
+
+// Wide values (128 bytes, under a per-slot version): the rounds of
+// expect_to_match_an_unordered_map.
+TYPED_TEST_P(wide_value_types, wide_values_match_an_unordered_map) {
+  using map_type = typename TypeParam::template map<std::uint64_t, embedding>;
+  seeded_random random;
+  map_type table(table_options{16, 0.0f, random.next()});
+  expect_to_match_an_unordered_map<map_type, std::hash<std::uint64_t>>(
+      table, [&] { return random.below(300) - 4; },  // wraps: ~0 - 3 to ~0 are drawn too
+      [&] {
+        embedding e{};
+        for (float& element : e.v) element = static_cast<float>(random.below(1000)) / 8;
+        return e;
+      });
+}
+
+// Writers overwrite a few keys' wide values while readers read them, all in
+// one kernel (or one pool of threads): no reader sees a half-written value.
+// The contention is bounded, 64 keys and one writer in eight threads:
+// writers of one key take turns under its version and readers wait while
+// it is odd, so the kernel's time grows with the writers per key (2 keys
+// with a writer in every other thread take seconds alone and minutes on a
+// GPU shared with other tests), while seven readers per write still meet
+// writes in progress.
+TYPED_TEST_P(wide_value_types, readers_never_see_a_half_written_wide_value) {
+  using backend = typename TypeParam::backend;
+  using map_type = typename TypeParam::template map<std::uint64_t, embedding>;
+  map_type table(table_options{256, 0.0f, 11});
+  const std::uint64_t keys = 64;
+  const std::size_t n = scaled(1000000);
+  auto torn = to_backend<backend>(std::vector<std::uint32_t>(n, 0));
+  support::launcher<backend>::for_each(
+      n, write_or_read_embedding<typename map_type::ref_type>{table.ref(), keys, torn.data()});
+  backend::synchronize({});
+  const auto flags = to_host<backend>(torn.data(), n);
+  EXPECT_EQ(std::count(flags.begin(), flags.end(), 1U), 0) << "reads saw a half-written value";
+  const auto [stored_keys, values] = table.retrieve_all();
+  for (const embedding& value : values) EXPECT_EQ(value, embedding::filled(value.v[0]));
+  EXPECT_EQ(table.size(), keys);
 }
 
 // Wide values summed through refs by the user's op: each row's apply runs
 // under the slot's version, so no element of any sum is lost.
-TYPED_TEST_P(key_types, refs_sum_wide_values) {
+TYPED_TEST_P(wide_value_types, refs_sum_wide_values) {
   using map_type = typename TypeParam::template map<std::uint64_t, embedding>;
   seeded_random random;
   map_type table(table_options{1024, 0.0f, random.next()});
-  expect_ref_sums<typename TypeParam::backend, map_type, add_embedding, std::hash<std::uint64_t>>(
+  expect_ref_sums<TypeParam, map_type, add_embedding, std::hash<std::uint64_t>>(
       table, [&] { return random.below(300); },
       [&] {
         embedding e{};
@@ -479,6 +570,9 @@ TYPED_TEST_P(key_types, refs_sum_wide_values) {
         return e;
       });
 }
+
+REGISTER_TYPED_TEST_SUITE_P(wide_value_types, wide_values_match_an_unordered_map,
+                            readers_never_see_a_half_written_wide_value, refs_sum_wide_values);
 
 // Dynamic HashGraph's find in bucket order (Probe-New, reached through the
 // engine) over 16-byte keys and values, typed on the backend: it answers
@@ -533,15 +627,5 @@ TYPED_TEST_P(hashgraph_key_types, find_in_bucket_order_answers_as_find_does) {
 }
 
 REGISTER_TYPED_TEST_SUITE_P(hashgraph_key_types, find_in_bucket_order_answers_as_find_does);
-
-REGISTER_TYPED_TEST_SUITE_P(key_types, struct_keys_match_an_unordered_map,
-                            sixteen_byte_keys_and_values_match_an_unordered_map,
-                            wide_values_match_an_unordered_map,
-                            readers_never_see_a_half_written_wide_value,
-                            the_equality_policy_decides_which_keys_are_one,
-                            float_keys_are_their_bytes,
-                            sixteen_byte_keys_reserve_the_three_largest_words,
-                            signed_keys_reserve_their_all_ones_patterns, refs_sum_double_values,
-                            refs_sum_values_under_sixteen_byte_keys, refs_sum_wide_values);
 
 }  // namespace gpuhash::testing

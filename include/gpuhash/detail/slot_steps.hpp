@@ -106,8 +106,9 @@ struct packed_slots : packed_pair<Key, Value> {
   }
 };
 
-/// 64-bit keys and values: published_pair's key and value words, written
-/// under its busy-then-publish protocol.
+/// Every other pair (64-bit keys and values; and for user types, key and
+/// value words of 4, 8 or 16 bytes each but 4/4): published_pair's key and
+/// value words, written under its busy-then-publish protocol.
 template <class Key, class Value>
 struct pair_slots : published_pair<Key, Value> {
   using layout = published_pair<Key, Value>;
@@ -115,13 +116,28 @@ struct pair_slots : published_pair<Key, Value> {
   using layout::tombstone_key;
   using typename layout::slot_type;
 
+  /// Copies `Slots` slots. A key word of at most 8 bytes is read with the
+  /// first 16 bytes of its slot by one weak vector load (see
+  /// load_pair_for_probe), which brings a 16-byte slot's value word along.
+  /// A 16-byte key word is read by one 128-bit atomic load: its two halves
+  /// read apart could show a word the slot never held (the low half of key
+  /// {~0, k} beside the high half of the tombstone that replaces it reads
+  /// as empty, and a search would stop there). A 32-byte slot's value is
+  /// left out of the copy: value() reads it once the key is known.
   template <std::uint32_t Slots>
   GPUHASH_HD static void load(const slot_type* first, slot_type (&copy)[Slots]) {
-    const auto* words = reinterpret_cast<const std::uint64_t*>(first);
     GPUHASH_UNROLL
     for (std::uint32_t i = 0; i < Slots; ++i) {
-      const word_pair pair = load_pair_for_probe(words + 2 * i);
-      copy[i] = {static_cast<Key>(pair.first), static_cast<Value>(pair.second)};
+      if constexpr (sizeof(Key) == 16) {
+        copy[i] = {load_relaxed(&first[i].key), Value{}};
+      } else {
+        const word_pair pair =
+            load_pair_for_probe(reinterpret_cast<const std::uint64_t*>(first + i));
+        if constexpr (sizeof(slot_type) == 16)
+          copy[i] = {static_cast<Key>(pair.first), static_cast<Value>(pair.second)};
+        else
+          copy[i] = {static_cast<Key>(pair.first), Value{}};
+      }
     }
   }
 

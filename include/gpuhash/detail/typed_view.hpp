@@ -47,6 +47,22 @@ struct policy_equal {
   }
 };
 
+/// How a view compares a stored key word with the key it looks for (both
+/// words) under bitwise_equal: the words compare as the bytes do.
+struct word_equal {
+  template <class Word>
+  GPUHASH_HD bool operator()(Word stored, Word key) const {
+    return stored == key;
+  }
+};
+
+/// The key equality a word view runs for KeyEqual: word_equal for
+/// bitwise_equal (the integer tables' own comparison), else the policy over
+/// words, which `Reserved` (a layout's is_reserved) keeps away from sentinels.
+template <class Key, class KeyEqual, class Reserved>
+using word_equality = std::conditional_t<std::is_same_v<KeyEqual, bitwise_equal<Key>>, word_equal,
+                                         policy_equal<Key, KeyEqual, Reserved>>;
+
 /// An insert_or_apply functor over a value type, run on its stored form.
 template <class Value, class Op>
 struct word_op {

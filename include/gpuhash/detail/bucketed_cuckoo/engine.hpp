@@ -1,50 +1,92 @@
 #pragma once
 // The bucketed cuckoo engine: storage and the two-phase batch execution of the
 // design (docs/designs/bucketed_cuckoo.md). The public face is
-// gpuhash::bucketed_cuckoo_map. Members are defined in engine_impl.hpp and
-// compiled into the library for 32/32 and 64/64-bit pairs with the default
-// bucket size, two choices, the random walk and one thread per find; other
-// configurations instantiate engine_impl.hpp in the user's own .cpp (CPU) or
-// .cu (CUDA) file.
+// gpuhash::bucketed_cuckoo_map. Keys and values of the user's types
+// (gpuhash/key_types.hpp) are stored as words: every batch runs over the
+// words (their bytes are the keys' and values'), refs go through typed_view.
+//
+// This header only declares; the members are defined in engine_impl.hpp and
+// compiled into the library for 32/32 and 64/64-bit unsigned pairs with the
+// default bucket size, two choices, lookahead eviction, one thread per find
+// and the default policies on each backend (src/cpu/bucketed_cuckoo.cpp,
+// src/cuda/bucketed_cuckoo.cu). Other types and configurations are
+// header-only: gpuhash/bucketed_cuckoo_map_impl.hpp, or engine_impl.hpp,
+// from the user's own .cpp (CPU) or .cu (CUDA) file.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <type_traits>
 
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/bucketed_cuckoo/find_path.hpp"
 #include "gpuhash/detail/bucketed_cuckoo/view.hpp"
 #include "gpuhash/detail/counters.hpp"
+#include "gpuhash/detail/typed_view.hpp"
+#include "gpuhash/key_types.hpp"
 
 namespace gpuhash::detail::bucketed_cuckoo {
 
-/// Default bucket: four slots, so one 32-byte sector for 32/32 pairs (the
-/// cheapest random read at large footprints; docs/results/limits.md).
-template <class Key>
-inline constexpr std::uint32_t default_bucket_bytes = sizeof(Key) == 4 ? 32 : 64;
+/// Default bucket: four slots. For 32/32 pairs that is one 32-byte sector
+/// (the cheapest random read at large footprints; docs/results/limits.md),
+/// 64 bytes for 64/64 pairs and the other pairs of 16-byte slots, 128 bytes
+/// for pairs with a 16-byte word (32-byte slots). For types that cannot be
+/// stored, any size: the engine's static_assert says what went wrong.
+template <class Key, class Value>
+inline constexpr std::uint32_t default_bucket_bytes = [] {
+  if constexpr (is_word_sized_v<Key> && is_word_sized_v<Value>)
+    return static_cast<std::uint32_t>(
+        4 * sizeof(typename slot_steps_for<word_of<Key>, word_of<Value>>::slot_type));
+  else
+    return std::uint32_t{64};
+}();
 
 template <class Key, class Value, class Backend,
-          std::uint32_t BucketBytes = default_bucket_bytes<Key>, std::uint32_t Choices = 2,
+          std::uint32_t BucketBytes = default_bucket_bytes<Key, Value>, std::uint32_t Choices = 2,
           eviction_policy Eviction = eviction_policy::lookahead,
-          find_path FindPath = find_path::per_thread>
+          find_path FindPath = find_path::per_thread, class Hash = key_bytes_hash<Key>,
+          class KeyEqual = bitwise_equal<Key>>
 class engine {
-  static_assert((sizeof(Key) == 4 && sizeof(Value) == 4) ||
-                    (sizeof(Key) == 8 && sizeof(Value) == 8),
-                "gpuhash::bucketed_cuckoo_map stores 32/32 or 64/64-bit key/value pairs: use "
-                "std::uint32_t or std::uint64_t for both");
-  static_assert(FindPath != find_path::tile ||
-                    ((BucketBytes & (BucketBytes - 1)) == 0 && BucketBytes <= 512),
-                "gpuhash::bucketed_cuckoo_map: find_path::tile gives each key BucketBytes / 16 "
-                "lanes of a warp, so it needs a power-of-two bucket of at most 512 bytes");
+  static_assert(is_word_sized_v<Key>,
+                "gpuhash::bucketed_cuckoo_map stores keys of 4, 8 or 16 bytes of a trivially "
+                "copyable type (std::uint32_t, std::uint64_t, or a type of your own: see "
+                "gpuhash/key_types.hpp)");
+  static_assert(is_word_sized_v<Value>,
+                "gpuhash::bucketed_cuckoo_map stores values of 4, 8 or 16 bytes of a trivially "
+                "copyable type; for wider values (an embedding row) use "
+                "gpuhash::linear_probing_map or gpuhash::hashgraph_dynamic_map "
+                "(docs/designs/bucketed_cuckoo.md says why)");
+
+  using key_word = word_of<Key>;
+  using value_word = word_of<Value>;
+  using hash_type = policy_hash<Key, Hash>;
+  using equal_type = word_equality<Key, KeyEqual, slot_steps_for<key_word, value_word>>;
 
  public:
   using key_type = Key;
   using mapped_type = Value;
   using backend_type = Backend;
   using stream_type = typename Backend::stream_type;
-  using view_type = table_view<Key, Value, BucketBytes, Choices, Eviction>;
-  using slot_type = typename view_type::slot_type;
+  /// The per-key algorithms over words, which every batch runs.
+  using word_view_type =
+      table_view<key_word, value_word, BucketBytes, Choices, Eviction, hash_type, equal_type>;
+  /// What refs call: the word view itself for the library's integer types,
+  /// else typed_view's conversions around it.
+  using view_type =
+      std::conditional_t<std::is_same_v<Key, key_word> && std::is_same_v<Value, value_word>,
+                         word_view_type, typed_view<word_view_type, Key, Value>>;
+  using slot_type = typename word_view_type::slot_type;
+
+  static_assert(FindPath != find_path::tile ||
+                    ((BucketBytes & (BucketBytes - 1)) == 0 && BucketBytes <= 512),
+                "gpuhash::bucketed_cuckoo_map: find_path::tile gives each key BucketBytes / 16 "
+                "lanes of a warp, so it needs a power-of-two bucket of at most 512 bytes");
+  static_assert(FindPath != find_path::tile || word_view_type::has_tile_find,
+                "gpuhash::bucketed_cuckoo_map: find_path::tile takes keys and values of at most "
+                "8 bytes each (std::uint32_t or std::uint64_t pairs) compared by their bytes "
+                "(bitwise_equal); use find_path::per_thread, the default, for other types");
 
   static constexpr std::string_view name = "bucketed_cuckoo";
   static constexpr float default_max_load_factor = 0.9f;
@@ -58,14 +100,14 @@ class engine {
   /// Exchanges an eviction walk makes before its key counts as homeless.
   static constexpr std::uint32_t max_exchanges = 4096;
 
-  static constexpr bool is_reserved(Key key) noexcept { return view_type::is_reserved(key); }
-  static constexpr std::span<const Key> reserved_keys() noexcept {
-    return view_type::reserved_keys;
+  static constexpr bool is_reserved(Key key) noexcept {
+    return word_view_type::is_reserved(to_word(key));
   }
+  static constexpr std::span<const Key> reserved_keys() noexcept { return reserved_keys_; }
 
   engine(std::size_t min_capacity, std::uint64_t seed, stream_type stream);
 
-  std::size_t capacity() const noexcept { return buckets_ * view_type::slots_per_bucket; }
+  std::size_t capacity() const noexcept { return buckets_ * word_view_type::slots_per_bucket; }
   std::size_t memory_bytes() const noexcept { return capacity() * sizeof(slot_type); }
 
   void execute_async(const batch<Key, Value>& args, table_counters* counters, stream_type stream);
@@ -77,22 +119,46 @@ class engine {
 
   /// The design's per-key algorithms over this table's storage, for batches
   /// and refs (map_ref.hpp); valid until the storage moves (rehash).
-  view_type view() const {
-    return view_type(const_cast<slot_type*>(slots_.data()), buckets_, seed_);
-  }
+  view_type view() const { return view_type(word_view()); }
 
  private:
+  using word_batch = batch<key_word, value_word>;
+
   struct phase_one_totals {
     std::uint64_t inserted;
     std::uint64_t erased;
     std::uint64_t pending;
   };
 
-  phase_one_totals run_phase_one(const batch<Key, Value>& args, stream_type stream);
-  std::uint64_t place_pending(const batch<Key, Value>& args, std::uint64_t pending,
-                              stream_type stream);
+  /// The reserved words, as keys.
+  static constexpr auto reserved_keys_ = [] {
+    constexpr auto& words = word_view_type::reserved_keys;
+    std::array<Key, words.size()> keys{};
+    for (std::size_t i = 0; i < words.size(); ++i) keys[i] = from_word<Key>(words[i]);
+    return keys;
+  }();
+
+  word_view_type word_view() const {
+    return word_view_type(const_cast<slot_type*>(slots_.data()), buckets_, seed_,
+                          hash_type{Hash{}, 0});
+  }
+  /// The batch over the words its keys and values are stored as (the same
+  /// bytes, as retrieve_all writes them).
+  static word_batch words_of(const batch<Key, Value>& args) {
+    return {args.kind,
+            args.n,
+            reinterpret_cast<const key_word*>(args.keys),
+            reinterpret_cast<value_word*>(args.values),
+            args.ops,
+            args.statuses,
+            args.flags};
+  }
+
+  phase_one_totals run_phase_one(const word_batch& args, stream_type stream);
+  std::uint64_t place_pending(const word_batch& args, std::uint64_t pending, stream_type stream);
   /// Inserts keys known to be absent and distinct (rebuilds, homeless keys).
-  void insert_unique(const Key* keys, const Value* values, std::size_t n, stream_type stream);
+  void insert_unique(const key_word* keys, const value_word* values, std::size_t n,
+                     stream_type stream);
 
   typename Backend::template buffer<slot_type> slots_;
   std::uint64_t buckets_ = 0;

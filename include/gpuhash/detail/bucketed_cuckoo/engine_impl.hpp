@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "gpuhash/detail/bucketed_cuckoo/engine.hpp"
@@ -28,36 +29,67 @@ struct add_counts {
   }
 };
 
-/// Phase 2, step 1, over pending inserts sorted by key: the first of each key
-/// is its leader and will be placed with the value the serial order "leader,
-/// then the others in batch order" leaves (the last upsert's, else its own);
-/// the others are answered here as if they ran right after it.
-template <class Key, class Value>
+/// Phase 2, step 0, where keys are grouped by hash: hashes[i] = hash(keys[i]).
+template <class KeyWord, class KeyHash>
+struct hash_keys {
+  KeyHash hash;
+  const KeyWord* keys;
+  std::uint64_t* hashes;
+  GPUHASH_HD void operator()(std::uint64_t i) const { hashes[i] = hash(keys[i]); }
+};
+
+/// Phase 2, step 1, over the pending inserts in a stable sorted order in
+/// which the copies of one key lie in one run of equal `groups`: groups are
+/// the key words themselves where keys are equal exactly when their words
+/// are, else the keys' hashes (keys that a policy calls equal may differ in
+/// their bytes, but hash equal), and then a run may also hold other keys of
+/// the same hash. The first copy of each key is its leader and will be
+/// placed with the value the serial order "leader, then the others in batch
+/// order" leaves (the last upsert's, else its own); the others are answered
+/// here as if they ran right after it.
+template <class KeyWord, class ValueWord, class Group, class Equal>
 struct resolve_pending {
   std::uint64_t count;
-  const Key* sorted_keys;
+  const Group* groups;         // by sorted index
   const std::uint64_t* order;  // sorted index -> index among the pending
-  const Value* pending_values;
+  const KeyWord* pending_keys;
+  const ValueWord* pending_values;
   const operation* pending_ops;  // null: every pending op is `default_op`
   operation default_op;
   const std::size_t* positions;  // index among the pending -> position in the batch
   status* statuses;              // the batch's statuses
-  Value* leader_values;          // out, by sorted index
-  status* walk_statuses;         // out, by sorted index: inserted for leaders
+  Equal equal;
+  KeyWord* leader_keys;      // out, by sorted index
+  ValueWord* leader_values;  // out, by sorted index
+  status* walk_statuses;     // out, by sorted index: inserted for leaders
 
+  static constexpr bool groups_are_keys =
+      std::is_same_v<Group, KeyWord> && std::is_same_v<Equal, word_equal>;
+
+  GPUHASH_HD KeyWord key(std::uint64_t sorted) const {
+    if constexpr (groups_are_keys)
+      return groups[sorted];
+    else
+      return pending_keys[order[sorted]];
+  }
   GPUHASH_HD operation op(std::uint64_t sorted) const {
     return pending_ops != nullptr ? pending_ops[order[sorted]] : default_op;
   }
   GPUHASH_HD status operator()(std::uint64_t t) const {
-    const Key key = sorted_keys[t];
-    if (t > 0 && sorted_keys[t - 1] == key) {
-      statuses[positions[order[t]]] = op(t) == operation::upsert ? status::updated : status::exists;
-      walk_statuses[t] = status::not_found;
-      return status::not_found;
+    const KeyWord own = key(t);
+    for (std::uint64_t earlier = t; earlier > 0 && groups[earlier - 1] == groups[t]; --earlier) {
+      if (equal(key(earlier - 1), own)) {
+        statuses[positions[order[t]]] =
+            op(t) == operation::upsert ? status::updated : status::exists;
+        walk_statuses[t] = status::not_found;
+        return status::not_found;
+      }
     }
-    Value value = pending_values[order[t]];
-    for (std::uint64_t later = t + 1; later < count && sorted_keys[later] == key; ++later)
-      if (op(later) == operation::upsert) value = pending_values[order[later]];
+    ValueWord value = pending_values[order[t]];
+    for (std::uint64_t later = t + 1; later < count && groups[later] == groups[t]; ++later)
+      if (op(later) == operation::upsert && equal(key(later), own))
+        value = pending_values[order[later]];
+    leader_keys[t] = own;
     leader_values[t] = value;
     statuses[positions[order[t]]] = status::inserted;
     walk_statuses[t] = status::inserted;
@@ -88,41 +120,43 @@ struct walk_pending {
 };
 
 template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction, find_path FindPath>
-engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::engine(
+          eviction_policy Eviction, find_path FindPath, class Hash, class KeyEqual>
+engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash, KeyEqual>::engine(
     std::size_t min_capacity, std::uint64_t seed, stream_type stream)
-    : buckets_(std::max<std::uint64_t>(
-          1, (min_capacity + view_type::slots_per_bucket - 1) / view_type::slots_per_bucket)),
+    : buckets_(std::max<std::uint64_t>(1, (min_capacity + word_view_type::slots_per_bucket - 1) /
+                                              word_view_type::slots_per_bucket)),
       seed_(seed) {
   slots_ = Backend::template allocate<slot_type>(capacity(), stream);
   clear(stream);
 }
 
 template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction, find_path FindPath>
-void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::clear(
+          eviction_policy Eviction, find_path FindPath, class Hash, class KeyEqual>
+void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash, KeyEqual>::clear(
     stream_type stream) {
   // Both layouts' empty slot is all one bits (empty key ~0), so one byte fill.
   Backend::fill_bytes(slots_.data(), capacity() * sizeof(slot_type), 0xff, stream);
 }
 
 template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction, find_path FindPath>
-void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::execute_async(
-    const batch<Key, Value>& args, table_counters* counters, stream_type stream) {
+          eviction_policy Eviction, find_path FindPath, class Hash, class KeyEqual>
+void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash,
+            KeyEqual>::execute_async(const batch<Key, Value>& args, table_counters* counters,
+                                     stream_type stream) {
+  const word_batch words = words_of(args);
   if (!args.may_insert()) {
     if constexpr (FindPath == find_path::tile && cooperative_finds<Backend>::available) {
       if (args.kind == batch_kind::find || args.kind == batch_kind::contains) {
-        cooperative_finds<Backend>::run(view(), args, stream);
+        cooperative_finds<Backend>::run(word_view(), words, stream);
         return;
       }
     }
-    run_batch<Backend>(view(), args, counters, stream);
+    run_batch<Backend>(word_view(), words, counters, stream);
     return;
   }
-  const phase_one_totals totals = run_phase_one(args, stream);
+  const phase_one_totals totals = run_phase_one(words, stream);
   const std::uint64_t placed =
-      totals.pending == 0 ? 0 : place_pending(args, totals.pending, stream);
+      totals.pending == 0 ? 0 : place_pending(words, totals.pending, stream);
   if (counters != nullptr)
     exec<Backend>::for_each(1, add_counts{counters, totals.inserted + placed, totals.erased},
                             stream);
@@ -131,12 +165,13 @@ void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::exec
 /// Runs the batch's one concurrent pass; pending inserts are left with
 /// status `full`. Waits for the totals (phase 2 needs the pending count).
 template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction, find_path FindPath>
-auto engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::run_phase_one(
-    const batch<Key, Value>& args, stream_type stream) -> phase_one_totals {
+          eviction_policy Eviction, find_path FindPath, class Hash, class KeyEqual>
+auto engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash,
+            KeyEqual>::run_phase_one(const word_batch& args, stream_type stream)
+    -> phase_one_totals {
   auto scratch = Backend::template allocate<table_counters>(1, stream);
   Backend::fill_bytes(scratch.data(), sizeof(table_counters), 0, stream);
-  run_batch<Backend>(view(), args, scratch.data(), stream);
+  run_batch<Backend>(word_view(), args, scratch.data(), stream);
   table_counters totals;
   Backend::copy_to_host(&totals, scratch.data(), 1, stream);
   return {totals.inserted, totals.erased, totals.full};
@@ -146,9 +181,10 @@ auto engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::run_
 /// places the leaders by eviction walks, and grows the table if a walk ends
 /// with a homeless key. Returns the number of keys it inserted.
 template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction, find_path FindPath>
-std::uint64_t engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::place_pending(
-    const batch<Key, Value>& args, std::uint64_t pending, stream_type stream) {
+          eviction_policy Eviction, find_path FindPath, class Hash, class KeyEqual>
+std::uint64_t engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash,
+                     KeyEqual>::place_pending(const word_batch& args, std::uint64_t pending,
+                                              stream_type stream) {
   using exec_type = exec<Backend>;
   auto positions = Backend::template allocate<std::size_t>(pending, stream);
   const std::size_t found =
@@ -157,39 +193,57 @@ std::uint64_t engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPa
     throw error("gpuhash: bucketed_cuckoo counted " + std::to_string(pending) +
                 " pending inserts but found " + std::to_string(found));
 
-  auto keys = Backend::template allocate<Key>(pending, stream);
-  auto values = Backend::template allocate<Value>(pending, stream);
+  auto keys = Backend::template allocate<key_word>(pending, stream);
+  auto values = Backend::template allocate<value_word>(pending, stream);
   Backend::gather(args.keys, positions.data(), pending, keys.data(), stream);
-  Backend::gather(static_cast<const Value*>(args.values), positions.data(), pending, values.data(),
-                  stream);
+  Backend::gather(static_cast<const value_word*>(args.values), positions.data(), pending,
+                  values.data(), stream);
   typename Backend::template buffer<operation> ops;
   if (args.kind == batch_kind::apply) {
     ops = Backend::template allocate<operation>(pending, stream);
     Backend::gather(args.ops, positions.data(), pending, ops.data(), stream);
   }
 
-  auto sorted_keys = Backend::template allocate<Key>(pending, stream);
   auto order = Backend::template allocate<std::uint64_t>(pending, stream);
-  exec_type::sort_by_key(keys.data(), pending, sorted_keys.data(), order.data(), stream);
-
-  auto leader_values = Backend::template allocate<Value>(pending, stream);
+  auto leader_keys = Backend::template allocate<key_word>(pending, stream);
+  auto leader_values = Backend::template allocate<value_word>(pending, stream);
   auto walk_statuses = Backend::template allocate<status>(pending, stream);
   auto tally = Backend::template allocate<table_counters>(1, stream);
   Backend::fill_bytes(tally.data(), sizeof(table_counters), 0, stream);
   const operation default_op =
       args.kind == batch_kind::upsert ? operation::upsert : operation::insert;
-  exec_type::for_each_tally(
-      pending,
-      resolve_pending<Key, Value>{pending, sorted_keys.data(), order.data(), values.data(),
+  const auto resolve = [&](const auto* groups) {
+    using group_type = std::remove_cvref_t<decltype(*groups)>;
+    exec_type::for_each_tally(pending,
+                              resolve_pending<key_word, value_word, group_type, equal_type>{
+                                  pending, groups, order.data(), keys.data(), values.data(),
                                   args.kind == batch_kind::apply ? ops.data() : nullptr, default_op,
-                                  positions.data(), args.statuses, leader_values.data(),
-                                  walk_statuses.data()},
-      tally.data(), stream);
+                                  positions.data(), args.statuses, equal_type{}, leader_keys.data(),
+                                  leader_values.data(), walk_statuses.data()},
+                              tally.data(), stream);
+  };
+  if constexpr (sizeof(key_word) <= 8 && std::is_same_v<equal_type, word_equal>) {
+    // Equal keys are equal words: sorted by key.
+    auto sorted_keys = Backend::template allocate<key_word>(pending, stream);
+    exec_type::sort_by_key(keys.data(), pending, sorted_keys.data(), order.data(), stream);
+    resolve(sorted_keys.data());
+  } else {
+    // Keys equal under a policy may differ in their bytes, and 16-byte words
+    // have no radix sort: sorted by hash, which equal keys share.
+    auto hashes = Backend::template allocate<std::uint64_t>(pending, stream);
+    exec_type::for_each(
+        pending,
+        hash_keys<key_word, hash_type>{hash_type{Hash{}, seed_}, keys.data(), hashes.data()},
+        stream);
+    auto sorted_hashes = Backend::template allocate<std::uint64_t>(pending, stream);
+    exec_type::sort_by_key(hashes.data(), pending, sorted_hashes.data(), order.data(), stream);
+    resolve(sorted_hashes.data());
+  }
   exec_type::for_each_tally(
       pending,
-      walk_pending<view_type>{view(), sorted_keys.data(), leader_values.data(),
-                              walk_statuses.data(), murmur3_fmix64(seed_ ^ ++walks_),
-                              max_exchanges},
+      walk_pending<word_view_type>{word_view(), leader_keys.data(), leader_values.data(),
+                                   walk_statuses.data(), murmur3_fmix64(seed_ ^ ++walks_),
+                                   max_exchanges},
       tally.data(), stream);
   table_counters outcome;
   Backend::copy_to_host(&outcome, tally.data(), 1, stream);
@@ -198,12 +252,12 @@ std::uint64_t engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPa
     // Homeless keys (walks that ran out of exchanges): grow and insert them.
     auto homeless = Backend::template allocate<std::size_t>(outcome.full, stream);
     Backend::select_positions(walk_statuses.data(), pending, status::full, homeless.data(), stream);
-    auto homeless_keys = Backend::template allocate<Key>(outcome.full, stream);
-    auto homeless_values = Backend::template allocate<Value>(outcome.full, stream);
-    Backend::gather(static_cast<const Key*>(sorted_keys.data()), homeless.data(), outcome.full,
+    auto homeless_keys = Backend::template allocate<key_word>(outcome.full, stream);
+    auto homeless_values = Backend::template allocate<value_word>(outcome.full, stream);
+    Backend::gather(static_cast<const key_word*>(leader_keys.data()), homeless.data(), outcome.full,
                     homeless_keys.data(), stream);
-    Backend::gather(static_cast<const Value*>(leader_values.data()), homeless.data(), outcome.full,
-                    homeless_values.data(), stream);
+    Backend::gather(static_cast<const value_word*>(leader_values.data()), homeless.data(),
+                    outcome.full, homeless_values.data(), stream);
     rehash(2 * capacity(), stream);
     insert_unique(homeless_keys.data(), homeless_values.data(), outcome.full, stream);
   }
@@ -211,31 +265,32 @@ std::uint64_t engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPa
 }
 
 template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction, find_path FindPath>
-void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::insert_unique(
-    const Key* keys, const Value* values, std::size_t n, stream_type stream) {
+          eviction_policy Eviction, find_path FindPath, class Hash, class KeyEqual>
+void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash,
+            KeyEqual>::insert_unique(const key_word* keys, const value_word* values, std::size_t n,
+                                     stream_type stream) {
   if (n == 0) return;
   auto statuses = Backend::template allocate<status>(n, stream);
-  const batch<Key, Value> args{
-      batch_kind::insert, n, keys, const_cast<Value*>(values), nullptr, statuses.data(), nullptr};
+  const word_batch args{batch_kind::insert, n,      keys, const_cast<value_word*>(values), nullptr,
+                        statuses.data(),    nullptr};
   const phase_one_totals totals = run_phase_one(args, stream);
   if (totals.pending != 0) place_pending(args, totals.pending, stream);
 }
 
 template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction, find_path FindPath>
-void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::rehash(
+          eviction_policy Eviction, find_path FindPath, class Hash, class KeyEqual>
+void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash, KeyEqual>::rehash(
     std::size_t min_capacity, stream_type stream) {
   using exec_type = exec<Backend>;
   const std::uint64_t live =
-      exec_type::count_if(slots_.data(), capacity(), is_live_slot<view_type>{}, stream);
+      exec_type::count_if(slots_.data(), capacity(), is_live_slot<word_view_type>{}, stream);
   auto live_slots = Backend::template allocate<slot_type>(live, stream);
-  exec_type::select_if(slots_.data(), capacity(), live_slots.data(), is_live_slot<view_type>{},
+  exec_type::select_if(slots_.data(), capacity(), live_slots.data(), is_live_slot<word_view_type>{},
                        stream);
-  auto keys = Backend::template allocate<Key>(live, stream);
-  auto values = Backend::template allocate<Value>(live, stream);
-  exec_type::for_each(live, unpack_slot<view_type>{live_slots.data(), keys.data(), values.data()},
-                      stream);
+  auto keys = Backend::template allocate<key_word>(live, stream);
+  auto values = Backend::template allocate<value_word>(live, stream);
+  exec_type::for_each(
+      live, unpack_slot<word_view_type>{live_slots.data(), keys.data(), values.data()}, stream);
   engine grown(std::max<std::size_t>(min_capacity, live), seed_, stream);
   grown.walks_ = walks_;
   grown.insert_unique(keys.data(), values.data(), live, stream);
@@ -243,10 +298,14 @@ void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::reha
 }
 
 template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction, find_path FindPath>
-void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath>::retrieve_all(
-    Key* keys, Value* values, std::size_t count, stream_type stream) const {
-  retrieve_live<Backend, view_type>(slots_.data(), capacity(), keys, values, count, stream, name);
+          eviction_policy Eviction, find_path FindPath, class Hash, class KeyEqual>
+void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash,
+            KeyEqual>::retrieve_all(Key* keys, Value* values, std::size_t count,
+                                    stream_type stream) const {
+  // Keys and values are stored as their words: the output arrays take them.
+  retrieve_live<Backend, word_view_type>(
+      slots_.data(), capacity(), reinterpret_cast<key_word*>(keys),
+      reinterpret_cast<value_word*>(values), count, stream, name);
 }
 
 }  // namespace gpuhash::detail::bucketed_cuckoo

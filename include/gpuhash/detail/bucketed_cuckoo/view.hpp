@@ -3,12 +3,19 @@
 // backends. Phase 1 (find, insert, upsert, update, erase) never moves a key;
 // place() is the eviction walk of phase 2. Protocol and proofs:
 // docs/designs/bucketed_cuckoo.md.
+//
+// The view works over key and value words (std::uint32_t, std::uint64_t,
+// unsigned __int128): a table of the user's types (gpuhash/key_types.hpp)
+// stores their bytes as words, and its policies reach the view as the hash
+// (seeded once per choice) and the key equality over words; typed_view.hpp
+// converts keys and values at the edges.
 
 #include <cstdint>
 #include <type_traits>
 
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/slot_steps.hpp"
+#include "gpuhash/detail/typed_view.hpp"
 #include "gpuhash/hash.hpp"
 #include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
@@ -37,17 +44,31 @@ struct walk_result {
   Value value;
 };
 
+/// The slot steps for a key word and a value word: packed_pair's one-word
+/// slots for 4/4 bytes, published_pair's key and value words for every
+/// other pair (16-byte slots, or 32-byte ones where a word has 16 bytes).
+template <class Key, class Value>
+using slot_steps_for = std::conditional_t<sizeof(Key) == 4 && sizeof(Value) == 4,
+                                          packed_slots<Key, Value>, pair_slots<Key, Value>>;
+
+/// The per-key algorithms over key words `Key` and value words `Value`.
+/// `Hash` hashes a key word under the `seed` member it carries
+/// (policy_hash): each choice gets a copy seeded with its own member of a
+/// hash_family, so for integer keys under key_bytes_hash choice i hashes
+/// as hash_family's member i, seeded_hash. `Equal` compares a stored key
+/// word with a searched one (word_equal, or a key type's policy_equal).
 template <class Key, class Value, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction = eviction_policy::lookahead>
+          eviction_policy Eviction = eviction_policy::lookahead,
+          class Hash = policy_hash<Key, key_bytes_hash<Key>>, class Equal = word_equal>
 class table_view
-    : public view_writes<table_view<Key, Value, BucketBytes, Choices, Eviction>, Key, Value> {
+    : public view_writes<table_view<Key, Value, BucketBytes, Choices, Eviction, Hash, Equal>, Key,
+                         Value> {
   friend view_writes<table_view, Key, Value>;
 
  public:
   using key_type = Key;
   using mapped_type = Value;
-  using slot_ops =
-      std::conditional_t<sizeof(Key) == 4, packed_slots<Key, Value>, pair_slots<Key, Value>>;
+  using slot_ops = slot_steps_for<Key, Value>;
   using slot_type = typename slot_ops::slot_type;
 
   static constexpr std::uint32_t slots_per_bucket = BucketBytes / sizeof(slot_type);
@@ -58,16 +79,26 @@ class table_view
   static_assert(Choices >= 2 && Choices <= 4,
                 "gpuhash::bucketed_cuckoo_map: 2 to 4 bucket choices per key");
   static constexpr auto reserved_keys = slot_ops::reserved_keys;
-  /// Lanes of a cooperative find (tile_find.cuh): one per 16-byte piece of a bucket.
-  static constexpr unsigned find_tile_size = BucketBytes / 16;
+  /// Whether the view has a cooperative find (tile_find.cuh): slots of at
+  /// most 16 bytes, so that each lane's 16-byte piece holds whole slots, and
+  /// keys that are equal exactly when their words are.
+  static constexpr bool has_tile_find =
+      sizeof(slot_type) <= 16 && std::is_same_v<Equal, word_equal>;
+  /// Lanes of a cooperative find: one per 16-byte piece of a bucket (0: none).
+  static constexpr unsigned find_tile_size = has_tile_find ? BucketBytes / 16 : 0;
 
   table_view() = default;
-  GPUHASH_HD table_view(slot_type* slots, std::uint64_t buckets, std::uint64_t seed)
-      : slots_(slots), buckets_(buckets) {
-    const hash_family<Key> family{seed};
+  /// `hash` is copied once per choice, each copy with its own seed.
+  GPUHASH_HD table_view(slot_type* slots, std::uint64_t buckets, std::uint64_t seed, Hash hash = {},
+                        Equal equal = {})
+      : slots_(slots), buckets_(buckets), equal_(equal) {
+    // Only member_seed is used, which does not depend on the family's key type.
+    const hash_family<std::uint64_t> family{seed};
     GPUHASH_UNROLL
-    for (std::uint32_t choice = 0; choice < Choices; ++choice)
-      hashes_[choice] = {family.member_seed(choice)};
+    for (std::uint32_t choice = 0; choice < Choices; ++choice) {
+      hashes_[choice] = hash;
+      hashes_[choice].seed = family.member_seed(choice);
+    }
   }
 
   GPUHASH_HD static constexpr bool is_reserved(Key key) { return slot_ops::is_reserved(key); }
@@ -90,7 +121,7 @@ class table_view
     status result = status::not_found;
     probe(key, [&](slot_type* slot, slot_type& copy) {
       const Key seen = slot_ops::settled_key(slot, copy);
-      if (seen == key) {
+      if (equal_(seen, key)) {
         if (value_out != nullptr) *value_out = slot_ops::value(slot, copy);
         result = status::found;
         return true;
@@ -104,7 +135,7 @@ class table_view
   /// find with one cooperative tile of find_tile_size threads per key
   /// (tile_find.cuh), for refs; device only.
   template <class Tile>
-  __device__ status find(const Tile& tile, Key key, Value* value_out) const {
+  __device__ status find(const Tile& tile, Key key, Value* value_out) const requires has_tile_find {
     static_assert(Tile::num_threads() == find_tile_size,
                   "gpuhash: a bucketed cuckoo ref's cooperative find takes tiles of "
                   "cooperative_find_tile threads (cooperative_groups::tiled_partition)");
@@ -113,7 +144,7 @@ class table_view
     return out.result;
   }
   template <class Tile>
-  __device__ bool contains(const Tile& tile, Key key) const {
+  __device__ bool contains(const Tile& tile, Key key) const requires has_tile_find {
     static_assert(Tile::num_threads() == find_tile_size,
                   "gpuhash: a bucketed cuckoo ref's cooperative find takes tiles of "
                   "cooperative_find_tile threads (cooperative_groups::tiled_partition)");
@@ -126,7 +157,7 @@ class table_view
     probe(key, [&](slot_type* slot, slot_type& copy) {
       for (;;) {
         const Key seen = slot_ops::settled_key(slot, copy);
-        if (seen != key) return seen == slot_ops::empty_key;
+        if (!equal_(seen, key)) return seen == slot_ops::empty_key;
         if (slot_ops::bury(slot, copy)) {
           result = status::erased;
           return true;
@@ -261,7 +292,7 @@ class table_view
       // Re-examine the slot until it holds neither our key nor empty.
       for (;;) {
         const Key seen = slot_ops::settled_key(slot, copy);
-        if (seen == key) {
+        if (equal_(seen, key)) {
           if constexpr (Mode == write_mode::insert_if_absent) {
             result = status::exists;
             return true;
@@ -280,7 +311,7 @@ class table_view
           // (see linear_probing/view.hpp; retrying serializes a hot key's
           // writers); a ref's insert_or_assign retries (write_mode says why).
           if (slot_ops::set_value(slot, copy, value) ||
-              (Mode != write_mode::insert_or_assign && slot_ops::key_of(copy) == key)) {
+              (Mode != write_mode::insert_or_assign && equal_(slot_ops::key_of(copy), key))) {
             result = status::updated;
             return true;
           }
@@ -303,7 +334,8 @@ class table_view
 
   slot_type* slots_ = nullptr;
   std::uint64_t buckets_ = 0;
-  seeded_hash<Key> hashes_[Choices] = {};  // one member of a hash_family per choice
+  Hash hashes_[Choices] = {};  // seeded by one member of a hash_family per choice
+  Equal equal_{};
 };
 
 }  // namespace gpuhash::detail::bucketed_cuckoo

@@ -27,11 +27,9 @@ struct table_views {
   using value_word = stored_value_t<Value>;
 
  private:
-  static constexpr bool bitwise = std::is_same_v<KeyEqual, bitwise_equal<Key>>;
   /// Any view of these words, for their sentinels.
   using reserved_type = table_view_for<key_word, value_word>;
-  using equal_type =
-      std::conditional_t<bitwise, word_equal, policy_equal<Key, KeyEqual, reserved_type>>;
+  using equal_type = word_equality<Key, KeyEqual, reserved_type>;
 
  public:
   /// The per-key algorithms over words.

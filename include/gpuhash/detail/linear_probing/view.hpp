@@ -22,6 +22,7 @@
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/slot_layouts.hpp"
 #include "gpuhash/detail/slot_steps.hpp"
+#include "gpuhash/detail/typed_view.hpp"
 #include "gpuhash/hash.hpp"
 #include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
@@ -36,16 +37,6 @@ struct hashed_home {
   seeded_hash<Key> hash;
   std::uint64_t capacity = 0;
   GPUHASH_HD std::uint64_t operator()(Key key) const { return reduce_range(hash(key), capacity); }
-};
-
-/// How a view compares a stored key word with the key it looks for (both
-/// words). The integer tables compare the words; a table of user keys passes
-/// its key-equality policy over them (key_types.hpp, typed_view.hpp).
-struct word_equal {
-  template <class Word>
-  GPUHASH_HD bool operator()(Word stored, Word key) const {
-    return stored == key;
-  }
 };
 
 /// Where a view's slots live, which decides how a search may read them on
