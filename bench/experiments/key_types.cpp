@@ -1,7 +1,8 @@
 // Keys and values of other widths (docs/key_types.md), each rate also in
 // bytes per second against the copy limit measured in the same run:
-//   key_types.width        linear probing at 32/32, 64/64 and 128/128 bits,
-//                          and 64-bit keys with 32- and 128-byte values;
+//   key_types.width        linear probing and bucketed cuckoo at 32/32,
+//                          64/64 and 128/128 bits, and linear probing with
+//                          64-bit keys and 32- and 128-byte values;
 //                          key+value bytes (--n: 2^25 GPU, 2^22 CPU; --load:
 //                          0.5, 0.9; --key-bits=32,64,128; --dist, --backend,
 //                          --reps)
@@ -19,8 +20,8 @@ namespace gpuhash::bench {
 std::vector<experiment> key_types_experiments() {
   return {
       {"key_types.width",
-       "linear probing with 32/32-, 64/64- and 128/128-bit pairs and 64-bit keys with 32- and "
-       "128-byte values: insert / find-hit / find-miss / erase at loads 0.5 and 0.9, also in "
+       "linear probing and bucketed cuckoo with 32/32-, 64/64- and 128/128-bit pairs, and linear "
+       "probing with 64-bit keys and 32- and 128-byte values: insert / find-hit / find-miss / erase at loads 0.5 and 0.9, also in "
        "key+value bytes per second against the copy limit (--n: 2^25 GPU, 2^22 CPU; --load, "
        "--key-bits=32,64,128, --dist, --backend, --reps)",
        [](context& ctx) {

@@ -12,6 +12,7 @@
 #include "../report.hpp"
 #include "../sweep.hpp"
 #include "../workload.hpp"
+#include "gpuhash/bucketed_cuckoo_map_impl.hpp"
 #include "gpuhash/linear_probing_map_impl.hpp"
 #include "width_runs.hpp"
 
@@ -72,7 +73,10 @@ void run_key_widths(context& ctx) {
                    linear_probing_map<std::uint64_t, std::uint64_t, Backend>,
                    linear_probing_map<word128, word128, Backend>,
                    linear_probing_map<std::uint64_t, wide_value<32>, Backend>,
-                   linear_probing_map<std::uint64_t, wide_value<128>, Backend>>(
+                   linear_probing_map<std::uint64_t, wide_value<128>, Backend>,
+                   bucketed_cuckoo_map<std::uint32_t, std::uint32_t, Backend>,
+                   bucketed_cuckoo_map<std::uint64_t, std::uint64_t, Backend>,
+                   bucketed_cuckoo_map<word128, word128, Backend>>(
       ctx, settings, counted_bytes::pair, [](std::size_t) { return true; });
 }
 
