@@ -61,6 +61,24 @@ inline constexpr bool is_bench_wide_value = false;
 template <std::size_t Bytes>
 inline constexpr bool is_bench_wide_value<wide_value<Bytes>> = true;
 
+/// The key and value types each backend compiles the generators and
+/// checkers below for (workload_cpu.cpp, workload_cuda.cu), as lists of
+/// X(Key, Value): the pairs of every experiment, with all of them; and 64-bit
+/// keys with values of other widths (the key_types experiments), with only
+/// what basic_ops.hpp uses (value tags XOR values, which wide ones cannot).
+// clang-format off
+#define GPUHASH_BENCH_PAIRS(X)                                                          \
+  X(std::uint32_t, std::uint32_t)                                                       \
+  X(std::uint64_t, std::uint64_t)                                                       \
+  X(word128, word128)
+#define GPUHASH_BENCH_VALUE_WIDTH_PAIRS(X)                                              \
+  X(std::uint64_t, std::uint32_t)                                                       \
+  X(std::uint64_t, word128)                                                             \
+  X(std::uint64_t, wide_value<32>)                                                      \
+  X(std::uint64_t, wide_value<64>)                                                      \
+  X(std::uint64_t, wide_value<128>)
+// clang-format on
+
 template <class Key>
 struct key_permutation {
   std::uint64_t seed;

@@ -117,22 +117,14 @@ std::size_t count_untagged(cpu_backend, const Key* written, std::size_t n, const
   template void generate_tagged_values<K, V>(cpu_backend, const K*, std::size_t, V*, cpu::stream); \
   template std::size_t count_untagged<K, V>(cpu_backend, const K*, std::size_t, const K*,          \
                                             const V*, const status*, std::size_t, cpu::stream);
-GPUHASH_BENCH_INSTANTIATE(std::uint32_t, std::uint32_t)
-GPUHASH_BENCH_INSTANTIATE(std::uint64_t, std::uint64_t)
-GPUHASH_BENCH_INSTANTIATE(word128, word128)
+GPUHASH_BENCH_PAIRS(GPUHASH_BENCH_INSTANTIATE)
 #undef GPUHASH_BENCH_INSTANTIATE
-// 64-bit keys with values of other widths (the key_types experiments): only
-// what basic_ops.hpp uses (value_tags XOR values, which wide ones cannot).
 #define GPUHASH_BENCH_INSTANTIATE_BASIC_OPS(K, V)                                                 \
   template void generate_keys<K, V>(cpu_backend, const key_spec&, std::uint64_t, std::size_t, K*, \
                                     V*, cpu::stream);                                             \
   template std::size_t count_unexpected<K, V>(cpu_backend, const K*, const V*, const status*,     \
                                               std::size_t, status, cpu::stream);
-GPUHASH_BENCH_INSTANTIATE_BASIC_OPS(std::uint64_t, std::uint32_t)
-GPUHASH_BENCH_INSTANTIATE_BASIC_OPS(std::uint64_t, word128)
-GPUHASH_BENCH_INSTANTIATE_BASIC_OPS(std::uint64_t, wide_value<32>)
-GPUHASH_BENCH_INSTANTIATE_BASIC_OPS(std::uint64_t, wide_value<64>)
-GPUHASH_BENCH_INSTANTIATE_BASIC_OPS(std::uint64_t, wide_value<128>)
+GPUHASH_BENCH_VALUE_WIDTH_PAIRS(GPUHASH_BENCH_INSTANTIATE_BASIC_OPS)
 #undef GPUHASH_BENCH_INSTANTIATE_BASIC_OPS
 
 }  // namespace gpuhash::bench

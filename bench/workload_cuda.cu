@@ -149,22 +149,14 @@ std::size_t count_untagged(cuda_backend, const Key* written, std::size_t n, cons
                                              cudaStream_t);                                        \
   template std::size_t count_untagged<K, V>(cuda_backend, const K*, std::size_t, const K*,         \
                                             const V*, const status*, std::size_t, cudaStream_t);
-GPUHASH_BENCH_INSTANTIATE(std::uint32_t, std::uint32_t)
-GPUHASH_BENCH_INSTANTIATE(std::uint64_t, std::uint64_t)
-GPUHASH_BENCH_INSTANTIATE(word128, word128)
+GPUHASH_BENCH_PAIRS(GPUHASH_BENCH_INSTANTIATE)
 #undef GPUHASH_BENCH_INSTANTIATE
-// 64-bit keys with values of other widths (the key_types experiments): only
-// what basic_ops.hpp uses (value_tags XOR values, which wide ones cannot).
 #define GPUHASH_BENCH_INSTANTIATE_BASIC_OPS(K, V)                                                  \
   template void generate_keys<K, V>(cuda_backend, const key_spec&, std::uint64_t, std::size_t, K*, \
                                     V*, cudaStream_t);                                             \
   template std::size_t count_unexpected<K, V>(cuda_backend, const K*, const V*, const status*,     \
                                               std::size_t, status, cudaStream_t);
-GPUHASH_BENCH_INSTANTIATE_BASIC_OPS(std::uint64_t, std::uint32_t)
-GPUHASH_BENCH_INSTANTIATE_BASIC_OPS(std::uint64_t, word128)
-GPUHASH_BENCH_INSTANTIATE_BASIC_OPS(std::uint64_t, wide_value<32>)
-GPUHASH_BENCH_INSTANTIATE_BASIC_OPS(std::uint64_t, wide_value<64>)
-GPUHASH_BENCH_INSTANTIATE_BASIC_OPS(std::uint64_t, wide_value<128>)
+GPUHASH_BENCH_VALUE_WIDTH_PAIRS(GPUHASH_BENCH_INSTANTIATE_BASIC_OPS)
 #undef GPUHASH_BENCH_INSTANTIATE_BASIC_OPS
 
 }  // namespace gpuhash::bench
