@@ -587,21 +587,24 @@ TYPED_TEST_P(hashgraph_key_types, find_in_bucket_order_answers_as_find_does) {
   seeded_random random;
   map_type table(table_options{16, 0.0f, random.next()});
   // Keys {x, ~0}: 16-byte words whose high half is all ones, the reserved
-  // keys' neighbours. Half the queries' x are never inserted.
-  const auto some_key = [&](std::uint64_t universe) {
-    return wide_key{random.below(universe), ~std::uint64_t{0}};
+  // keys' neighbours. Inserted keys' x are below 400; every other query is
+  // one of them, the rest have x of 400 to 799, never inserted, so that
+  // both answers occur at any test scale.
+  const auto some_key = [&](std::uint64_t from, std::uint64_t to) {
+    return wide_key{from + random.below(to - from), ~std::uint64_t{0}};
   };
   const std::size_t n = scaled(2000);
   std::vector<wide_key> keys(n);
   std::vector<float4_value> values(n);
   for (std::size_t i = 0; i < n; ++i) {
-    keys[i] = some_key(400);
+    keys[i] = some_key(0, 400);
     const auto f = static_cast<float>(i);
     values[i] = float4_value{f, f, f, f};
   }
   table.insert(keys, values);
   std::vector<wide_key> queries(n);
-  for (auto& key : queries) key = some_key(800);
+  for (std::size_t i = 0; i < n; ++i)
+    queries[i] = i % 2 == 0 ? keys[random.below(n)] : some_key(400, 800);
   const auto reserved = map_type::reserved_keys();
   queries.insert(queries.end(), reserved.begin(), reserved.end());
   const std::size_t m = queries.size();
