@@ -1,5 +1,5 @@
-// The item store's segmented LRU (item_store.hpp): memcached's HOT, WARM and
-// COLD lists of a class, its do_item_bump and do_item_update, its
+// The item store's segmented LRU (item_store.hpp): memcached's HOT, WARM,
+// COLD and TEMP lists of a class, its do_item_bump and do_item_update, its
 // lru_pull_tail and its LRU maintainer's juggle, run at fixed points instead
 // of on a thread.
 
@@ -75,13 +75,13 @@ void item_store::update(location where) {
 
 /// memcached's lru_pull_tail on one segment of a class: up to 5 items from
 /// its tail. A dead one is reclaimed and the walk goes on. The first live
-/// one ends it: in HOT or WARM, an active item goes to WARM's head (from
-/// WARM the walk goes on), an idle one to COLD when the segment holds more
-/// than its share of `total_bytes` or the item is older than `max_age`
-/// seconds; in COLD it is evicted with pull_mode::evict (not under -M), or
-/// moved to WARM when active. `keep` is never removed: passed over as
-/// memcached passes over an item a worker holds locked, though it may move.
-/// Returns the items removed or moved.
+/// one ends it: in TEMP it stays where it is; in HOT or WARM, an active
+/// item goes to WARM's head (from WARM the walk goes on), an idle one to
+/// COLD when the segment holds more than its share of `total_bytes` or the
+/// item is older than `max_age` seconds; in COLD it is evicted with
+/// pull_mode::evict (not under -M), or moved to WARM when active. `keep` is
+/// never removed: passed over as memcached passes over an item a worker
+/// holds locked, though it may move. Returns the items removed or moved.
 int item_store::pull_tail(std::size_t size_class, lru_segment from, pull_mode mode,
                           std::size_t total_bytes, std::int64_t max_age, location keep) {
   size_class_state& state = size_classes_[size_class - 1];
@@ -103,6 +103,7 @@ int item_store::pull_tail(std::size_t size_class, lru_segment from, pull_mode mo
       search = next;
       continue;
     }
+    if (from == lru_segment::temp) break;  // TEMP's live items are never moved or evicted
     if (from == lru_segment::cold) {
       if (mode == pull_mode::evict) {
         if (config.evict) {
@@ -155,16 +156,22 @@ void item_store::remove_from_tail(size_class_state& state, location where, item&
   free_item(where, it);
 }
 
-/// memcached's lru_maintainer_juggle for one class: HOT's and WARM's tails
-/// are pulled against their shares of the class's bytes and against ages of
-/// hot_max_factor and warm_max_factor times COLD's tail age, and COLD's
-/// tail for active items (and, in all three, dead ones), until a round
-/// moves nothing. `keep` is never removed.
+/// memcached's lru_maintainer_juggle for one class: with temp_lru, TEMP's
+/// tail is pulled for dead items until a pull reclaims none; then HOT's and
+/// WARM's tails are pulled against their shares of the bytes of HOT, WARM
+/// and COLD and against ages of hot_max_factor and warm_max_factor times
+/// COLD's tail age, and COLD's tail for active items (and, in all three,
+/// dead ones), until a round moves nothing. `keep` is never removed.
 void item_store::juggle(std::size_t size_class, location keep) {
   if (!classes_.config().lru_segmented) return;
   ++juggles_;
   const store_config& config = classes_.config();
   const size_class_state& state = size_classes_[size_class - 1];
+  if (config.temp_lru) {
+    // TEMP first, for its dead items only
+    for (int round = 0; round < juggle_rounds; ++round)
+      if (pull_tail(size_class, lru_segment::temp, pull_mode::move, 0, 0, keep) <= 0) break;
+  }
   const location cold_tail = state.lru[segment_index(lru_segment::cold)].tail;
   const std::int64_t cold_age =
       cold_tail == no_location ? 0 : std::max<std::int64_t>(0, now_ - at(cold_tail).accessed_at);
@@ -174,7 +181,8 @@ void item_store::juggle(std::size_t size_class, location keep) {
   const auto warm_age =
       static_cast<std::int64_t>(static_cast<double>(cold_age) * config.warm_max_factor);
   std::size_t total_bytes = 0;
-  for (const lru_list& list : state.lru) total_bytes += list.bytes;
+  for (const lru_segment segment : {lru_segment::hot, lru_segment::warm, lru_segment::cold})
+    total_bytes += state.lru[segment_index(segment)].bytes;
   for (int round = 0; round < juggle_rounds; ++round) {
     int moved = 0;
     if (pull_tail(size_class, lru_segment::hot, pull_mode::move, total_bytes, hot_age, keep) != 0 ||
@@ -183,6 +191,16 @@ void item_store::juggle(std::size_t size_class, location keep) {
     moved += pull_tail(size_class, lru_segment::cold, pull_mode::move, total_bytes, 0, keep);
     if (moved == 0) break;
   }
+}
+
+/// memcached's do_item_alloc: with temp_lru, an item goes to TEMP when its
+/// expiry minus now, in unsigned seconds, is at most temporary_ttl. With
+/// temporary_ttl below 2^31 that leaves out items that never expire (0)
+/// and those already expired.
+bool item_store::is_temporary(const item& it) const noexcept {
+  const store_config& config = classes_.config();
+  return config.temp_lru && it.expires_at != 0 && it.expires_at >= now_ &&
+         it.expires_at - now_ <= std::int64_t{config.temporary_ttl};
 }
 
 /// Moves a linked item to the head of segment `to` (its own: to its head).

@@ -148,8 +148,13 @@ void item_store::link(location where) {
   assert(it.size_class != 0 && "link: the chunk is free");
   assert(!it.linked && "link: the item is already linked");
   size_class_state& state = size_classes_[it.size_class - 1];
-  // memcached's do_item_alloc: new items enter HOT, or COLD without segments
-  it.segment = classes_.config().lru_segmented ? lru_segment::hot : lru_segment::cold;
+  // memcached's do_item_alloc: short-lived items enter TEMP, the others HOT,
+  // or COLD without segments
+  if (is_temporary(it)) {
+    it.segment = lru_segment::temp;
+  } else {
+    it.segment = classes_.config().lru_segmented ? lru_segment::hot : lru_segment::cold;
+  }
   it.active = false;
   const std::size_t size = reported_size(it);
   it.linked = true;

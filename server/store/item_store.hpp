@@ -7,10 +7,13 @@
 // lru_pull_tail).
 //
 // The LRU (docs/designs/server.md, "The LRU"): a class's items are in HOT,
-// WARM or COLD. A linked item enters HOT; a second read marks it active;
-// memcached's LRU maintainer (lru_maintainer_juggle) moves HOT's and WARM's
-// tails to COLD past their share of the class's bytes or their age, active
-// ones to WARM, and a read of an active COLD item moves it to WARM. There is
+// WARM or COLD, or with temp_lru in TEMP. A linked item enters TEMP when its
+// expiry is at most temporary_ttl seconds away, else HOT; a second read
+// marks it active; memcached's LRU maintainer (lru_maintainer_juggle)
+// reclaims TEMP's dead tail, moves HOT's and WARM's tails to COLD past their
+// share of the class's bytes or their age, active ones to WARM, and a read
+// of an active COLD item moves it to WARM. TEMP's items never move and are
+// never evicted. There is
 // no maintainer thread here: the store juggles a class after each link into
 // it and after each move a read makes, and every class when the clock
 // (set_now) reaches a new second, so what it holds depends on the stores,
@@ -51,9 +54,10 @@ using location = std::uint32_t;
 inline constexpr location no_location = 0xFFFFFFFFu;
 inline constexpr location block_location = 0x80000000u;
 
-/// memcached's LRU segments of a class (its HOT_LRU, WARM_LRU and COLD_LRU).
-enum class lru_segment : std::uint8_t { hot, warm, cold };
-inline constexpr std::size_t lru_segments = 3;
+/// memcached's LRU segments of a class (its HOT_LRU, WARM_LRU, COLD_LRU and
+/// TEMP_LRU), in memcached's order.
+enum class lru_segment : std::uint8_t { hot, warm, cold, temp };
+inline constexpr std::size_t lru_segments = 4;
 constexpr std::size_t segment_index(lru_segment segment) noexcept {
   return static_cast<std::size_t>(segment);
 }
@@ -109,7 +113,8 @@ enum class tail_removal : std::uint8_t {
 struct class_stats {
   std::size_t linked_items = 0;
   std::size_t requested_bytes = 0;  ///< the linked items' reported sizes (mem_requested)
-  /// The linked items in each segment (number_hot, number_warm, number_cold).
+  /// The linked items in each segment (number_hot, number_warm, number_cold,
+  /// number_temp).
   std::array<std::size_t, lru_segments> segment_items{};
   // Counts since start or the last reset_counts:
   std::uint64_t evictions = 0;    ///< live items evicted to make room
@@ -171,16 +176,19 @@ class item_store {
   void set_now(std::int64_t now);
   std::int64_t now() const noexcept { return now_; }
 
-  /// Puts an item at the head of its class's HOT (COLD when not segmented),
-  /// then juggles the class.
+  /// Puts an item at the head of its class's TEMP when temp_lru is on and
+  /// its expiry (item::expires_at, set before the link) is now or at most
+  /// temporary_ttl seconds away, as memcached's do_item_alloc chooses; else
+  /// at HOT's head (COLD's when not segmented). Then juggles the class.
   void link(location where);
   /// Takes an item out of the LRU and frees its chunk.
   void unlink(location where);
   /// A read of a linked item (get, gets, gat, touch, mg): memcached's
   /// do_item_bump. Segmented: the first read marks it fetched, the next
-  /// active; an item made active in HOT or WARM has its time set, in COLD
-  /// it moves to WARM's head (memcached queues that move for its maintainer;
-  /// here it is made at once). Not segmented: marked fetched, then update.
+  /// active; an item made active in HOT, WARM or TEMP has its time set, in
+  /// COLD it moves to WARM's head (memcached queues that move for its
+  /// maintainer; here it is made at once). Not segmented: marked fetched,
+  /// then update.
   void bump(location where);
   /// memcached's do_item_update (an incr in place, an add refused over the
   /// item): segmented, an active COLD item moves to WARM, any other has its
@@ -264,6 +272,7 @@ class item_store {
                 std::int64_t max_age, location keep);
   void remove_from_tail(size_class_state& state, location where, item& it, bool dead);
   void juggle(std::size_t size_class, location keep);
+  bool is_temporary(const item& it) const noexcept;
   void move_to(size_class_state& state, location where, item& it, lru_segment to) noexcept;
   location take_chunk(std::size_t size_class);
   location take_block(std::size_t bytes, const chunked_layout& layout, std::size_t ledger_class);

@@ -198,7 +198,9 @@ std::int64_t cache::expiry_of(std::int64_t exptime) const noexcept {
   if (exptime == 0) return 0;
   if (exptime < 0) return 1;  // a time long past: already expired
   if (exptime <= thirty_days) return now_ + exptime;
-  return exptime <= now_ ? 1 : exptime;
+  // a time before now is long past; now itself is kept, as memcached keeps
+  // it: dead at once, reclaimed from the next second, in TEMP with temp_lru
+  return exptime < now_ ? 1 : exptime;
 }
 
 void cache::flush(std::int64_t delay) noexcept {
