@@ -5,6 +5,7 @@ out; evictions take COLD's tail, oldest first; `stats items`' number_hot,
 number_warm and number_cold add up to the class's items, and its moves and
 `stats`' totals count what happened. Run against memcached too
 (run_integration.py --memcached): every number expected here is memcached's.
+test_temp_lru.py tests the TEMP segment (-o temporary_ttl).
 
 Both servers run with one worker thread (`-t 1`: gpuhash-server keeps one
 shard, whose LRUs are the whole class's) and `-m 2`, the least memcached
@@ -42,14 +43,14 @@ def key_of(i):
     return b"key%05d" % i
 
 
-def store_range(c, first, count):
+def store_range(c, first, count, exptime=0):
     """Sets key_of(first) .. key_of(first + count - 1), ITEM_BYTES each as
     memcached counts them, a few hundred to a write (noreply)."""
     value = b"v" * value_for(ITEM_BYTES, key_of(0))
     for start in range(first, first + count, 200):
         end = min(first + count, start + 200)
-        c.send(b"".join(b"set %s 0 0 %d noreply\r\n%s\r\n" % (key_of(i), len(value), value)
-                        for i in range(start, end)))
+        c.send(b"".join(b"set %s 0 %d %d noreply\r\n%s\r\n"
+                        % (key_of(i), exptime, len(value), value) for i in range(start, end)))
         c.sync()
 
 
@@ -62,12 +63,12 @@ def read_range(c, first, count):
     return found
 
 
-def settled(c, ready, timeout=10.0):
+def settled(c, ready, timeout=10.0, size_class=SIZE_CLASS):
     """Polls `stats items`' class until ready(its fields) holds; returns them.
     gpuhash-server is ready at once, memcached once its maintainer has run."""
     deadline = time.monotonic() + timeout
     while True:
-        numbers = items(c).get(SIZE_CLASS, {})
+        numbers = items(c).get(size_class, {})
         if ready(numbers) or time.monotonic() > deadline:
             return numbers
         time.sleep(0.05)
