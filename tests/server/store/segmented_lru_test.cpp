@@ -1,10 +1,10 @@
 // Tests of the item store's segmented LRU (memcached 1.6's HOT, WARM, COLD
 // and TEMP per class, item_store.hpp): where new items go, the shares HOT
 // and WARM keep, reads that make items active and move them, ages on the
-// store's clock, dead items reclaimed at any tail, eviction from COLD, and
-// TEMP's short-lived items, never moved nor evicted. The numbers expected
-// are memcached's for the same steps, with its LRU maintainer's juggle run
-// after each step.
+// store's clock, dead items reclaimed at any tail, eviction from COLD, the
+// juggles after deletes, reads and allocations, and TEMP's short-lived
+// items, never moved nor evicted. The numbers expected are memcached's for
+// the same steps, with its LRU maintainer's juggle run after each step.
 
 #include <gtest/gtest.h>
 
@@ -107,6 +107,8 @@ TEST(segmented_lru, a_second_read_moves_a_cold_item_to_warm) {
   std::vector<location> items;
   for (std::size_t i = 0; i < 10; ++i) items.push_back(s.store_item(i));
   s.store.set_now(start_time + 100);  // (HOT's two, idle, go to COLD)
+  s.store.bump(items[1]);
+  s.store.bump(items[1]);  // 1 goes to WARM first, so that 0 will not be WARM's tail
   const item& first = s.store.at(items[0]);
   s.store.bump(items[0]);
   EXPECT_TRUE(first.fetched);
@@ -117,22 +119,23 @@ TEST(segmented_lru, a_second_read_moves_a_cold_item_to_warm) {
   EXPECT_EQ(first.segment, lru_segment::warm);
   EXPECT_FALSE(first.active) << "the move uses the mark up";
   EXPECT_EQ(first.accessed_at, start_time + 100);
-  EXPECT_EQ(s.first_class().moves_to_warm, 1u);
+  EXPECT_EQ(s.first_class().moves_to_warm, 2u);
   // a third read marks it active again, in WARM, with its time set
   s.store.set_now(start_time + 101);
   s.store.bump(items[0]);
   EXPECT_TRUE(first.active);
   EXPECT_EQ(first.segment, lru_segment::warm);
   EXPECT_EQ(first.accessed_at, start_time + 101);
+  s.store.set_now(start_time + 102);
   s.store.bump(items[0]);  // an active item's reads change nothing
   EXPECT_EQ(first.accessed_at, start_time + 101);
-  EXPECT_EQ(s.first_class().moves_to_warm, 1u);
+  EXPECT_EQ(s.first_class().moves_to_warm, 2u);
+  EXPECT_EQ(s.first_class().moves_within_lru, 0u);
   // an incr sets the time only
-  s.store.set_now(start_time + 102);
-  s.store.update(items[1]);
-  EXPECT_EQ(s.store.at(items[1]).accessed_at, start_time + 102);
-  EXPECT_EQ(s.store.at(items[1]).segment, lru_segment::cold);
-  EXPECT_FALSE(s.store.at(items[1]).fetched);
+  s.store.update(items[2]);
+  EXPECT_EQ(s.store.at(items[2]).accessed_at, start_time + 102);
+  EXPECT_EQ(s.store.at(items[2]).segment, lru_segment::cold);
+  EXPECT_FALSE(s.store.at(items[2]).fetched);
 }
 
 TEST(segmented_lru, warm_keeps_two_fifths_and_moves_its_active_tail_to_its_head) {
@@ -149,29 +152,41 @@ TEST(segmented_lru, warm_keeps_two_fifths_and_moves_its_active_tail_to_its_head)
   class_stats stats = s.first_class();
   EXPECT_EQ(stats.moves_to_warm, 8u);
   EXPECT_EQ(stats.moves_to_cold, 8u + 4u);
-  // WARM's tail, active, goes back to WARM's head when WARM is juggled
-  s.store.bump(items[4]);  // read before: active, and in WARM only that
+  // WARM's tail, made active, goes back to WARM's head in the juggle after the read
+  s.store.bump(items[4]);  // read before: active
+  EXPECT_EQ(s.segments()[warm], keys_of({4, 7, 6, 5}));
+  EXPECT_EQ(s.first_class().moves_within_lru, 1u);
+  EXPECT_FALSE(s.store.at(items[4]).active);
   s.store.bump(items[2]);  // read before: active, so it moves to WARM, over its share
   EXPECT_EQ(s.segments(),
-            (segment_keys{keys_of({9, 8}), keys_of({4, 2, 7, 6}), keys_of({5, 3, 1, 0}), {}}));
+            (segment_keys{keys_of({9, 8}), keys_of({2, 4, 7, 6}), keys_of({5, 3, 1, 0}), {}}));
   stats = s.first_class();
   EXPECT_EQ(stats.moves_within_lru, 1u);
-  EXPECT_FALSE(s.store.at(items[4]).active);
+  EXPECT_EQ(stats.moves_to_cold, 8u + 4u + 1u);
 }
 
-TEST(segmented_lru, an_active_item_leaves_hot_for_warm) {
+TEST(segmented_lru, an_active_item_leaves_hot_for_warm_once_it_is_hots_tail) {
   segmented_store s;
   std::vector<location> items;
   for (std::size_t i = 0; i < 10; ++i) items.push_back(s.store_item(i));
-  s.store.bump(items[8]);
-  s.store.bump(items[8]);
-  EXPECT_TRUE(s.store.at(items[8]).active);
-  EXPECT_EQ(s.store.at(items[8]).segment, lru_segment::hot) << "active, it stays until pulled";
-  s.store_item(10);  // HOT's tail (8, active) goes to WARM; 10 and 9 are within HOT's share
+  // 9 is HOT's head: made active, it stays until it is pulled from the tail
+  s.store.bump(items[9]);
+  s.store.bump(items[9]);
+  EXPECT_TRUE(s.store.at(items[9]).active);
+  EXPECT_EQ(s.store.at(items[9]).segment, lru_segment::hot);
+  // HOT's tail (8, idle) goes to COLD, over HOT's share; then 9, active, to
+  // WARM whatever the share (memcached rescues active items)
+  const location ten = s.store_item(10);
   EXPECT_EQ(s.segments(),
-            (segment_keys{keys_of({10, 9}), keys_of({8}), keys_of({7, 6, 5, 4, 3, 2, 1, 0}), {}}));
-  EXPECT_FALSE(s.store.at(items[8]).active);
+            (segment_keys{keys_of({10}), keys_of({9}), keys_of({8, 7, 6, 5, 4, 3, 2, 1, 0}), {}}));
+  EXPECT_FALSE(s.store.at(items[9]).active);
   EXPECT_EQ(s.first_class().moves_to_warm, 1u);
+  // HOT's tail made active moves at once: the juggle after the read pulls it
+  s.store.bump(ten);
+  s.store.bump(ten);
+  EXPECT_TRUE(s.segments()[hot].empty());
+  EXPECT_EQ(s.segments()[warm], keys_of({10, 9}));
+  EXPECT_EQ(s.first_class().moves_to_warm, 2u);
 }
 
 TEST(segmented_lru, idle_items_leave_hot_as_the_clock_passes_a_fifth_of_colds_age) {
@@ -259,6 +274,85 @@ TEST(segmented_lru, stats_reset_zeroes_the_moves) {
   EXPECT_EQ(s.first_class().moves_to_cold, 0u);
   EXPECT_EQ(s.store.juggles(), 0u);
   EXPECT_EQ(s.first_class().segment_items[cold], 8u) << "a reset drops counts, not items";
+}
+
+// ---- the juggles after a delete, a read, an allocation and a flush --------------
+
+TEST(segmented_lru, a_delete_juggles_its_class) {
+  segmented_store s;
+  std::vector<location> items;
+  for (std::size_t i = 0; i < 10; ++i) items.push_back(s.store_item(i));
+  // with 9 items left, HOT's two are over a fifth: its tail goes to COLD
+  s.store.unlink(items[0]);
+  EXPECT_EQ(s.segments(), (segment_keys{keys_of({9}), {}, keys_of({8, 7, 6, 5, 4, 3, 2, 1}), {}}));
+  EXPECT_EQ(s.first_class().moves_to_cold, 9u);
+  for (std::size_t i = 1; i < 6; ++i) s.store.unlink(items[i]);
+  EXPECT_EQ(s.segments(), (segment_keys{{}, {}, keys_of({9, 8, 7, 6}), {}}));
+  EXPECT_EQ(s.first_class().moves_to_cold, 10u);
+}
+
+TEST(segmented_lru, a_store_in_another_class_juggles_the_class_of_the_item_it_replaces) {
+  segmented_store s;
+  std::vector<location> items;
+  for (std::size_t i = 0; i < 10; ++i) items.push_back(s.store_item(i));
+  allocation_error error = allocation_error::none;
+  const location larger = s.store.allocate(segmented_store::key_of(0), 40, 0, error);
+  ASSERT_EQ(error, allocation_error::none);
+  ASSERT_NE(s.store.at(larger).size_class, 1u);
+  s.store.link(larger, items[0]);
+  EXPECT_EQ(s.first_class().linked_items, 9u);
+  EXPECT_EQ(s.first_class().segment_items[hot], 1u) << "9 items: HOT keeps one";
+  EXPECT_EQ(s.first_class().moves_to_cold, 9u);
+}
+
+TEST(segmented_lru, a_read_never_reclaims_the_item_it_reads) {
+  segmented_store s;
+  s.store.on_dead_check([](const item& it) { return it.expires_at == 1; });
+  std::vector<location> items;
+  for (std::size_t i = 0; i < 10; ++i) items.push_back(s.store_item(i));
+  s.store.bump(items[8]);               // HOT's tail: fetched
+  s.store.at(items[8]).expires_at = 1;  // a touch made it dead
+  s.store.bump(items[8]);               // active: the juggle passes over it
+  EXPECT_TRUE(s.store.at(items[8]).linked);
+  EXPECT_EQ(s.first_class().reclaimed, 0u);
+  s.store_item(10);  // the next juggle reclaims it from HOT's tail
+  EXPECT_FALSE(s.store.at(items[8]).linked);
+  EXPECT_EQ(s.first_class().reclaimed, 1u);
+}
+
+TEST(segmented_lru, an_allocation_that_evicted_is_followed_by_a_juggle) {
+  segmented_store s;
+  s.store_item(0);  // COLD's tail, 60 s old below
+  s.store.set_now(start_time + 50);
+  const std::size_t chunks = s.ledger.classes().chunks_per_page(1);
+  for (std::size_t i = 1; i < chunks; ++i) s.store_item(i);
+  // HOT's items, 10 s idle, are within a fifth of COLD's 60 s
+  s.store.set_now(start_time + 60);
+  const std::size_t in_hot = s.first_class().segment_items[hot];
+  ASSERT_GT(in_hot, 0u);
+  // a store refused after its allocation evicted COLD's tail: the release
+  // juggles the class, and COLD's tail is now 10 s old, which HOT's are over
+  allocation_error error = allocation_error::none;
+  const location refused = s.store.allocate("refused", 8, 0, error);
+  ASSERT_EQ(error, allocation_error::none);
+  EXPECT_EQ(s.first_class().evictions, 1u);
+  EXPECT_EQ(s.first_class().segment_items[hot], in_hot) << "the allocation alone juggles nothing";
+  const std::uint64_t moves_before = s.first_class().moves_to_cold;
+  s.store.release(refused);
+  EXPECT_EQ(s.first_class().segment_items[hot], 0u);
+  EXPECT_EQ(s.first_class().moves_to_cold, moves_before + in_hot);
+}
+
+TEST(segmented_lru, juggling_every_class_reclaims_what_a_flush_made_dead) {
+  segmented_store s;
+  std::vector<location> items;
+  for (std::size_t i = 0; i < 10; ++i) items.push_back(s.store_item(i));
+  bool flushed = false;
+  s.store.on_dead_check([&](const item&) { return flushed; });
+  flushed = true;
+  s.store.juggle_all();
+  EXPECT_EQ(s.first_class().linked_items, 0u);
+  EXPECT_EQ(s.first_class().reclaimed, 10u);
 }
 
 // ---- TEMP (memcached's temp_lru) ---------------------------------------------------
