@@ -9,7 +9,7 @@ its first live item. Run against memcached too (run_integration.py
 
 As test_lru.py: one worker thread (`-t 1`: gpuhash-server keeps one shard)
 and `-m 2`, where items of class 12 fill 2 pages; each step waits for
-memcached's maintainer (`settled`).
+memcached's maintainer (`settled`), where gpuhash-server is asked once.
 """
 
 import time
