@@ -154,7 +154,9 @@ constexpr auto suboptions = std::to_array<suboption_group>({
     {"lru_crawler_tocrawl", sub_value::integer, 0, u32, slab_reason},
     {"hot_lru_pct warm_lru_pct", sub_value::integer, 1, 79, honoured},
     {"hot_max_factor warm_max_factor", sub_value::real, 0, unbounded, honoured},
-    {"temporary_ttl", sub_value::integer, int_min, int_max, slab_reason},
+    // from 0: memcached keeps a negative TTL as 2^32 minus it, which sends even items that never
+    // expire to TEMP once its own clock reads past that minus; that is not followed here
+    {"temporary_ttl", sub_value::integer, 0, int_max, honoured},  // the segmented LRU's TEMP
     {"watcher_logbuf_size worker_logbuf_size", sub_value::integer, 0, u32, log_reason},
     {"drop_privileges", sub_value::none, 0, 0, honoured},  // refused in apply_suboption
     {"no_drop_privileges", sub_value::none, 0, 0, privilege_reason},

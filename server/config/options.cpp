@@ -220,7 +220,7 @@ class command_line_parser {
   }
 
   /// memcached's segmented LRU and its shares and ages, as -o set them (no_modern turns
-  /// it off as no_lru_maintainer does), for the store.
+  /// it off as no_lru_maintainer does), and its TEMP segment, for the store.
   void set_lru(const tuning_settings& tuning) {
     store::store_config& store = options_.engine.store;
     store.lru_segmented = tuning.lru_maintainer;
@@ -228,6 +228,8 @@ class command_line_parser {
     store.warm_lru_pct = static_cast<std::size_t>(tuning.warm_lru_pct);
     store.hot_max_factor = tuning.hot_max_factor;
     store.warm_max_factor = tuning.warm_max_factor;
+    store.temp_lru = tuning.temporary_ttl.has_value();
+    if (store.temp_lru) store.temporary_ttl = static_cast<std::uint32_t>(*tuning.temporary_ttl);
   }
 
   std::optional<std::string_view> take_next_word() {
@@ -457,7 +459,7 @@ class command_line_parser {
       record_tuning(options_.tuning, name, number, 0,
                     value);  // the store takes it (check_slab_chunk_max)
     } else if (is_listed("lru_maintainer no_lru_maintainer hot_lru_pct warm_lru_pct hot_max_factor "
-                         "warm_max_factor",
+                         "warm_max_factor temporary_ttl",
                          ' ', name)) {
       record_tuning(options_.tuning, name, number, real, value);  // the store takes it (set_lru)
     } else if (name == "read_buf_mem_limit") {

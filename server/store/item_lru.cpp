@@ -1,5 +1,5 @@
-// The item store's segmented LRU (item_store.hpp): memcached's HOT, WARM and
-// COLD lists of a class, its do_item_bump and do_item_update, its
+// The item store's segmented LRU (item_store.hpp): memcached's HOT, WARM,
+// COLD and TEMP lists of a class, its do_item_bump and do_item_update, its
 // lru_pull_tail and its LRU maintainer's juggle, run at fixed points instead
 // of on a thread.
 
@@ -14,8 +14,6 @@ namespace {
 
 /// memcached's lru_pull_tail: items looked at from the tail.
 constexpr int tail_items_searched = 5;
-/// memcached's lru_maintainer_juggle: rounds of pulling the tails at most.
-constexpr int juggle_rounds = 500;
 /// memcached's ITEM_UPDATE_INTERVAL: without the segmented LRU, a read
 /// moves an item to its LRU's head only when its last move is older.
 constexpr std::int64_t update_interval = 60;
@@ -25,7 +23,11 @@ constexpr std::int64_t update_interval = 60;
 void item_store::set_now(std::int64_t now) {
   const bool new_second = now != now_;
   now_ = now;
-  if (!new_second || !classes_.config().lru_segmented) return;
+  if (new_second) juggle_all();
+}
+
+void item_store::juggle_all() {
+  if (!classes_.config().lru_segmented) return;
   for (std::size_t c = 1; c <= size_classes_.size(); ++c)
     if (!class_is_empty(size_classes_[c - 1])) juggle(c, no_location);
 }
@@ -48,6 +50,8 @@ void item_store::bump(location where) {
   it.active = true;
   if (it.segment != lru_segment::cold) {
     it.accessed_at = now_;
+    // the maintainer moves an active tail: HOT's to WARM, WARM's to its head
+    if (it.segment != lru_segment::temp) juggle(it.size_class, where);
     return;
   }
   // memcached queues this item for its maintainer (lru_bump_async), which
@@ -75,13 +79,13 @@ void item_store::update(location where) {
 
 /// memcached's lru_pull_tail on one segment of a class: up to 5 items from
 /// its tail. A dead one is reclaimed and the walk goes on. The first live
-/// one ends it: in HOT or WARM, an active item goes to WARM's head (from
-/// WARM the walk goes on), an idle one to COLD when the segment holds more
-/// than its share of `total_bytes` or the item is older than `max_age`
-/// seconds; in COLD it is evicted with pull_mode::evict (not under -M), or
-/// moved to WARM when active. `keep` is never removed: passed over as
-/// memcached passes over an item a worker holds locked, though it may move.
-/// Returns the items removed or moved.
+/// one ends it: in TEMP it stays where it is; in HOT or WARM, an active
+/// item goes to WARM's head (from WARM the walk goes on), an idle one to
+/// COLD when the segment holds more than its share of `total_bytes` or the
+/// item is older than `max_age` seconds; in COLD it is evicted with
+/// pull_mode::evict (not under -M), or moved to WARM when active. `keep` is
+/// never removed: passed over as memcached passes over an item a worker
+/// holds locked, though it may move. Returns the items removed or moved.
 int item_store::pull_tail(std::size_t size_class, lru_segment from, pull_mode mode,
                           std::size_t total_bytes, std::int64_t max_age, location keep) {
   size_class_state& state = size_classes_[size_class - 1];
@@ -103,6 +107,7 @@ int item_store::pull_tail(std::size_t size_class, lru_segment from, pull_mode mo
       search = next;
       continue;
     }
+    if (from == lru_segment::temp) break;  // TEMP's live items are never moved or evicted
     if (from == lru_segment::cold) {
       if (mode == pull_mode::evict) {
         if (config.evict) {
@@ -155,16 +160,27 @@ void item_store::remove_from_tail(size_class_state& state, location where, item&
   free_item(where, it);
 }
 
-/// memcached's lru_maintainer_juggle for one class: HOT's and WARM's tails
-/// are pulled against their shares of the class's bytes and against ages of
-/// hot_max_factor and warm_max_factor times COLD's tail age, and COLD's
-/// tail for active items (and, in all three, dead ones), until a round
-/// moves nothing. `keep` is never removed.
+/// memcached's lru_maintainer_juggle for one class: with temp_lru, TEMP's
+/// tail is pulled for dead items until a pull reclaims none; then HOT's and
+/// WARM's tails are pulled against their shares of the bytes of HOT, WARM
+/// and COLD and against ages of hot_max_factor and warm_max_factor times
+/// COLD's tail age, and COLD's tail for active items (and, in all three,
+/// dead ones), until a round moves nothing. memcached's juggle stops after
+/// 500 rounds, and its maintainer calls it again at once while it moves
+/// items: so here the rounds go on to the end. `keep` is never removed.
 void item_store::juggle(std::size_t size_class, location keep) {
-  if (!classes_.config().lru_segmented) return;
-  ++juggles_;
+  size_class_state& state = size_classes_[size_class - 1];
+  state.unsettled = false;
   const store_config& config = classes_.config();
-  const size_class_state& state = size_classes_[size_class - 1];
+  if (!config.lru_segmented) return;
+  ++juggles_;
+  if (config.temp_lru) {
+    // TEMP first, for its dead items only
+    int reclaimed = 0;
+    do {
+      reclaimed = pull_tail(size_class, lru_segment::temp, pull_mode::move, 0, 0, keep);
+    } while (reclaimed > 0);
+  }
   const location cold_tail = state.lru[segment_index(lru_segment::cold)].tail;
   const std::int64_t cold_age =
       cold_tail == no_location ? 0 : std::max<std::int64_t>(0, now_ - at(cold_tail).accessed_at);
@@ -174,8 +190,9 @@ void item_store::juggle(std::size_t size_class, location keep) {
   const auto warm_age =
       static_cast<std::int64_t>(static_cast<double>(cold_age) * config.warm_max_factor);
   std::size_t total_bytes = 0;
-  for (const lru_list& list : state.lru) total_bytes += list.bytes;
-  for (int round = 0; round < juggle_rounds; ++round) {
+  for (const lru_segment segment : {lru_segment::hot, lru_segment::warm, lru_segment::cold})
+    total_bytes += state.lru[segment_index(segment)].bytes;
+  for (;;) {
     int moved = 0;
     if (pull_tail(size_class, lru_segment::hot, pull_mode::move, total_bytes, hot_age, keep) != 0 ||
         pull_tail(size_class, lru_segment::warm, pull_mode::move, total_bytes, warm_age, keep) != 0)
@@ -183,6 +200,32 @@ void item_store::juggle(std::size_t size_class, location keep) {
     moved += pull_tail(size_class, lru_segment::cold, pull_mode::move, total_bytes, 0, keep);
     if (moved == 0) break;
   }
+}
+
+/// Marks a class whose tails an allocation pulled, for juggle_unsettled.
+void item_store::mark_unsettled(std::size_t size_class) {
+  size_class_state& state = size_classes_[size_class - 1];
+  if (state.unsettled || !classes_.config().lru_segmented) return;
+  state.unsettled = true;
+  unsettled_classes_.push_back(size_class);
+}
+
+/// Juggles the classes an allocation pulled and no juggle has seen since:
+/// memcached's maintainer catches up with them after the request.
+void item_store::juggle_unsettled() {
+  for (const std::size_t size_class : unsettled_classes_)
+    if (size_classes_[size_class - 1].unsettled) juggle(size_class, no_location);
+  unsettled_classes_.clear();
+}
+
+/// memcached's do_item_alloc: with temp_lru, an item goes to TEMP when its
+/// expiry minus now, in unsigned seconds, is at most temporary_ttl. With
+/// temporary_ttl below 2^31 that leaves out items that never expire (0)
+/// and those already expired.
+bool item_store::is_temporary(const item& it) const noexcept {
+  const store_config& config = classes_.config();
+  return config.temp_lru && it.expires_at != 0 && it.expires_at >= now_ &&
+         it.expires_at - now_ <= std::int64_t{config.temporary_ttl};
 }
 
 /// Moves a linked item to the head of segment `to` (its own: to its head).

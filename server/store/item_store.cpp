@@ -82,10 +82,12 @@ location item_store::allocate(std::string_view key, std::size_t value_bytes,
     if (!ledger_chunk(layout.header_class, keep)) {
       ++size_classes_[size_class - 1].counts.outofmemory;
       error = allocation_error::out_of_memory;
+      juggle_unsettled();
       return no_location;
     }
     if (!ledger_data_chunks(layout, keep)) {
       error = allocation_error::out_of_memory_reading;
+      juggle_unsettled();
       return no_location;
     }
     where = take_block(bytes, layout, 0);
@@ -105,6 +107,7 @@ location item_store::allocate(std::string_view key, std::size_t value_bytes,
   if (where == no_location) {
     ++size_classes_[size_class - 1].counts.outofmemory;
     error = allocation_error::out_of_memory;
+    juggle_unsettled();
     return no_location;
   }
 
@@ -133,6 +136,7 @@ void item_store::release(location where) {
   assert(it.size_class != 0 && "release: the chunk is already free");
   assert(!it.linked && "release: a linked item is given back by unlink");
   free_item(where, it);
+  juggle_unsettled();
 }
 
 item& item_store::at(location where) noexcept {
@@ -143,13 +147,25 @@ const item& item_store::at(location where) const noexcept {
   return *chunk(where);
 }
 
-void item_store::link(location where) {
+void item_store::link(location where, location replaced) {
   item& it = at(where);
   assert(it.size_class != 0 && "link: the chunk is free");
   assert(!it.linked && "link: the item is already linked");
+  std::size_t replaced_class = 0;
+  if (replaced != no_location) {
+    item& old = at(replaced);
+    assert(old.linked && "link: the item replaced is not linked");
+    replaced_class = old.size_class;
+    take_out(replaced, old);
+  }
   size_class_state& state = size_classes_[it.size_class - 1];
-  // memcached's do_item_alloc: new items enter HOT, or COLD without segments
-  it.segment = classes_.config().lru_segmented ? lru_segment::hot : lru_segment::cold;
+  // memcached's do_item_alloc: short-lived items enter TEMP, the others HOT,
+  // or COLD without segments
+  if (is_temporary(it)) {
+    it.segment = lru_segment::temp;
+  } else {
+    it.segment = classes_.config().lru_segmented ? lru_segment::hot : lru_segment::cold;
+  }
   it.active = false;
   const std::size_t size = reported_size(it);
   it.linked = true;
@@ -159,11 +175,20 @@ void item_store::link(location where) {
   bytes_used_ += size;
   lru_push_head(state, where, it);
   juggle(it.size_class, where);
+  if (replaced_class != 0 && replaced_class != it.size_class) juggle(replaced_class, no_location);
+  juggle_unsettled();
 }
 
 void item_store::unlink(location where) {
   item& it = at(where);
   assert(it.linked && "unlink: the item is not linked");
+  const std::size_t size_class = it.size_class;
+  take_out(where, it);
+  juggle(size_class, no_location);
+}
+
+/// Unlinks a linked item and frees it.
+void item_store::take_out(location where, item& it) noexcept {
   size_class_state& state = size_classes_[it.size_class - 1];
   lru_detach(state, it);
   count_unlinked(state, it);
@@ -322,6 +347,7 @@ bool item_store::ledger_chunk(std::size_t size_class, location keep) {
     }
   }
   state.counts.direct_reclaims += static_cast<std::uint64_t>(pass);
+  if (pass > 0) mark_unsettled(size_class);
   if (!taken && ledger_.stores() > 1 && classes_.config().evict && class_is_empty(state))
     taken = ledger_.take_chunk(size_class, true);
   return taken;

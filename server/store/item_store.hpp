@@ -7,15 +7,19 @@
 // lru_pull_tail).
 //
 // The LRU (docs/designs/server.md, "The LRU"): a class's items are in HOT,
-// WARM or COLD. A linked item enters HOT; a second read marks it active;
-// memcached's LRU maintainer (lru_maintainer_juggle) moves HOT's and WARM's
-// tails to COLD past their share of the class's bytes or their age, active
-// ones to WARM, and a read of an active COLD item moves it to WARM. There is
-// no maintainer thread here: the store juggles a class after each link into
-// it and after each move a read makes, and every class when the clock
-// (set_now) reaches a new second, so what it holds depends on the stores,
-// reads and seconds alone. With lru_segmented off, a class has one LRU, the
-// one memcached calls COLD, as memcached without its maintainer.
+// WARM or COLD, or with temp_lru in TEMP. A linked item enters TEMP when its
+// expiry is at most temporary_ttl seconds away, else HOT; a second read
+// marks it active; memcached's LRU maintainer (lru_maintainer_juggle)
+// reclaims TEMP's dead tail, moves HOT's and WARM's tails to COLD past their
+// share of the class's bytes or their age, active ones to WARM, and a read
+// of an active COLD item moves it to WARM. TEMP's items never move and are
+// never evicted. There is no maintainer thread here: the store juggles a
+// class after each change the maintainer would act on (a link, an unlink, a
+// read that marks an item active, an allocation that pulled the class's
+// tails) and every class when the clock (set_now) reaches a new second, so
+// what it holds depends on the requests and seconds alone. With
+// lru_segmented off, a class has one LRU, the one memcached calls COLD, as
+// memcached without its maintainer.
 //
 // The bytes live in the store's own memory: 1 MB pages carved into chunks
 // of memcached's classes, and a block of its own for an item memcached
@@ -51,9 +55,10 @@ using location = std::uint32_t;
 inline constexpr location no_location = 0xFFFFFFFFu;
 inline constexpr location block_location = 0x80000000u;
 
-/// memcached's LRU segments of a class (its HOT_LRU, WARM_LRU and COLD_LRU).
-enum class lru_segment : std::uint8_t { hot, warm, cold };
-inline constexpr std::size_t lru_segments = 3;
+/// memcached's LRU segments of a class (its HOT_LRU, WARM_LRU, COLD_LRU and
+/// TEMP_LRU), in memcached's order.
+enum class lru_segment : std::uint8_t { hot, warm, cold, temp };
+inline constexpr std::size_t lru_segments = 4;
 constexpr std::size_t segment_index(lru_segment segment) noexcept {
   return static_cast<std::size_t>(segment);
 }
@@ -109,7 +114,8 @@ enum class tail_removal : std::uint8_t {
 struct class_stats {
   std::size_t linked_items = 0;
   std::size_t requested_bytes = 0;  ///< the linked items' reported sizes (mem_requested)
-  /// The linked items in each segment (number_hot, number_warm, number_cold).
+  /// The linked items in each segment (number_hot, number_warm, number_cold,
+  /// number_temp).
   std::array<std::size_t, lru_segments> segment_items{};
   // Counts since start or the last reset_counts:
   std::uint64_t evictions = 0;    ///< live items evicted to make room
@@ -151,7 +157,9 @@ class item_store {
   /// when the ledger has none the least recently used item evicted (never
   /// `keep`: the item an append or an incr is copying from). The key and
   /// `client_flags` are copied in, the value is left for the caller to
-  /// fill, "\r\n" is written after it, other metadata is zeroed.
+  /// fill, "\r\n" is written after it, other metadata is zeroed. The
+  /// classes whose tails it pulled are juggled by the link or release that
+  /// follows, or at once when it fails.
   location allocate(std::string_view key, std::size_t value_bytes, std::uint32_t client_flags,
                     allocation_error& error, location keep = no_location);
   /// The size class (numbered from 1) an item with this key, value and
@@ -159,7 +167,8 @@ class item_store {
   std::size_t class_for(std::size_t key_bytes, std::size_t value_bytes,
                         std::uint32_t client_flags) const noexcept;
   /// Gives back an item that was allocated and never linked (a store that
-  /// failed or was abandoned). A linked item is given back by unlink, not here.
+  /// failed or was abandoned), then juggles the classes whose tails its
+  /// allocation pulled. A linked item is given back by unlink, not here.
   void release(location where);
 
   item& at(location where) noexcept;
@@ -171,22 +180,33 @@ class item_store {
   void set_now(std::int64_t now);
   std::int64_t now() const noexcept { return now_; }
 
-  /// Puts an item at the head of its class's HOT (COLD when not segmented),
-  /// then juggles the class.
-  void link(location where);
-  /// Takes an item out of the LRU and frees its chunk.
+  /// Puts an item at the head of its class's TEMP when temp_lru is on and
+  /// its expiry (item::expires_at, set before the link) is now or at most
+  /// temporary_ttl seconds away, as memcached's do_item_alloc chooses; else
+  /// at HOT's head (COLD's when not segmented). With `replaced`, that
+  /// linked item is unlinked first (memcached's do_item_replace). Then
+  /// juggles the class, and the replaced item's too.
+  void link(location where, location replaced = no_location);
+  /// Takes an item out of the LRU and frees its chunk (a delete, or a dead
+  /// item a read found), then juggles its class.
   void unlink(location where);
   /// A read of a linked item (get, gets, gat, touch, mg): memcached's
   /// do_item_bump. Segmented: the first read marks it fetched, the next
-  /// active; an item made active in HOT or WARM has its time set, in COLD
-  /// it moves to WARM's head (memcached queues that move for its maintainer;
-  /// here it is made at once). Not segmented: marked fetched, then update.
+  /// active; an item made active has its time set, and then in HOT or WARM
+  /// its class juggled (the maintainer moves an active tail), in COLD it
+  /// moves to WARM's head (memcached queues that move for its maintainer;
+  /// here it is made at once), in TEMP it stays. The juggle never removes
+  /// the item read. Not segmented: marked fetched, then update.
   void bump(location where);
   /// memcached's do_item_update (an incr in place, an add refused over the
   /// item): segmented, an active COLD item moves to WARM, any other has its
   /// time set; not segmented, the item moves to its LRU's head with its
   /// time set when its time is more than 60 s old (ITEM_UPDATE_INTERVAL).
   void update(location where);
+  /// Juggles every class, as memcached's maintainer soon does on its own:
+  /// after a flush_all that takes effect at once, whose items the juggles
+  /// reclaim from the tails.
+  void juggle_all();
   /// The owner ended a batch: blocks freed three batches ago go back to the
   /// heap, no index entry reading them any more.
   void end_batch();
@@ -238,6 +258,9 @@ class item_store {
     class_stats counts;
     location free_head = no_location;  ///< this class's free chunks, chained through item::lru_next
     std::array<lru_list, lru_segments> lru;
+    /// An allocation pulled its tails (evicted, reclaimed or moved items)
+    /// since its last juggle; listed in unsettled_classes_.
+    bool unsettled = false;
   };
   /// What lru_pull_tail may do to the live item it ends at.
   enum class pull_mode : std::uint8_t {
@@ -264,6 +287,9 @@ class item_store {
                 std::int64_t max_age, location keep);
   void remove_from_tail(size_class_state& state, location where, item& it, bool dead);
   void juggle(std::size_t size_class, location keep);
+  void mark_unsettled(std::size_t size_class);
+  void juggle_unsettled();
+  bool is_temporary(const item& it) const noexcept;
   void move_to(size_class_state& state, location where, item& it, lru_segment to) noexcept;
   location take_chunk(std::size_t size_class);
   location take_block(std::size_t bytes, const chunked_layout& layout, std::size_t ledger_class);
@@ -271,6 +297,7 @@ class item_store {
   bool add_page(std::size_t size_class);
   void lru_push_head(size_class_state& state, location where, item& it) noexcept;
   void lru_detach(size_class_state& state, item& it) noexcept;
+  void take_out(location where, item& it) noexcept;
   bool class_is_empty(const size_class_state& state) const noexcept;
   void count_unlinked(size_class_state& state, item& it) noexcept;
 
@@ -284,6 +311,7 @@ class item_store {
   std::vector<page> pages_;
   std::vector<block> blocks_;
   std::vector<location> free_blocks_;  ///< numbers of blocks_ entries whose memory is freed
+  std::vector<std::size_t> unsettled_classes_;  ///< the classes marked size_class_state::unsettled
   /// Freed blocks still readable, with the batch they were freed in.
   struct retired_block {
     std::uint64_t batch;

@@ -1,7 +1,7 @@
 #pragma once
 // The store's settings (memcached's -m -I -f -n -M -C, its slab_chunk_max
-// and slab_reassign options and its segmented LRU's), and an item's size as
-// memcached counts it.
+// and slab_reassign options and its segmented LRU's, TEMP included), and an
+// item's size as memcached counts it.
 
 #include <cstddef>
 #include <cstdint>
@@ -29,6 +29,11 @@ struct store_config {
   /// An item idle longer than COLD's tail age times this leaves HOT (WARM).
   double hot_max_factor = 0.2;
   double warm_max_factor = 2.0;
+  /// memcached's temp_lru (-o temporary_ttl, which needs the segmented
+  /// LRU): an item whose expiry is at most temporary_ttl seconds away when
+  /// it is linked goes to the class's TEMP segment, which is never evicted.
+  bool temp_lru = false;
+  std::uint32_t temporary_ttl = 61;  ///< seconds, below 2^31
 };
 
 /// An item's size as memcached counts it (its ITEM_ntotal): in `stats`'

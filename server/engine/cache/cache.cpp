@@ -166,9 +166,10 @@ void cache::queue_entry(index::signature_type signature, location where, int cha
   if (entry->second == 0) pending_.erase(entry);
 }
 
-void cache::link(location where) {
+void cache::link(location where, location replaced) {
   store::item& item = store_.at(where);
-  store_.link(where);
+  if (replaced != store::no_location) forget_entry(replaced, store_.at(replaced));
+  store_.link(where, replaced);
   fresh_[item.key()] = where;
   queue_entry(index_->signature(item.key()), where, +1);
   ++counts_.total_items;
@@ -198,10 +199,12 @@ std::int64_t cache::expiry_of(std::int64_t exptime) const noexcept {
   if (exptime == 0) return 0;
   if (exptime < 0) return 1;  // a time long past: already expired
   if (exptime <= thirty_days) return now_ + exptime;
-  return exptime <= now_ ? 1 : exptime;
+  // a time before now is long past; now itself is kept, as memcached keeps
+  // it: dead at once, reclaimed from the next second, in TEMP with temp_lru
+  return exptime < now_ ? 1 : exptime;
 }
 
-void cache::flush(std::int64_t delay) noexcept {
+void cache::flush(std::int64_t delay) {
   if (delay > 0) {
     flushed_at_ = delay <= thirty_days ? now_ + delay : delay;
     flush_time_ = expiry_of(delay) - 1;
@@ -209,6 +212,9 @@ void cache::flush(std::int64_t delay) noexcept {
     flushed_at_ = now_;
     flush_time_ = 0;
     flush_cas_ = last_cas_;  // everything stored so far, even this second
+    // memcached's maintainer reclaims the flushed items from the tails in
+    // a moment; one that takes effect later is met by set_now's juggles
+    store_.juggle_all();
   }
 }
 
@@ -266,14 +272,18 @@ store_result cache::store_value(std::string_view key, location existing, std::st
     if (mode == store_mode::add) store_.update(existing);  // do_store_item's NREAD_ADD
     return *refused;
   }
+  location request_item = store::no_location;
   if (mode == store_mode::append || mode == store_mode::prepend) {
     // do_store_item: the joined item, with the old one's flags and expiry,
-    // is allocated while the request's is still held; without it the
-    // request is not stored
+    // is allocated while the request's is still held (and given back after
+    // the store); without it the request is not stored
     const location joined =
         store_.allocate(key, old->value_bytes + data.size(), old->client_flags, error, existing);
-    store_.release(fresh);
-    if (joined == store::no_location) return store_result::not_stored;
+    if (joined == store::no_location) {
+      store_.release(fresh);
+      return store_result::not_stored;
+    }
+    request_item = fresh;
     fresh = joined;
     expires_at = old->expires_at;
     char* value = store_.at(fresh).value().data();
@@ -289,8 +299,8 @@ store_result cache::store_value(std::string_view key, location existing, std::st
   item.stored_at = now_;
   item.accessed_at = now_;
   item.cas = next_cas();
-  if (existing != store::no_location) unlink(existing);
-  link(fresh);
+  link(fresh, existing);
+  if (request_item != store::no_location) store_.release(request_item);
   if (stored != nullptr) *stored = fresh;
   return store_result::stored;
 }

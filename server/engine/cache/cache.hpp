@@ -115,6 +115,7 @@ class cache {
   location find_item(std::string_view key, std::size_t search);
   store::item& at(location where) noexcept { return store_.at(where); }
   /// A read or touch of the item (item_store::bump: memcached's do_item_bump).
+  /// The item stays linked, even when a touch has made it dead.
   void bump(location where) { store_.bump(where); }
   /// An incr in place (item_store::update: memcached's do_item_update).
   void update(location where) { store_.update(where); }
@@ -144,7 +145,8 @@ class cache {
   /// flush_all: items stored so far are gone now, or those stored up to
   /// `delay` seconds from now once that time comes (memcached keeps one
   /// flush time: the last flush_all replaces a delayed one still to come).
-  void flush(std::int64_t delay) noexcept;
+  /// The store's juggles then reclaim them from the LRU tails.
+  void flush(std::int64_t delay);
   /// When the last flush_all takes effect, as memcached's flush_all sets
   /// settings.oldest_live: now, or its delay's time (Unix seconds, absolute
   /// as given for a delay past 30 days); 0 before any flush_all.
@@ -164,7 +166,8 @@ class cache {
  private:
   /// Hidden by a flush_all that has taken effect.
   bool is_flushed(const store::item& item) const noexcept;
-  void link(location where);
+  /// Links an item, in place of `replaced` when there is one.
+  void link(location where, location replaced = store::no_location);
   /// Drops an unlinked item from the host maps and queues its entry's erase.
   void forget_entry(location where, const store::item& item);
   void queue_entry(index::signature_type signature, location where, int change);

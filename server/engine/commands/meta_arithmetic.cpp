@@ -90,12 +90,13 @@ void run_meta_arithmetic(shard_state& state, const protocol::request& request, k
     char digits[24];
     const auto length = static_cast<std::size_t>(
         std::to_chars(digits, digits + sizeof digits, flags.initial).ptr - digits);
-    if (items.store_value(key.key, store::no_location, std::string_view(digits, length), 0,
-                          items.expiry_of(*flags.vivify_ttl), store_mode::add, 0,
-                          &where) != store_result::stored) {
+    // as mg's N: stored without an expiry (never in TEMP), then given N's
+    if (items.store_value(key.key, store::no_location, std::string_view(digits, length), 0, 0,
+                          store_mode::add, 0, &where) != store_result::stored) {
       out.append(meta::no_memory);
       return;
     }
+    items.at(where).expires_at = items.expiry_of(*flags.vivify_ttl);
   } else {
     if (flags.compares && items.at(where).cas != flags.compare_cas) {
       meta::append_bare_reply("EX", request, items.now(), out);

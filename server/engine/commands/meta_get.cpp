@@ -74,12 +74,15 @@ void run_meta_get(shard_state& state, const protocol::request& request, key_ref 
       if (!flags.quiet) out.append("EN\r\n");
       return;
     }
-    // N: create an empty item so one client wins the right to fill it
-    if (items.store_value(key.key, store::no_location, {}, 0, items.expiry_of(*flags.vivify_ttl),
-                          store_mode::add, 0, &where) != store_result::stored) {
+    // N: create an empty item so one client wins the right to fill it;
+    // memcached allocates it without an expiry (so it never enters TEMP)
+    // and gives it N's afterwards
+    if (items.store_value(key.key, store::no_location, {}, 0, 0, store_mode::add, 0, &where) !=
+        store_result::stored) {
       out.append(meta::no_memory);
       return;
     }
+    items.at(where).expires_at = items.expiry_of(*flags.vivify_ttl);
     won = true;
   } else {
     ++state.counts.get_hits;

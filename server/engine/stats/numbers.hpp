@@ -18,7 +18,7 @@ namespace gpuhash::server::engine {
 /// One size class's commands, as memcached's per-class slab_stats (`stats
 /// slabs`): counted at the class of the item hit, or of the item a store
 /// makes; and its read hits by the LRU segment the item was in (memcached's
-/// lru_hits: `stats items`' hits_to_hot, hits_to_warm, hits_to_cold).
+/// lru_hits: `stats items`' hits_to_hot, hits_to_warm, hits_to_cold, hits_to_temp).
 struct class_command_counts {
   std::uint64_t get_hits = 0, cmd_set = 0, delete_hits = 0, incr_hits = 0, decr_hits = 0;
   std::uint64_t cas_hits = 0, cas_badval = 0, touch_hits = 0;

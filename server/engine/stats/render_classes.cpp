@@ -1,8 +1,7 @@
 // `stats items` and `stats slabs` in memcached 1.6.18's format (render.hpp):
 // each size class's lines, memcached's fields in its order. A class's items
-// are in the store's HOT, WARM and COLD segments (all in COLD without the
-// segmented LRU, as in memcached without its LRU maintainer); there is no
-// TEMP segment, so number_temp and hits_to_temp read 0.
+// are in the store's HOT, WARM, COLD and TEMP segments (all in COLD without
+// the segmented LRU, as in memcached without its LRU maintainer).
 
 #include <string>
 
@@ -16,6 +15,7 @@ namespace {
 constexpr std::size_t hot = store::segment_index(store::lru_segment::hot);
 constexpr std::size_t warm = store::segment_index(store::lru_segment::warm);
 constexpr std::size_t cold = store::segment_index(store::lru_segment::cold);
+constexpr std::size_t temp = store::segment_index(store::lru_segment::temp);
 
 /// The numbers of one class's LRU segments (the maintainer's fields).
 void render_segments(const std::string& prefix, const class_numbers& numbers,
@@ -24,7 +24,7 @@ void render_segments(const std::string& prefix, const class_numbers& numbers,
   stat(prefix + "number_hot", items[hot]);
   stat(prefix + "number_warm", items[warm]);
   stat(prefix + "number_cold", items[cold]);
-  if (shown.temp_lru) stat(prefix + "number_temp", 0);
+  if (shown.temp_lru) stat(prefix + "number_temp", items[temp]);
   stat(prefix + "age_hot", numbers.age[hot]);
   stat(prefix + "age_warm", numbers.age[warm]);
 }
@@ -40,7 +40,7 @@ void render_moves_and_hits(const std::string& prefix, const class_numbers& numbe
   stat(prefix + "hits_to_hot", commands.hits_to_segment[hot]);
   stat(prefix + "hits_to_warm", commands.hits_to_segment[warm]);
   stat(prefix + "hits_to_cold", commands.hits_to_segment[cold]);
-  stat(prefix + "hits_to_temp", 0);
+  stat(prefix + "hits_to_temp", commands.hits_to_segment[temp]);
 }
 
 void render_class_items(std::size_t c, const shard_numbers& numbers, const shown_counters& shown,

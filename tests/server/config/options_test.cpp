@@ -528,7 +528,6 @@ TEST(ServerOptions, EveryExtendedTuningOptionOfMemcachedIsAccepted) {
       "no_lru_crawler",
       "lru_crawler_sleep=100",
       "lru_crawler_tocrawl=0",
-      "temporary_ttl=61",
       "track_sizes",
       "modern",
       "no_modern",
@@ -603,7 +602,7 @@ TEST(ServerOptions, ExtendedOptionsCheckedTogetherAsMemcachedDoes) {
             "-o/--extended: temporary_ttl requires lru_maintainer");
   EXPECT_NE(parse_error({"-o", "no_modern", "-o", "temporary_ttl=5"}).find("lru_maintainer"),
             std::string::npos);
-  EXPECT_EQ(parse_ok({"-o", "no_modern,lru_maintainer,temporary_ttl=5"}).ignored.size(), 2u);
+  EXPECT_EQ(parse_ok({"-o", "no_modern,lru_maintainer,temporary_ttl=5"}).ignored.size(), 1u);
 }
 
 TEST(ServerOptions, TheSegmentedLruIsTheStores) {
@@ -626,6 +625,16 @@ TEST(ServerOptions, TheSegmentedLruIsTheStores) {
   EXPECT_FALSE(parse_ok({"-o", "no_lru_maintainer"}).engine.store.lru_segmented);
   EXPECT_FALSE(parse_ok({"-o", "no_modern"}).engine.store.lru_segmented);
   EXPECT_TRUE(parse_ok({"-o", "no_modern,lru_maintainer"}).engine.store.lru_segmented);
+  // memcached's temp_lru: TEMP for items expiring within temporary_ttl
+  EXPECT_FALSE(defaults.temp_lru);
+  const server_options temp = parse_ok({"-o", "temporary_ttl=30"});
+  EXPECT_TRUE(temp.ignored.empty());
+  EXPECT_TRUE(temp.engine.store.temp_lru);
+  EXPECT_EQ(temp.engine.store.temporary_ttl, 30u);
+  EXPECT_EQ(temp.tuning.temporary_ttl, 30);  // `stats settings` shows it
+  EXPECT_EQ(parse_ok({"-o", "temporary_ttl=0"}).engine.store.temporary_ttl, 0u);
+  EXPECT_EQ(parse_error({"-o", "temporary_ttl=-1"}),
+            "-o/--extended temporary_ttl: -1 is out of range (0..2147483647)");
 }
 
 TEST(ServerOptions, GpuhashFlags) {
@@ -759,7 +768,8 @@ TEST(ServerOptions, HelpListsEveryFlagWithItsDefault) {
        {"(default: 11211)", "(default: 127.0.0.1)", "(default: 700)", "(default: 64)",
         "(default: 1024)", "(default: 1.25)", "(default: 48)", "(default: 4)", "(default: 1m)",
         "(default: 32768; 1..1048576)", "(default: 0; 0..1000000)", "hashpower", "slab_chunk_max",
-        "ext_path", "ssl_min_version", "slab_automove_freeratio"}) {
+        "ext_path", "ssl_min_version", "slab_automove_freeratio", "temporary_ttl=<seconds>",
+        "hot_lru_pct=<1-79>"}) {
     EXPECT_NE(text.find(fragment), std::string::npos) << fragment;
   }
   std::istringstream lines(text);

@@ -27,7 +27,7 @@ shard_numbers shard_with(std::uint64_t gets, std::int64_t age, std::uint64_t lar
   numbers.store.curr_items = gets;
   numbers.classes.resize(2);
   numbers.classes[1].store.linked_items = gets;
-  numbers.classes[1].store.segment_items = {1, 0, gets - 1};  // HOT, WARM, COLD
+  numbers.classes[1].store.segment_items = {1, 0, gets - 2, 1};  // HOT, WARM, COLD, TEMP
   numbers.classes[1].age = {age / 10, 0, age};
   numbers.classes[1].store.evictions = gets;
   numbers.classes[1].store.direct_reclaims = gets;
@@ -39,7 +39,7 @@ shard_numbers shard_with(std::uint64_t gets, std::int64_t age, std::uint64_t lar
   numbers.slabs.memory_limit = 64u << 20;
   numbers.classes[1].items.evicted_time = age;
   numbers.commands.classes[2].get_hits = gets;
-  numbers.commands.classes[2].hits_to_segment = {0, 1, gets - 1};
+  numbers.commands.classes[2].hits_to_segment = {0, 1, gets - 2, 1};
   return numbers;
 }
 
@@ -56,8 +56,9 @@ TEST(StatsNumbers, CountsAddUpAgesAndTheLargestBatchAreTheLargest) {
   EXPECT_EQ(merged.slabs.classes[1].pages, 1u);
   EXPECT_EQ(merged.slabs.classes[1].used_chunks, 6u);
   EXPECT_EQ(merged.slabs.total_malloced, 1u << 20);
-  EXPECT_EQ(merged.classes[1].age, (std::array<std::int64_t, 3>{5, 0, 50}));
-  EXPECT_EQ(merged.classes[1].store.segment_items, (std::array<std::size_t, 3>{2, 0, 6}));
+  EXPECT_EQ(merged.classes[1].age, (std::array<std::int64_t, store::lru_segments>{5, 0, 50, 0}));
+  EXPECT_EQ(merged.classes[1].store.segment_items,
+            (std::array<std::size_t, store::lru_segments>{2, 0, 4, 2}));
   EXPECT_EQ(merged.classes[1].store.moves_to_cold, 8u);
   EXPECT_EQ(merged.store.lru_juggles, 8u);
   EXPECT_EQ(merged.classes[1].store.evictions, 8u);
@@ -75,13 +76,22 @@ TEST(StatsNumbers, AreRenderedAsMemcachedsLines) {
   // memcached's segmented LRU: the items and hits of each segment
   for (const char* line :
        {"STAT items:2:number 8\r\nSTAT items:2:number_hot 2\r\nSTAT items:2:number_warm 0\r\n"
-        "STAT items:2:number_cold 6\r\nSTAT items:2:age_hot 5\r\nSTAT items:2:age_warm 0\r\n"
+        "STAT items:2:number_cold 4\r\nSTAT items:2:age_hot 5\r\nSTAT items:2:age_warm 0\r\n"
         "STAT items:2:age 50\r\n",
         "STAT items:2:evicted 8\r\n", "STAT items:2:evicted_time 50\r\n",
         "STAT items:2:moves_to_cold 8\r\n", "STAT items:2:hits_to_hot 0\r\n",
-        "STAT items:2:hits_to_warm 2\r\nSTAT items:2:hits_to_cold 6\r\n",
+        "STAT items:2:hits_to_warm 2\r\nSTAT items:2:hits_to_cold 4\r\n"
+        "STAT items:2:hits_to_temp 2\r\n",
         "STAT items:2:direct_reclaims 8\r\n"})
     EXPECT_NE(items.find(line), std::string::npos) << line;
+  // with temp_lru, TEMP's items are shown after COLD's, as memcached shows them
+  server.shown.temp_lru = true;
+  items.clear();
+  render_numbers("items", merged, server, items);
+  EXPECT_NE(items.find("STAT items:2:number_cold 4\r\nSTAT items:2:number_temp 2\r\n"
+                       "STAT items:2:age_hot 5\r\n"),
+            std::string::npos);
+  server.shown.temp_lru = false;
   std::string totals;
   render_numbers("", merged, server, totals);
   for (const char* line : {"STAT lru_maintainer_juggles 8\r\n", "STAT moves_to_cold 8\r\n",

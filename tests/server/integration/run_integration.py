@@ -21,7 +21,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODULES = ["test_protocol", "test_pymemcache", "test_load", "test_memccapable", "test_security",
-           "test_stats", "test_memory", "test_lru", "test_startup", "test_proxy"]
+           "test_stats", "test_memory", "test_lru", "test_temp_lru", "test_startup", "test_proxy"]
 
 
 def missing_prerequisites(modules):

@@ -3,8 +3,10 @@ new items enter HOT, which keeps a fifth of its class's bytes; an item read
 twice moves to WARM and outlives the unread items in COLD when memory runs
 out; evictions take COLD's tail, oldest first; `stats items`' number_hot,
 number_warm and number_cold add up to the class's items, and its moves and
-`stats`' totals count what happened. Run against memcached too
+`stats`' totals count what happened; a delete, a read or a flush_all is
+followed by memcached's juggle. Run against memcached too
 (run_integration.py --memcached): every number expected here is memcached's.
+test_temp_lru.py tests the TEMP segment (-o temporary_ttl).
 
 Both servers run with one worker thread (`-t 1`: gpuhash-server keeps one
 shard, whose LRUs are the whole class's) and `-m 2`, the least memcached
@@ -13,13 +15,13 @@ maintainer moves items on its own thread, a moment after a store or read
 (its sleep backs off up to 1 s when idle), so each step waits for the
 counters it needs before the next (`settled`), and an expected boundary
 between evicted and surviving keys has a tolerance (SLACK, below).
-gpuhash-server makes the same moves at once.
+gpuhash-server makes the same moves at once, and is asked once.
 """
 
 import time
 import unittest
 
-from server_process import Connection, ServerProcess
+from server_process import Connection, ServerProcess, is_memcached
 from test_memory import general, items, value_for
 
 MB = 1 << 20
@@ -42,14 +44,14 @@ def key_of(i):
     return b"key%05d" % i
 
 
-def store_range(c, first, count):
+def store_range(c, first, count, exptime=0):
     """Sets key_of(first) .. key_of(first + count - 1), ITEM_BYTES each as
     memcached counts them, a few hundred to a write (noreply)."""
     value = b"v" * value_for(ITEM_BYTES, key_of(0))
     for start in range(first, first + count, 200):
         end = min(first + count, start + 200)
-        c.send(b"".join(b"set %s 0 0 %d noreply\r\n%s\r\n" % (key_of(i), len(value), value)
-                        for i in range(start, end)))
+        c.send(b"".join(b"set %s 0 %d %d noreply\r\n%s\r\n"
+                        % (key_of(i), exptime, len(value), value) for i in range(start, end)))
         c.sync()
 
 
@@ -62,12 +64,13 @@ def read_range(c, first, count):
     return found
 
 
-def settled(c, ready, timeout=10.0):
+def settled(c, ready, timeout=10.0, size_class=SIZE_CLASS):
     """Polls `stats items`' class until ready(its fields) holds; returns them.
-    gpuhash-server is ready at once, memcached once its maintainer has run."""
-    deadline = time.monotonic() + timeout
+    memcached is ready once its maintainer has run; gpuhash-server juggles
+    as it goes, so it is asked once (a juggle it left out fails the test)."""
+    deadline = time.monotonic() + (timeout if is_memcached() else 0)
     while True:
-        numbers = items(c).get(SIZE_CLASS, {})
+        numbers = items(c).get(size_class, {})
         if ready(numbers) or time.monotonic() > deadline:
             return numbers
         time.sleep(0.05)
@@ -181,6 +184,59 @@ class EvictionTest(unittest.TestCase):
             self.assertEqual(numbers["evicted_unfetched"], stored - CAPACITY - READ_TWICE)
             self.assertEqual(read_range(c, 0, FIRST_FILL),
                              {key_of(i) for i in range(stored - CAPACITY, FIRST_FILL)})
+            c.close()
+
+
+class JuggleTest(unittest.TestCase):
+    """memcached's maintainer juggles a class a moment after any change, a
+    delete, a read or a flush_all included; gpuhash-server juggles at once."""
+
+    def test_a_delete_moves_hots_tail_on_when_the_class_shrinks(self):
+        with ServerProcess(["-t", "1", "-m", "2"]) as server:
+            c = Connection.to(server)
+            store_range(c, 0, 10)
+            numbers = settled(c, within_hot_share)
+            # HOT holds 2 of the 10 (unless a new second has aged them into COLD)
+            self.assertEqual(numbers["number_hot"] + numbers["number_cold"], 10)
+            for i in range(6):  # the oldest, in COLD
+                c.request(b"delete %s\r\n" % key_of(i), b"DELETED\r\n")
+            # 4 items left: even one in HOT is over a fifth, so HOT empties
+            numbers = settled(c, lambda n: n.get("number_hot") == 0)
+            self.assertEqual((numbers["number"], numbers["number_hot"], numbers["number_cold"],
+                              numbers["moves_to_cold"]), (4, 0, 4, 10))
+            c.close()
+
+    def test_a_read_that_makes_hots_tail_active_moves_it_to_warm(self):
+        # get, touch and gat are reads (do_item_bump): the second marks the
+        # item active, and the juggle moves HOT's active tail to WARM
+        for read in (b"get %s\r\n", b"touch %s 0\r\n", b"gat 0 %s\r\n"):
+            with self.subTest(read=read), ServerProcess(["-t", "1", "-m", "2"]) as server:
+                c = Connection.to(server)
+                store_range(c, 0, 10)
+                settled(c, within_hot_share)
+                for _ in range(2):
+                    c.send(read % key_of(8))  # HOT's tail (or, a second later, COLD's head)
+                    c.read_until(b"END\r\n" if not read.startswith(b"touch") else b"\r\n")
+                numbers = settled(c, lambda n: n.get("number_warm") == 1)
+                self.assertEqual((numbers["number_warm"], numbers["moves_to_warm"]), (1, 1))
+                self.assertEqual(numbers["number_hot"] + numbers["number_cold"], 9)
+                self.assertEqual(read_range(c, 0, 10), {key_of(i) for i in range(10)})
+                c.close()
+
+    def test_flush_all_is_followed_by_the_reclaiming_of_every_item(self):
+        # the flushed items are dead: the juggles reclaim them from the tails
+        # (no LRU crawler, which would count them as crawler_reclaimed)
+        with ServerProcess(["-t", "1", "-m", "2", "-o", "no_lru_crawler"]) as server:
+            c = Connection.to(server)
+            store_range(c, 0, FIRST_FILL)
+            settled(c, within_hot_share)
+            self.assertEqual(read_range(c, 0, 100), {key_of(i) for i in range(100)})
+            c.request(b"flush_all\r\n", b"OK\r\n")
+            settled(c, lambda n: not n)  # the class is gone from `stats items`
+            self.assertEqual(general(c, "curr_items", "reclaimed", "expired_unfetched"),
+                             {"curr_items": 0, "reclaimed": FIRST_FILL,
+                              "expired_unfetched": FIRST_FILL - 100})
+            self.assertNotIn(SIZE_CLASS, items(c))
             c.close()
 
 

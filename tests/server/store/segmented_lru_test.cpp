@@ -1,9 +1,10 @@
-// Tests of the item store's segmented LRU (memcached 1.6's HOT, WARM and
-// COLD per class, item_store.hpp): where new items go, the shares HOT and
-// WARM keep, reads that make items active and move them, ages on the
-// store's clock, dead items reclaimed at any tail, and eviction from COLD.
-// The numbers expected are memcached's for the same steps, with its LRU
-// maintainer's juggle run after each step.
+// Tests of the item store's segmented LRU (memcached 1.6's HOT, WARM, COLD
+// and TEMP per class, item_store.hpp): where new items go, the shares HOT
+// and WARM keep, reads that make items active and move them, ages on the
+// store's clock, dead items reclaimed at any tail, eviction from COLD, the
+// juggles after deletes, reads and allocations, and TEMP's short-lived
+// items, never moved nor evicted. The numbers expected are memcached's for
+// the same steps, with its LRU maintainer's juggle run after each step.
 
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,26 +25,34 @@ constexpr std::size_t mib = std::size_t{1} << 20;
 constexpr std::size_t hot = segment_index(lru_segment::hot);
 constexpr std::size_t warm = segment_index(lru_segment::warm);
 constexpr std::size_t cold = segment_index(lru_segment::cold);
+constexpr std::size_t temp = segment_index(lru_segment::temp);
 constexpr std::int64_t start_time = 1000;
+using segment_keys = std::vector<std::vector<std::string>>;  // HOT, WARM, COLD, TEMP
 
-/// A segmented store of small items with room for one page, at start_time.
+/// A segmented store of small items with room for one page, at start_time;
+/// with a temporary_ttl, memcached's temp_lru.
 struct segmented_store {
-  explicit segmented_store(std::size_t pages = 1) : ledger(config_for(pages)), store(ledger) {
+  explicit segmented_store(std::optional<std::uint32_t> temporary_ttl = std::nullopt)
+      : ledger(config_for(temporary_ttl)), store(ledger) {
     store.set_now(start_time);
   }
-  static store_config config_for(std::size_t pages) {
+  static store_config config_for(std::optional<std::uint32_t> temporary_ttl) {
     store_config config;
     config.item_size_max = 1024;
-    config.memory_limit = pages * mib;
+    config.memory_limit = mib;
+    config.temp_lru = temporary_ttl.has_value();
+    config.temporary_ttl = temporary_ttl.value_or(61);
     return config;
   }
 
-  /// Links an item "key<i>" of class 1 (all the same size) stored now.
-  location store_item(std::size_t i) {
+  /// Links an item "key<i>" of class 1 (all the same size) stored now,
+  /// expiring at `expires_at` (0: never).
+  location store_item(std::size_t i, std::int64_t expires_at = 0) {
     allocation_error error = allocation_error::none;
     const location where = store.allocate(key_of(i), 8, 0, error);
     EXPECT_EQ(error, allocation_error::none);
     store.at(where).accessed_at = store.now();  // as the engine links an item
+    store.at(where).expires_at = expires_at;
     store.link(where);
     return where;
   }
@@ -75,10 +85,10 @@ TEST(segmented_lru, new_items_enter_hot_which_keeps_a_fifth_of_the_class_bytes) 
   for (std::size_t i = 0; i < 10; ++i) s.store_item(i);
   // after each store HOT's tail goes to COLD while HOT holds more than 20%
   // of the class's bytes: the first four go at once, then one of two
-  EXPECT_EQ(s.segments(), (std::vector<std::vector<std::string>>{
-                              keys_of({9, 8}), {}, keys_of({7, 6, 5, 4, 3, 2, 1, 0})}));
+  EXPECT_EQ(s.segments(),
+            (segment_keys{keys_of({9, 8}), {}, keys_of({7, 6, 5, 4, 3, 2, 1, 0}), {}}));
   const class_stats stats = s.first_class();
-  EXPECT_EQ(stats.segment_items, (std::array<std::size_t, 3>{2, 0, 8}));
+  EXPECT_EQ(stats.segment_items, (std::array<std::size_t, lru_segments>{2, 0, 8, 0}));
   EXPECT_EQ(stats.linked_items, 10u);
   EXPECT_EQ(stats.moves_to_cold, 8u);
   EXPECT_EQ(stats.moves_to_warm, 0u);
@@ -97,6 +107,8 @@ TEST(segmented_lru, a_second_read_moves_a_cold_item_to_warm) {
   std::vector<location> items;
   for (std::size_t i = 0; i < 10; ++i) items.push_back(s.store_item(i));
   s.store.set_now(start_time + 100);  // (HOT's two, idle, go to COLD)
+  s.store.bump(items[1]);
+  s.store.bump(items[1]);  // 1 goes to WARM first, so that 0 will not be WARM's tail
   const item& first = s.store.at(items[0]);
   s.store.bump(items[0]);
   EXPECT_TRUE(first.fetched);
@@ -107,22 +119,23 @@ TEST(segmented_lru, a_second_read_moves_a_cold_item_to_warm) {
   EXPECT_EQ(first.segment, lru_segment::warm);
   EXPECT_FALSE(first.active) << "the move uses the mark up";
   EXPECT_EQ(first.accessed_at, start_time + 100);
-  EXPECT_EQ(s.first_class().moves_to_warm, 1u);
+  EXPECT_EQ(s.first_class().moves_to_warm, 2u);
   // a third read marks it active again, in WARM, with its time set
   s.store.set_now(start_time + 101);
   s.store.bump(items[0]);
   EXPECT_TRUE(first.active);
   EXPECT_EQ(first.segment, lru_segment::warm);
   EXPECT_EQ(first.accessed_at, start_time + 101);
+  s.store.set_now(start_time + 102);
   s.store.bump(items[0]);  // an active item's reads change nothing
   EXPECT_EQ(first.accessed_at, start_time + 101);
-  EXPECT_EQ(s.first_class().moves_to_warm, 1u);
+  EXPECT_EQ(s.first_class().moves_to_warm, 2u);
+  EXPECT_EQ(s.first_class().moves_within_lru, 0u);
   // an incr sets the time only
-  s.store.set_now(start_time + 102);
-  s.store.update(items[1]);
-  EXPECT_EQ(s.store.at(items[1]).accessed_at, start_time + 102);
-  EXPECT_EQ(s.store.at(items[1]).segment, lru_segment::cold);
-  EXPECT_FALSE(s.store.at(items[1]).fetched);
+  s.store.update(items[2]);
+  EXPECT_EQ(s.store.at(items[2]).accessed_at, start_time + 102);
+  EXPECT_EQ(s.store.at(items[2]).segment, lru_segment::cold);
+  EXPECT_FALSE(s.store.at(items[2]).fetched);
 }
 
 TEST(segmented_lru, warm_keeps_two_fifths_and_moves_its_active_tail_to_its_head) {
@@ -134,34 +147,46 @@ TEST(segmented_lru, warm_keeps_two_fifths_and_moves_its_active_tail_to_its_head)
     s.store.bump(items[i]);
   }
   // each read made WARM's tail go to COLD while WARM held more than 40%
-  EXPECT_EQ(s.segments(), (std::vector<std::vector<std::string>>{
-                              keys_of({9, 8}), keys_of({7, 6, 5, 4}), keys_of({3, 2, 1, 0})}));
+  EXPECT_EQ(s.segments(),
+            (segment_keys{keys_of({9, 8}), keys_of({7, 6, 5, 4}), keys_of({3, 2, 1, 0}), {}}));
   class_stats stats = s.first_class();
   EXPECT_EQ(stats.moves_to_warm, 8u);
   EXPECT_EQ(stats.moves_to_cold, 8u + 4u);
-  // WARM's tail, active, goes back to WARM's head when WARM is juggled
-  s.store.bump(items[4]);  // read before: active, and in WARM only that
+  // WARM's tail, made active, goes back to WARM's head in the juggle after the read
+  s.store.bump(items[4]);  // read before: active
+  EXPECT_EQ(s.segments()[warm], keys_of({4, 7, 6, 5}));
+  EXPECT_EQ(s.first_class().moves_within_lru, 1u);
+  EXPECT_FALSE(s.store.at(items[4]).active);
   s.store.bump(items[2]);  // read before: active, so it moves to WARM, over its share
-  EXPECT_EQ(s.segments(), (std::vector<std::vector<std::string>>{
-                              keys_of({9, 8}), keys_of({4, 2, 7, 6}), keys_of({5, 3, 1, 0})}));
+  EXPECT_EQ(s.segments(),
+            (segment_keys{keys_of({9, 8}), keys_of({2, 4, 7, 6}), keys_of({5, 3, 1, 0}), {}}));
   stats = s.first_class();
   EXPECT_EQ(stats.moves_within_lru, 1u);
-  EXPECT_FALSE(s.store.at(items[4]).active);
+  EXPECT_EQ(stats.moves_to_cold, 8u + 4u + 1u);
 }
 
-TEST(segmented_lru, an_active_item_leaves_hot_for_warm) {
+TEST(segmented_lru, an_active_item_leaves_hot_for_warm_once_it_is_hots_tail) {
   segmented_store s;
   std::vector<location> items;
   for (std::size_t i = 0; i < 10; ++i) items.push_back(s.store_item(i));
-  s.store.bump(items[8]);
-  s.store.bump(items[8]);
-  EXPECT_TRUE(s.store.at(items[8]).active);
-  EXPECT_EQ(s.store.at(items[8]).segment, lru_segment::hot) << "active, it stays until pulled";
-  s.store_item(10);  // HOT's tail (8, active) goes to WARM; 10 and 9 are within HOT's share
-  EXPECT_EQ(s.segments(), (std::vector<std::vector<std::string>>{
-                              keys_of({10, 9}), keys_of({8}), keys_of({7, 6, 5, 4, 3, 2, 1, 0})}));
-  EXPECT_FALSE(s.store.at(items[8]).active);
+  // 9 is HOT's head: made active, it stays until it is pulled from the tail
+  s.store.bump(items[9]);
+  s.store.bump(items[9]);
+  EXPECT_TRUE(s.store.at(items[9]).active);
+  EXPECT_EQ(s.store.at(items[9]).segment, lru_segment::hot);
+  // HOT's tail (8, idle) goes to COLD, over HOT's share; then 9, active, to
+  // WARM whatever the share (memcached rescues active items)
+  const location ten = s.store_item(10);
+  EXPECT_EQ(s.segments(),
+            (segment_keys{keys_of({10}), keys_of({9}), keys_of({8, 7, 6, 5, 4, 3, 2, 1, 0}), {}}));
+  EXPECT_FALSE(s.store.at(items[9]).active);
   EXPECT_EQ(s.first_class().moves_to_warm, 1u);
+  // HOT's tail made active moves at once: the juggle after the read pulls it
+  s.store.bump(ten);
+  s.store.bump(ten);
+  EXPECT_TRUE(s.segments()[hot].empty());
+  EXPECT_EQ(s.segments()[warm], keys_of({10, 9}));
+  EXPECT_EQ(s.first_class().moves_to_warm, 2u);
 }
 
 TEST(segmented_lru, idle_items_leave_hot_as_the_clock_passes_a_fifth_of_colds_age) {
@@ -171,7 +196,7 @@ TEST(segmented_lru, idle_items_leave_hot_as_the_clock_passes_a_fifth_of_colds_ag
   EXPECT_EQ(s.first_class().segment_items[hot], 2u);
   // COLD's tail is 4 s old: HOT keeps items idle for 0.8 s, in whole seconds 0
   s.store.set_now(start_time + 4);
-  EXPECT_EQ(s.first_class().segment_items, (std::array<std::size_t, 3>{0, 0, 10}));
+  EXPECT_EQ(s.first_class().segment_items, (std::array<std::size_t, lru_segments>{0, 0, 10, 0}));
   EXPECT_EQ(s.first_class().oldest_access[cold], start_time);
   // with COLD's tail 10 s old, an item 1 s idle stays in HOT; at 12 s, one 3 s idle goes
   segmented_store t;
@@ -249,6 +274,178 @@ TEST(segmented_lru, stats_reset_zeroes_the_moves) {
   EXPECT_EQ(s.first_class().moves_to_cold, 0u);
   EXPECT_EQ(s.store.juggles(), 0u);
   EXPECT_EQ(s.first_class().segment_items[cold], 8u) << "a reset drops counts, not items";
+}
+
+// ---- the juggles after a delete, a read, an allocation and a flush --------------
+
+TEST(segmented_lru, a_delete_juggles_its_class) {
+  segmented_store s;
+  std::vector<location> items;
+  for (std::size_t i = 0; i < 10; ++i) items.push_back(s.store_item(i));
+  // with 9 items left, HOT's two are over a fifth: its tail goes to COLD
+  s.store.unlink(items[0]);
+  EXPECT_EQ(s.segments(), (segment_keys{keys_of({9}), {}, keys_of({8, 7, 6, 5, 4, 3, 2, 1}), {}}));
+  EXPECT_EQ(s.first_class().moves_to_cold, 9u);
+  for (std::size_t i = 1; i < 6; ++i) s.store.unlink(items[i]);
+  EXPECT_EQ(s.segments(), (segment_keys{{}, {}, keys_of({9, 8, 7, 6}), {}}));
+  EXPECT_EQ(s.first_class().moves_to_cold, 10u);
+}
+
+TEST(segmented_lru, a_store_in_another_class_juggles_the_class_of_the_item_it_replaces) {
+  segmented_store s;
+  std::vector<location> items;
+  for (std::size_t i = 0; i < 10; ++i) items.push_back(s.store_item(i));
+  allocation_error error = allocation_error::none;
+  const location larger = s.store.allocate(segmented_store::key_of(0), 40, 0, error);
+  ASSERT_EQ(error, allocation_error::none);
+  ASSERT_NE(s.store.at(larger).size_class, 1u);
+  s.store.link(larger, items[0]);
+  EXPECT_EQ(s.first_class().linked_items, 9u);
+  EXPECT_EQ(s.first_class().segment_items[hot], 1u) << "9 items: HOT keeps one";
+  EXPECT_EQ(s.first_class().moves_to_cold, 9u);
+}
+
+TEST(segmented_lru, a_read_never_reclaims_the_item_it_reads) {
+  segmented_store s;
+  s.store.on_dead_check([](const item& it) { return it.expires_at == 1; });
+  std::vector<location> items;
+  for (std::size_t i = 0; i < 10; ++i) items.push_back(s.store_item(i));
+  s.store.bump(items[8]);               // HOT's tail: fetched
+  s.store.at(items[8]).expires_at = 1;  // a touch made it dead
+  s.store.bump(items[8]);               // active: the juggle passes over it
+  EXPECT_TRUE(s.store.at(items[8]).linked);
+  EXPECT_EQ(s.first_class().reclaimed, 0u);
+  s.store_item(10);  // the next juggle reclaims it from HOT's tail
+  EXPECT_FALSE(s.store.at(items[8]).linked);
+  EXPECT_EQ(s.first_class().reclaimed, 1u);
+}
+
+TEST(segmented_lru, an_allocation_that_evicted_is_followed_by_a_juggle) {
+  segmented_store s;
+  s.store_item(0);  // COLD's tail, 60 s old below
+  s.store.set_now(start_time + 50);
+  const std::size_t chunks = s.ledger.classes().chunks_per_page(1);
+  for (std::size_t i = 1; i < chunks; ++i) s.store_item(i);
+  // HOT's items, 10 s idle, are within a fifth of COLD's 60 s
+  s.store.set_now(start_time + 60);
+  const std::size_t in_hot = s.first_class().segment_items[hot];
+  ASSERT_GT(in_hot, 0u);
+  // a store refused after its allocation evicted COLD's tail: the release
+  // juggles the class, and COLD's tail is now 10 s old, which HOT's are over
+  allocation_error error = allocation_error::none;
+  const location refused = s.store.allocate("refused", 8, 0, error);
+  ASSERT_EQ(error, allocation_error::none);
+  EXPECT_EQ(s.first_class().evictions, 1u);
+  EXPECT_EQ(s.first_class().segment_items[hot], in_hot) << "the allocation alone juggles nothing";
+  const std::uint64_t moves_before = s.first_class().moves_to_cold;
+  s.store.release(refused);
+  EXPECT_EQ(s.first_class().segment_items[hot], 0u);
+  EXPECT_EQ(s.first_class().moves_to_cold, moves_before + in_hot);
+}
+
+TEST(segmented_lru, juggling_every_class_reclaims_what_a_flush_made_dead) {
+  segmented_store s;
+  std::vector<location> items;
+  for (std::size_t i = 0; i < 10; ++i) items.push_back(s.store_item(i));
+  bool flushed = false;
+  s.store.on_dead_check([&](const item&) { return flushed; });
+  flushed = true;
+  s.store.juggle_all();
+  EXPECT_EQ(s.first_class().linked_items, 0u);
+  EXPECT_EQ(s.first_class().reclaimed, 10u);
+}
+
+// ---- TEMP (memcached's temp_lru) ---------------------------------------------------
+
+TEST(temp_lru, items_expiring_within_temporary_ttl_enter_temp) {
+  segmented_store s(10);
+  const std::int64_t now = start_time;
+  const location never = s.store_item(0);
+  const location at_ttl = s.store_item(1, now + 10);
+  const location past_ttl = s.store_item(2, now + 11);
+  const location this_second = s.store_item(3, now);
+  const location long_past = s.store_item(4, 1);
+  const location a_second_ago = s.store_item(5, now - 1);
+  EXPECT_EQ(s.store.at(at_ttl).segment, lru_segment::temp);
+  EXPECT_EQ(s.store.at(this_second).segment, lru_segment::temp);
+  for (const location other : {never, past_ttl, long_past, a_second_ago})
+    EXPECT_NE(s.store.at(other).segment, lru_segment::temp);
+  EXPECT_EQ(s.segments()[temp], keys_of({3, 1}));
+  EXPECT_EQ(s.first_class().segment_items[temp], 2u);
+  // without temp_lru, the same expiry goes to HOT (and on to COLD)
+  segmented_store off;
+  EXPECT_NE(off.store.at(off.store_item(0, now + 5)).segment, lru_segment::temp);
+  // temporary_ttl 0: only an expiry of this very second
+  segmented_store zero(0);
+  EXPECT_EQ(zero.store.at(zero.store_item(0, now)).segment, lru_segment::temp);
+  EXPECT_NE(zero.store.at(zero.store_item(1, now + 1)).segment, lru_segment::temp);
+}
+
+TEST(temp_lru, temp_items_never_move_and_count_in_no_share) {
+  segmented_store s(100);
+  std::vector<location> temporary;
+  for (std::size_t i = 0; i < 10; ++i) temporary.push_back(s.store_item(i, start_time + 50));
+  s.store.set_now(start_time + 20);  // a new second: every class juggled
+  EXPECT_EQ(s.segments()[temp], keys_of({9, 8, 7, 6, 5, 4, 3, 2, 1, 0}));
+  // a second read marks it active and sets its time; it stays in TEMP
+  s.store.bump(temporary[0]);
+  s.store.bump(temporary[0]);
+  EXPECT_TRUE(s.store.at(temporary[0]).active);
+  EXPECT_EQ(s.store.at(temporary[0]).accessed_at, start_time + 20);
+  EXPECT_EQ(s.store.at(temporary[0]).segment, lru_segment::temp);
+  // HOT keeps a fifth of HOT, WARM and COLD's bytes, TEMP's left out (with
+  // them it would keep 4 of these 10)
+  for (std::size_t i = 10; i < 20; ++i) s.store_item(i);
+  EXPECT_EQ(s.first_class().segment_items, (std::array<std::size_t, lru_segments>{2, 0, 8, 10}));
+  const class_stats stats = s.first_class();
+  EXPECT_EQ(stats.moves_to_cold, 8u);
+  EXPECT_EQ(stats.moves_to_warm + stats.moves_within_lru, 0u);
+}
+
+TEST(temp_lru, the_juggle_reclaims_temps_dead_tail_up_to_its_first_live_item) {
+  segmented_store s(10);
+  s.store.on_dead_check(
+      [&](const item& it) { return it.expires_at != 0 && it.expires_at < s.store.now(); });
+  s.store_item(0, start_time + 2);
+  s.store_item(1, start_time + 5);
+  s.store_item(2, start_time + 2);
+  s.store.set_now(start_time + 3);  // 0 and 2 dead; 1, alive, stops the pull before 2
+  EXPECT_EQ(s.segments()[temp], keys_of({2, 1}));
+  EXPECT_EQ(s.first_class().reclaimed, 1u);
+  s.store.set_now(start_time + 6);
+  EXPECT_TRUE(s.segments()[temp].empty());
+  EXPECT_EQ(s.first_class().reclaimed, 3u);
+  EXPECT_EQ(s.first_class().linked_items, 0u);
+}
+
+TEST(temp_lru, eviction_passes_temp_by_and_fails_when_only_temp_is_left) {
+  segmented_store s(100);
+  std::vector<std::string> evicted;
+  s.store.on_removal([&](location, const item& it, tail_removal why) {
+    EXPECT_EQ(why, tail_removal::evicted);
+    evicted.emplace_back(it.key());
+  });
+  const std::size_t chunks = s.ledger.classes().chunks_per_page(1);
+  for (std::size_t i = 0; i < chunks / 2; ++i) s.store_item(i, start_time + 60);
+  for (std::size_t i = chunks / 2; i < chunks + 3; ++i) s.store_item(i);
+  EXPECT_EQ(evicted, keys_of({chunks / 2, chunks / 2 + 1, chunks / 2 + 2}));
+  EXPECT_EQ(s.first_class().segment_items[temp], chunks / 2);
+  // TEMP items take what the evictions free, until HOT and COLD are empty
+  const std::size_t without_expiry = chunks + 3 - chunks / 2;
+  for (std::size_t i = chunks + 3; i < chunks + 3 + (chunks - chunks / 2); ++i)
+    s.store_item(i, start_time + 60);
+  class_stats stats = s.first_class();
+  EXPECT_EQ(stats.segment_items, (std::array<std::size_t, lru_segments>{0, 0, 0, chunks}));
+  EXPECT_EQ(stats.evictions, without_expiry) << "every item without an expiry";
+  EXPECT_EQ(stats.outofmemory, 0u);
+  allocation_error error = allocation_error::none;
+  EXPECT_EQ(s.store.allocate("one_more", 8, 0, error), no_location);
+  EXPECT_EQ(error, allocation_error::out_of_memory);
+  const std::uint64_t passes_before = stats.direct_reclaims;
+  stats = s.first_class();
+  EXPECT_EQ(stats.outofmemory, 1u);
+  EXPECT_EQ(stats.direct_reclaims, passes_before + 10) << "memcached's 10 passes, all in vain";
+  EXPECT_EQ(stats.evictions, without_expiry) << "every item without an expiry";
 }
 
 }  // namespace
