@@ -72,9 +72,10 @@ bool run_retrieval(shard_state& state, work_item& work, std::size_t first_search
 void run_arithmetic(shard_state& state, key_ref key, bool incr, std::uint64_t delta, bool noreply,
                     std::string& out, bool errors_despite_noreply = false);
 
-// admin.cpp: flush_all cache_memlimit stats shutdown
+// admin.cpp: flush_all cache_memlimit lru stats shutdown
 void run_flush_all(shard_state& state, const protocol::request& request, std::string& out);
 void run_cache_memlimit(shard_state& state, const protocol::request& request, std::string& out);
+void run_lru(shard_state& state, const protocol::request& request, std::string& out);
 void run_stats(shard_state& state, const protocol::request& request, request_group& group);
 void run_shutdown(shard_state& state, const protocol::request& request, request_group& group);
 
