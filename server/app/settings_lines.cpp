@@ -185,7 +185,6 @@ engine::shown_counters shown_counters_of(const config::server_options& options) 
           .slab_reassign = tuning.slab_reassign,
           .lru_crawler = tuning.lru_crawler,
           .lru_maintainer = tuning.lru_maintainer,
-          .temp_lru = tuning.temporary_ttl.has_value(),
           .ssl_new_sessions = options.network.tls.enabled && options.network.tls.session_cache};
 }
 

@@ -222,14 +222,15 @@ class command_line_parser {
   /// memcached's segmented LRU and its shares and ages, as -o set them (no_modern turns
   /// it off as no_lru_maintainer does), and its TEMP segment, for the store.
   void set_lru(const tuning_settings& tuning) {
-    store::store_config& store = options_.engine.store;
-    store.lru_segmented = tuning.lru_maintainer;
-    store.hot_lru_pct = static_cast<std::size_t>(tuning.hot_lru_pct);
-    store.warm_lru_pct = static_cast<std::size_t>(tuning.warm_lru_pct);
-    store.hot_max_factor = tuning.hot_max_factor;
-    store.warm_max_factor = tuning.warm_max_factor;
-    store.temp_lru = tuning.temporary_ttl.has_value();
-    if (store.temp_lru) store.temporary_ttl = static_cast<std::uint32_t>(*tuning.temporary_ttl);
+    store::lru_settings& lru = options_.engine.store.lru;
+    lru.maintainer = tuning.lru_maintainer;
+    lru.segmented = tuning.lru_maintainer;
+    lru.hot_lru_pct = static_cast<std::size_t>(tuning.hot_lru_pct);
+    lru.warm_lru_pct = static_cast<std::size_t>(tuning.warm_lru_pct);
+    lru.hot_max_factor = tuning.hot_max_factor;
+    lru.warm_max_factor = tuning.warm_max_factor;
+    lru.temp_lru = tuning.temporary_ttl.has_value();
+    if (lru.temp_lru) lru.temporary_ttl = static_cast<std::uint32_t>(*tuning.temporary_ttl);
   }
 
   std::optional<std::string_view> take_next_word() {

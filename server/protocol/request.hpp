@@ -45,6 +45,7 @@ enum class command : std::uint8_t {
   shutdown,              // argument: the rest of the line ("" and "graceful" are valid)
   lru_crawler_metadump,  // argument: "all", or the keys to dump (also in keys)
   cache_memlimit,        // delta: megabytes, noreply
+  lru,                   // lru_change, noreply
   // meta commands: key (as sent; base64 when the b flag is present), meta_flags
   meta_get,         // mg
   meta_set,         // ms: data too
@@ -63,6 +64,21 @@ enum class command : std::uint8_t {
 struct meta_flag {
   char letter;
   std::string_view token;
+};
+
+/// What an `lru` command changes, its arguments read as memcached 1.6.18's
+/// process_lru_command reads them.
+struct lru_change {
+  enum class setting : std::uint8_t {
+    tune,      ///< lru tune <hot_pct> <warm_pct> <hot_max_factor> <warm_max_factor>
+    mode,      ///< lru mode flat|segmented
+    temp_ttl,  ///< lru temp_ttl <ttl>
+  };
+  setting what = setting::tune;
+  std::uint32_t hot_lru_pct = 0, warm_lru_pct = 0;  ///< tune: at most 80 together
+  double hot_max_factor = 0, warm_max_factor = 0;   ///< tune: above 0
+  bool segmented = true;                            ///< mode
+  std::int32_t temporary_ttl = 0;                   ///< temp_ttl: below 0 turns TEMP off
 };
 
 struct request {
@@ -84,6 +100,7 @@ struct request {
   std::uint32_t dump_limit = 0;
   std::string_view dump_refusal;
   std::string_view data;              ///< storage and ms: the value, without its "\r\n"
+  lru_change lru;                     ///< lru
   bool noreply = false;               ///< classic commands' trailing "noreply"
   std::vector<meta_flag> meta_flags;  ///< meta commands, in the order sent
   /// The meta command has the b flag: its key is sent in base64, and
@@ -105,10 +122,12 @@ struct request {
 /// Which keys a command names, and so which shards of a sharded engine it
 /// needs.
 enum class key_scope : std::uint8_t {
-  none,   ///< no key: any shard answers it (version, verbosity, quit, shutdown, mn)
-  one,    ///< item_key() (storage, delete, incr, decr, touch, mg, ms, md, ma, me)
-  many,   ///< keys (get, gets, gat, gats)
-  every,  ///< every shard's items (flush_all, stats, cache_memlimit, metadump: its keys, if any)
+  none,  ///< no key: any shard answers it (version, verbosity, quit, shutdown, mn)
+  one,   ///< item_key() (storage, delete, incr, decr, touch, mg, ms, md, ma, me)
+  many,  ///< keys (get, gets, gat, gats)
+  /// every shard's items (flush_all, stats, cache_memlimit, lru, metadump:
+  /// its keys, if any)
+  every,
 };
 
 /// The one table of which keys each command names.
@@ -121,7 +140,8 @@ constexpr key_scope scope_of(command kind) noexcept {
     case command::flush_all:
     case command::stats:
     case command::lru_crawler_metadump:
-    case command::cache_memlimit: return key_scope::every;
+    case command::cache_memlimit:
+    case command::lru: return key_scope::every;
     case command::version:
     case command::verbosity:
     case command::quit:

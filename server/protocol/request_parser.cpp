@@ -19,8 +19,11 @@
 #include "protocol/request.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <string>
 #include <string_view>
 
 #include "protocol/detail/command_line.hpp"
@@ -79,6 +82,9 @@ constexpr std::string_view delete_usage =
     "CLIENT_ERROR bad command line format.  Usage: delete <key> [noreply]\r\n";
 constexpr std::string_view crawler_disabled = "CLIENT_ERROR lru crawler disabled\r\n";
 constexpr std::string_view crawler_not_started = "ERROR failed to start lru crawler thread\r\n";
+constexpr std::string_view lru_pcts_too_large = "ERROR hot and warm pcts must not exceed 80\r\n";
+constexpr std::string_view lru_factors_not_positive =
+    "ERROR hot/warm age factors must be greater than 0\r\n";
 
 /// C's isspace in the "C" locale, which memcached's number parsing stops at.
 bool is_c_space(char c) noexcept {
@@ -295,6 +301,59 @@ parse_result parse_lru_crawler(const command_line& line, const parser_limits& li
   return fail(reply::error, line.size);
 }
 
+/// A real number as memcached's safe_strtod reads it: strtod's grammar, then
+/// the token's end or whitespace; false where strtod sets ERANGE.
+bool parse_real_number(std::string_view token, double& out) {
+  const std::string text(token);  // strtod needs its NUL
+  char* end = nullptr;
+  errno = 0;
+  out = std::strtod(text.c_str(), &end);
+  if (errno == ERANGE || end == text.c_str()) return false;
+  return *end == '\0' || is_c_space(*end);
+}
+
+// lru tune <hot_pct> <warm_pct> <hot_max_factor> <warm_max_factor>, lru mode
+// flat|segmented, lru temp_ttl <ttl>, each with an optional noreply that
+// silences every reply, errors too (memcached's out_string). Words past
+// those read are ignored. The engine refuses mode and temp_ttl without the
+// LRU maintainer, as memcached does, with ERROR.
+parse_result parse_lru(const command_line& line, request& out) {
+  if (line.count < 2) return fail(reply::error, line.size);
+  out.kind = command::lru;
+  out.noreply = line.last() == "noreply";
+  lru_change& change = out.lru;
+  const std::string_view setting = line.words[1];
+  if (setting == "tune" && line.count >= 6) {
+    change.what = lru_change::setting::tune;
+    if (!parse_client_flags(line.words[2], change.hot_lru_pct) ||
+        !parse_client_flags(line.words[3], change.warm_lru_pct) ||
+        !parse_real_number(line.words[4], change.hot_max_factor) ||
+        !parse_real_number(line.words[5], change.warm_max_factor))
+      return fail(reply::error, line.size, out.noreply);
+    // memcached adds the two as 32-bit numbers
+    if (static_cast<std::uint32_t>(change.hot_lru_pct + change.warm_lru_pct) > 80)
+      return fail(lru_pcts_too_large, line.size, out.noreply);
+    if (change.warm_max_factor <= 0 || change.hot_max_factor <= 0)
+      return fail(lru_factors_not_positive, line.size, out.noreply);
+    return accepted(line.size);
+  }
+  if (setting == "mode" && line.count >= 3) {
+    change.what = lru_change::setting::mode;
+    if (line.words[2] != "flat" && line.words[2] != "segmented")
+      return fail(reply::error, line.size, out.noreply);
+    change.segmented = line.words[2] == "segmented";
+    return accepted(line.size);
+  }
+  if (setting == "temp_ttl" && line.count >= 3) {
+    change.what = lru_change::setting::temp_ttl;
+    std::int64_t ttl = 0;
+    if (!parse_signed_number(line.words[2], ttl)) return fail(reply::error, line.size, out.noreply);
+    change.temporary_ttl = static_cast<std::int32_t>(ttl);  // safe_strtol keeps the low 32 bits
+    return accepted(line.size);
+  }
+  return fail(reply::error, line.size, out.noreply);
+}
+
 /// `stats cachedump <class> <limit>`'s arguments, refused as memcached's
 /// process_stat refuses them: fewer than two, either not a number (read as
 /// safe_strtoul reads them, as client flags are), a class past memcached's 63.
@@ -335,6 +394,7 @@ parse_result parse_command(std::string_view input, const command_line& line,
   if (name == "verbosity") return parse_verbosity(line, out);
   if (name == "lru_crawler") return parse_lru_crawler(line, limits, out);
   if (name == "cache_memlimit") return parse_cache_memlimit(line, out);
+  if (name == "lru") return parse_lru(line, out);
   if (name == "version" || name == "quit" || name == "stats" || name == "shutdown") {
     // memcached ignores the words after version and quit.
     out.kind = name == "version" ? command::version
@@ -376,6 +436,7 @@ void request::clear() {
   dump_limit = 0;
   dump_refusal = {};
   data = {};
+  lru = {};
   noreply = false;
   meta_flags.clear();
   key_in_base64 = false;

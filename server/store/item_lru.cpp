@@ -26,8 +26,13 @@ void item_store::set_now(std::int64_t now) {
   if (new_second) juggle_all();
 }
 
+void item_store::set_lru(const lru_settings& lru) {
+  lru_ = lru;
+  juggle_all();
+}
+
 void item_store::juggle_all() {
-  if (!classes_.config().lru_segmented) return;
+  if (!lru_.maintainer) return;
   for (std::size_t c = 1; c <= size_classes_.size(); ++c)
     if (!class_is_empty(size_classes_[c - 1])) juggle(c, no_location);
 }
@@ -35,7 +40,7 @@ void item_store::juggle_all() {
 void item_store::bump(location where) {
   item& it = at(where);
   assert(it.linked && "bump: the item is not linked");
-  if (!classes_.config().lru_segmented) {
+  if (!lru_.segmented) {
     it.fetched = true;
     update(where);
     return;
@@ -63,7 +68,7 @@ void item_store::update(location where) {
   item& it = at(where);
   assert(it.linked && "update: the item is not linked");
   size_class_state& state = size_classes_[it.size_class - 1];
-  if (!classes_.config().lru_segmented) {
+  if (!lru_.segmented) {
     if (it.accessed_at >= now_ - update_interval) return;
     it.accessed_at = now_;
     move_to(state, where, it, lru_segment::cold);
@@ -89,7 +94,6 @@ void item_store::update(location where) {
 int item_store::pull_tail(std::size_t size_class, lru_segment from, pull_mode mode,
                           std::size_t total_bytes, std::int64_t max_age, location keep) {
   size_class_state& state = size_classes_[size_class - 1];
-  const store_config& config = classes_.config();
   lru_list& list = state.lru[segment_index(from)];
   int removed = 0;
   location search = list.tail;
@@ -110,11 +114,11 @@ int item_store::pull_tail(std::size_t size_class, lru_segment from, pull_mode mo
     if (from == lru_segment::temp) break;  // TEMP's live items are never moved or evicted
     if (from == lru_segment::cold) {
       if (mode == pull_mode::evict) {
-        if (config.evict) {
+        if (classes_.config().evict) {
           remove_from_tail(state, search, it, false);
           ++removed;
         }
-      } else if (it.active && config.lru_segmented) {
+      } else if (it.active && lru_.segmented) {
         it.active = false;
         ++state.counts.moves_to_warm;
         move_to(state, search, it, lru_segment::warm);
@@ -122,7 +126,7 @@ int item_store::pull_tail(std::size_t size_class, lru_segment from, pull_mode mo
       }
       break;
     }
-    const std::size_t share = from == lru_segment::hot ? config.hot_lru_pct : config.warm_lru_pct;
+    const std::size_t share = from == lru_segment::hot ? lru_.hot_lru_pct : lru_.warm_lru_pct;
     if (it.active) {
       // memcached rescues active items aggressively
       it.active = false;
@@ -165,39 +169,43 @@ void item_store::remove_from_tail(size_class_state& state, location where, item&
 /// WARM's tails are pulled against their shares of the bytes of HOT, WARM
 /// and COLD and against ages of hot_max_factor and warm_max_factor times
 /// COLD's tail age, and COLD's tail for active items (and, in all three,
-/// dead ones), until a round moves nothing. memcached's juggle stops after
-/// 500 rounds, and its maintainer calls it again at once while it moves
-/// items: so here the rounds go on to the end. `keep` is never removed.
+/// dead ones), until a round moves nothing. A flat LRU (`lru mode flat`)
+/// drains HOT and WARM into COLD instead: shares of no bytes, ages of 0, and
+/// COLD left alone. memcached's juggle stops after 500 rounds, and its
+/// maintainer calls it again at once while it moves items: so here the
+/// rounds go on to the end. `keep` is never removed.
 void item_store::juggle(std::size_t size_class, location keep) {
   size_class_state& state = size_classes_[size_class - 1];
   state.unsettled = false;
-  const store_config& config = classes_.config();
-  if (!config.lru_segmented) return;
+  if (!lru_.maintainer) return;
   ++juggles_;
-  if (config.temp_lru) {
+  if (lru_.temp_lru) {
     // TEMP first, for its dead items only
     int reclaimed = 0;
     do {
       reclaimed = pull_tail(size_class, lru_segment::temp, pull_mode::move, 0, 0, keep);
     } while (reclaimed > 0);
   }
-  const location cold_tail = state.lru[segment_index(lru_segment::cold)].tail;
-  const std::int64_t cold_age =
-      cold_tail == no_location ? 0 : std::max<std::int64_t>(0, now_ - at(cold_tail).accessed_at);
-  // memcached keeps these ages in whole seconds (rel_time_t)
-  const auto hot_age =
-      static_cast<std::int64_t>(static_cast<double>(cold_age) * config.hot_max_factor);
-  const auto warm_age =
-      static_cast<std::int64_t>(static_cast<double>(cold_age) * config.warm_max_factor);
+  std::int64_t hot_age = 0;
+  std::int64_t warm_age = 0;
   std::size_t total_bytes = 0;
-  for (const lru_segment segment : {lru_segment::hot, lru_segment::warm, lru_segment::cold})
-    total_bytes += state.lru[segment_index(segment)].bytes;
+  if (lru_.segmented) {
+    const location cold_tail = state.lru[segment_index(lru_segment::cold)].tail;
+    const std::int64_t cold_age =
+        cold_tail == no_location ? 0 : std::max<std::int64_t>(0, now_ - at(cold_tail).accessed_at);
+    // memcached keeps these ages in whole seconds (rel_time_t)
+    hot_age = static_cast<std::int64_t>(static_cast<double>(cold_age) * lru_.hot_max_factor);
+    warm_age = static_cast<std::int64_t>(static_cast<double>(cold_age) * lru_.warm_max_factor);
+    for (const lru_segment segment : {lru_segment::hot, lru_segment::warm, lru_segment::cold})
+      total_bytes += state.lru[segment_index(segment)].bytes;
+  }
   for (;;) {
     int moved = 0;
     if (pull_tail(size_class, lru_segment::hot, pull_mode::move, total_bytes, hot_age, keep) != 0 ||
         pull_tail(size_class, lru_segment::warm, pull_mode::move, total_bytes, warm_age, keep) != 0)
       ++moved;
-    moved += pull_tail(size_class, lru_segment::cold, pull_mode::move, total_bytes, 0, keep);
+    if (lru_.segmented)
+      moved += pull_tail(size_class, lru_segment::cold, pull_mode::move, total_bytes, 0, keep);
     if (moved == 0) break;
   }
 }
@@ -205,7 +213,7 @@ void item_store::juggle(std::size_t size_class, location keep) {
 /// Marks a class whose tails an allocation pulled, for juggle_unsettled.
 void item_store::mark_unsettled(std::size_t size_class) {
   size_class_state& state = size_classes_[size_class - 1];
-  if (state.unsettled || !classes_.config().lru_segmented) return;
+  if (state.unsettled || !lru_.maintainer) return;
   state.unsettled = true;
   unsettled_classes_.push_back(size_class);
 }
@@ -223,9 +231,8 @@ void item_store::juggle_unsettled() {
 /// temporary_ttl below 2^31 that leaves out items that never expire (0)
 /// and those already expired.
 bool item_store::is_temporary(const item& it) const noexcept {
-  const store_config& config = classes_.config();
-  return config.temp_lru && it.expires_at != 0 && it.expires_at >= now_ &&
-         it.expires_at - now_ <= std::int64_t{config.temporary_ttl};
+  return lru_.temp_lru && it.expires_at != 0 && it.expires_at >= now_ &&
+         it.expires_at - now_ <= std::int64_t{lru_.temporary_ttl};
 }
 
 /// Moves a linked item to the head of segment `to` (its own: to its head).

@@ -49,7 +49,10 @@ std::span<const char> item::value() const noexcept {
 }
 
 item_store::item_store(slab_ledger& ledger)
-    : ledger_(ledger), classes_(ledger.classes()), size_classes_(classes_.largest()) {
+    : ledger_(ledger),
+      classes_(ledger.classes()),
+      lru_(classes_.config().lru),
+      size_classes_(classes_.largest()) {
   // A page's location is (page << chunk_bits_) | chunk, with room for the
   // smallest class's chunks, below block_location.
   chunk_bits_ = static_cast<unsigned>(std::bit_width(classes_.chunks_per_page(1) - 1));
@@ -164,7 +167,7 @@ void item_store::link(location where, location replaced) {
   if (is_temporary(it)) {
     it.segment = lru_segment::temp;
   } else {
-    it.segment = classes_.config().lru_segmented ? lru_segment::hot : lru_segment::cold;
+    it.segment = lru_.segmented ? lru_segment::hot : lru_segment::cold;
   }
   it.active = false;
   const std::size_t size = reported_size(it);
@@ -332,7 +335,7 @@ item* item_store::chunk(location where) const noexcept {
 /// page would, rather than fail.
 bool item_store::ledger_chunk(std::size_t size_class, location keep) {
   size_class_state& state = size_classes_[size_class - 1];
-  const bool segmented = classes_.config().lru_segmented;
+  const bool segmented = lru_.segmented;
   int pass = 0;
   bool taken = false;
   for (; pass < allocation_passes; ++pass) {

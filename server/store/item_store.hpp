@@ -17,9 +17,9 @@
 // class after each change the maintainer would act on (a link, an unlink, a
 // read that marks an item active, an allocation that pulled the class's
 // tails) and every class when the clock (set_now) reaches a new second, so
-// what it holds depends on the requests and seconds alone. With
-// lru_segmented off, a class has one LRU, the one memcached calls COLD, as
-// memcached without its maintainer.
+// what it holds depends on the requests and seconds alone. Without
+// segments (lru_settings::segmented off), new items go to the one LRU
+// memcached keeps then, COLD, and juggles drain HOT and WARM into it.
 //
 // The bytes live in the store's own memory: 1 MB pages carved into chunks
 // of memcached's classes, and a block of its own for an item memcached
@@ -203,6 +203,12 @@ class item_store {
   /// time set; not segmented, the item moves to its LRU's head with its
   /// time set when its time is more than 60 s old (ITEM_UPDATE_INTERVAL).
   void update(location where);
+  /// The LRU settings from now on (memcached's `lru` command changes its
+  /// settings, which its maintainer and its workers read as they go); then
+  /// juggles every class. Items stay in their segments until a juggle or a
+  /// read moves them.
+  void set_lru(const lru_settings& lru);
+  const lru_settings& lru() const noexcept { return lru_; }
   /// Juggles every class, as memcached's maintainer soon does on its own:
   /// after a flush_all that takes effect at once, whose items the juggles
   /// reclaim from the tails.
@@ -303,6 +309,7 @@ class item_store {
 
   slab_ledger& ledger_;
   const slab_classes& classes_;
+  lru_settings lru_;
   dead_check dead_check_;
   removal_handler removal_handler_;
   unsigned chunk_bits_ = 0;  ///< a page location's low bits: the chunk within its page

@@ -8,6 +8,32 @@
 
 namespace gpuhash::server::store {
 
+/// memcached's LRU settings: its LRU maintainer, its segmented LRU and its
+/// TEMP segment. The `lru` command changes them while the server runs
+/// (item_store::set_lru).
+struct lru_settings {
+  /// memcached's LRU maintainer (its default, -o lru_maintainer): classes
+  /// are juggled. false (-o no_lru_maintainer or no_modern): never, and the
+  /// LRU is flat.
+  bool maintainer = true;
+  /// memcached's segmented LRU (with the maintainer): a class keeps HOT,
+  /// WARM and COLD segments. false (`lru mode flat`, or no maintainer): new
+  /// items go to COLD, the one LRU memcached keeps without segments, a read
+  /// moves an item as there, and juggles drain HOT and WARM into COLD.
+  bool segmented = true;
+  std::size_t hot_lru_pct = 20;   ///< HOT's share of its class's item bytes
+  std::size_t warm_lru_pct = 40;  ///< WARM's share of its class's item bytes
+  /// An item idle longer than COLD's tail age times this leaves HOT (WARM).
+  double hot_max_factor = 0.2;
+  double warm_max_factor = 2.0;
+  /// memcached's temp_lru (-o temporary_ttl or `lru temp_ttl`, which need
+  /// the maintainer): an item whose expiry is at most temporary_ttl seconds
+  /// away when it is linked goes to the class's TEMP segment, which is
+  /// never evicted.
+  bool temp_lru = false;
+  std::uint32_t temporary_ttl = 61;  ///< seconds
+};
+
 struct store_config {
   std::size_t memory_limit = 64u << 20;  ///< bytes of slab pages, all shards together (-m)
   std::size_t item_size_max = 1u << 20;  ///< largest item, memcached's size (-I)
@@ -20,20 +46,7 @@ struct store_config {
   bool slab_reassign = true;
   bool evict = true;        ///< false: -M, allocation fails when full
   bool cas_enabled = true;  ///< false: -C, items show CAS 0 and are 8 bytes smaller
-  /// memcached's segmented LRU (its default, -o lru_maintainer): each class
-  /// keeps HOT, WARM and COLD segments. false (-o no_lru_maintainer or
-  /// no_modern): one LRU per class, memcached's COLD one.
-  bool lru_segmented = true;
-  std::size_t hot_lru_pct = 20;   ///< HOT's share of its class's item bytes
-  std::size_t warm_lru_pct = 40;  ///< WARM's share of its class's item bytes
-  /// An item idle longer than COLD's tail age times this leaves HOT (WARM).
-  double hot_max_factor = 0.2;
-  double warm_max_factor = 2.0;
-  /// memcached's temp_lru (-o temporary_ttl, which needs the segmented
-  /// LRU): an item whose expiry is at most temporary_ttl seconds away when
-  /// it is linked goes to the class's TEMP segment, which is never evicted.
-  bool temp_lru = false;
-  std::uint32_t temporary_ttl = 61;  ///< seconds, below 2^31
+  lru_settings lru;         ///< each store's LRU settings at start
 };
 
 /// An item's size as memcached counts it (its ITEM_ntotal): in `stats`'

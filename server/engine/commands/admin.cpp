@@ -1,7 +1,8 @@
-// The commands about the whole cache: flush_all, cache_memlimit, stats and
-// shutdown.
+// The commands about the whole cache: flush_all, cache_memlimit, lru, stats
+// and shutdown.
 
 #include <algorithm>
+#include <cstdio>
 
 #include "engine/commands/command_set.hpp"
 #include "engine/commands/reply.hpp"
@@ -32,6 +33,34 @@ void run_cache_memlimit(shard_state& state, const protocol::request& request, st
     state.items.store().ledger().set_memory_limit(static_cast<std::size_t>(request.delta) << 20);
   }
   if (!request.noreply) out.append(reply);
+}
+
+/// As memcached's process_lru_command, its arguments checked by the parser:
+/// each shard's store takes the change. mode and temp_ttl need the LRU
+/// maintainer; without it memcached answers ERROR.
+void run_lru(shard_state& state, const protocol::request& request, std::string& out) {
+  store::item_store& store = state.items.store();
+  store::lru_settings lru = store.lru();
+  const protocol::lru_change& change = request.lru;
+  using setting = protocol::lru_change::setting;
+  if (change.what != setting::tune && !lru.maintainer) {
+    if (!request.noreply) out.append("ERROR\r\n");
+    return;
+  }
+  if (change.what == setting::tune) {
+    lru.hot_lru_pct = change.hot_lru_pct;
+    lru.warm_lru_pct = change.warm_lru_pct;
+    lru.hot_max_factor = change.hot_max_factor;
+    lru.warm_max_factor = change.warm_max_factor;
+  } else if (change.what == setting::mode) {
+    lru.segmented = change.segmented;
+  } else {
+    // a negative ttl turns TEMP off and keeps the last ttl, as memcached's
+    lru.temp_lru = change.temporary_ttl >= 0;
+    if (lru.temp_lru) lru.temporary_ttl = static_cast<std::uint32_t>(change.temporary_ttl);
+  }
+  store.set_lru(lru);
+  if (!request.noreply) out.append("OK\r\n");
 }
 
 namespace {
@@ -89,6 +118,31 @@ std::int64_t oldest_flushed(const shard_state& state) {
   return state.settings.store.cas_enabled ? clock - 1 : clock;
 }
 
+/// The `stats settings` lines the `lru` command changes, as the store has
+/// them now, in memcached's formats; false for another name.
+bool append_lru_setting(std::string_view name, const store::lru_settings& lru, std::string& out) {
+  const auto yes_no = [](bool value) { return value ? "yes" : "no"; };
+  if (name == "lru_segmented") {
+    out.append(yes_no(lru.segmented));
+  } else if (name == "hot_lru_pct") {
+    append_number(out, lru.hot_lru_pct);
+  } else if (name == "warm_lru_pct") {
+    append_number(out, lru.warm_lru_pct);
+  } else if (name == "hot_max_factor" || name == "warm_max_factor") {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f",
+                  name == "hot_max_factor" ? lru.hot_max_factor : lru.warm_max_factor);
+    out.append(text);
+  } else if (name == "temp_lru") {
+    out.append(yes_no(lru.temp_lru));
+  } else if (name == "temporary_ttl") {
+    append_number(out, lru.temporary_ttl);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 /// `stats cachedump <class> <limit>`: memcached refuses it under -X before it
 /// reads the arguments. A part keeps its items for the engine to merge.
 void run_cachedump(shard_state& state, const protocol::request& request, request_group& group) {
@@ -143,8 +197,8 @@ void run_stats(shard_state& state, const protocol::request& request, request_gro
         append_number(out, oldest_flushed(state));
       } else if (name == "maxbytes") {  // as cache_memlimit last set it
         append_number(out, state.items.store().ledger().memory_limit());
-      } else {
-        out.append(value);
+      } else if (!append_lru_setting(name, state.items.store().lru(), out)) {
+        out.append(value);  // as at start
       }
       out.append("\r\n");
     }

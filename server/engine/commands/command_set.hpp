@@ -27,10 +27,13 @@ inline void count_in_class(shard_state& state, std::size_t size_class,
 /// Counts a read hit in the counters of the item's class and LRU segment
 /// before the read moves it (memcached's lru_hits: `stats items`'
 /// hits_to_hot, hits_to_warm, hits_to_cold, hits_to_temp), with its class's get_hits.
-inline void count_read_hit(shard_state& state, const store::item& item) {
-  class_command_counts& counts = state.counts.classes[item.size_class];
+inline void count_read_hit(shard_state& state, std::size_t size_class, store::lru_segment segment) {
+  class_command_counts& counts = state.counts.classes[size_class];
   ++counts.get_hits;
-  ++counts.hits_to_segment[store::segment_index(item.segment)];
+  ++counts.hits_to_segment[store::segment_index(segment)];
+}
+inline void count_read_hit(shard_state& state, const store::item& item) {
+  count_read_hit(state, item.size_class, item.segment);
 }
 
 /// A store's class, by the key, the data and the client flags it stores (0:
@@ -72,9 +75,10 @@ bool run_retrieval(shard_state& state, work_item& work, std::size_t first_search
 void run_arithmetic(shard_state& state, key_ref key, bool incr, std::uint64_t delta, bool noreply,
                     std::string& out, bool errors_despite_noreply = false);
 
-// admin.cpp: flush_all cache_memlimit stats shutdown
+// admin.cpp: flush_all cache_memlimit lru stats shutdown
 void run_flush_all(shard_state& state, const protocol::request& request, std::string& out);
 void run_cache_memlimit(shard_state& state, const protocol::request& request, std::string& out);
+void run_lru(shard_state& state, const protocol::request& request, std::string& out);
 void run_stats(shard_state& state, const protocol::request& request, request_group& group);
 void run_shutdown(shard_state& state, const protocol::request& request, request_group& group);
 

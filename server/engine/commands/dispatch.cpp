@@ -36,6 +36,7 @@ void run_command(shard_state& state, const protocol::request& request, std::size
     case command::quit: group.close_after = true; return;
     case command::shutdown: run_shutdown(state, request, group); return;
     case command::cache_memlimit: run_cache_memlimit(state, request, out); return;
+    case command::lru: run_lru(state, request, out); return;
     default: return;  // run_request's
   }
 }

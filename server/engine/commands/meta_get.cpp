@@ -65,28 +65,44 @@ void run_meta_get(shard_state& state, const protocol::request& request, key_ref 
   get_flags flags;
   const auto read = [&](const protocol::meta_flag& flag) { return read_flag(flag, flags); };
   if (!meta::read_flags(request, {}, out, read)) return;
-  ++state.counts.cmd_get;
   location where = items.find_item(key.key, key.search);
   bool won = false;
-  if (where == store::no_location) {
-    ++state.counts.get_misses;
-    if (!flags.vivify_ttl) {
-      if (!flags.quiet) out.append("EN\r\n");
-      return;
-    }
+  if (where == store::no_location && flags.vivify_ttl) {
     // N: create an empty item so one client wins the right to fill it;
     // memcached allocates it without an expiry (so it never enters TEMP)
-    // and gives it N's afterwards
-    if (items.store_value(key.key, store::no_location, {}, 0, 0, store_mode::add, 0, &where) !=
+    // and gives it N's afterwards. An allocation that fails is a miss.
+    if (items.store_value(key.key, store::no_location, {}, 0, 0, store_mode::add, 0, &where) ==
         store_result::stored) {
-      out.append(meta::no_memory);
-      return;
+      items.at(where).expires_at = items.expiry_of(*flags.vivify_ttl);
+      won = true;
+    } else {
+      where = store::no_location;
     }
-    items.at(where).expires_at = items.expiry_of(*flags.vivify_ttl);
-    won = true;
+  }
+  if (where == store::no_location) {
+    ++state.counts.cmd_get;
+    ++state.counts.get_misses;
+    if (!flags.quiet) out.append("EN\r\n");
+    return;
+  }
+  // memcached counts an item found or created as a touch when T sets its
+  // TTL, else as a get hit, in its class and LRU segment
+  if (flags.new_ttl) {
+    ++state.counts.cmd_touch;
+    ++state.counts.touch_hits;
+    count_in_class(state, items.at(where).size_class, &class_command_counts::touch_hits);
   } else {
+    ++state.counts.cmd_get;
     ++state.counts.get_hits;
-    count_read_hit(state, items.at(where));
+    if (won) {
+      // memcached counts it where it was linked, before its maintainer
+      // moves it on: HOT, or COLD when the LRU is flat (never TEMP: no expiry)
+      const bool segmented = items.store().lru().segmented;
+      count_read_hit(state, items.at(where).size_class,
+                     segmented ? store::lru_segment::hot : store::lru_segment::cold);
+    } else {
+      count_read_hit(state, items.at(where));
+    }
   }
   store::item& item = items.at(where);
   const meta::reply_context context{&item, items.now(), item.fetched, item.accessed_at};

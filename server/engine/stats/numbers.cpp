@@ -80,6 +80,7 @@ shard_numbers numbers_of(const cache& items, const command_counts& commands,
   numbers.index_description = items.index().description();
   numbers.index_overflow = items.overflowed();
   numbers.store = {store.bytes_used(), store.linked_items(), store.juggles()};
+  numbers.temp_lru = store.lru().temp_lru;
   numbers.slabs = store.ledger().numbers();
   const class_item_table& class_counts = items.class_counts();
   for (const store::class_stats& each : store.classes()) {

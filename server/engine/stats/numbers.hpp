@@ -71,14 +71,17 @@ struct shard_numbers {
     std::size_t bytes = 0, curr_items = 0;
     std::uint64_t lru_juggles = 0;  ///< item_store::juggles: lru_maintainer_juggles
   } store;
+  /// The store's temp_lru now (`lru temp_ttl` changes it): number_temp is
+  /// shown with it, as memcached shows it.
+  bool temp_lru = false;
   std::vector<class_numbers> classes;  ///< numbered from 1
   /// The slab ledger's, which all shards share: memcached's chunks, pages,
   /// total_malloced and limit (`stats slabs`, limit_maxbytes).
   store::slab_numbers slabs;
 
   /// Adds another shard's: counts add up, ages and the largest batch are
-  /// the larger; the clock, the index's description and the slab ledger's
-  /// numbers (the same ledger's) stay this shard's.
+  /// the larger; the clock, temp_lru, the index's description and the slab
+  /// ledger's numbers (the same ledger's) stay this shard's.
   void merge(const shard_numbers& other);
 };
 

@@ -18,13 +18,13 @@ constexpr std::size_t cold = store::segment_index(store::lru_segment::cold);
 constexpr std::size_t temp = store::segment_index(store::lru_segment::temp);
 
 /// The numbers of one class's LRU segments (the maintainer's fields).
-void render_segments(const std::string& prefix, const class_numbers& numbers,
-                     const shown_counters& shown, stat_writer& stat) {
+void render_segments(const std::string& prefix, const class_numbers& numbers, bool temp_lru,
+                     stat_writer& stat) {
   const auto& items = numbers.store.segment_items;
   stat(prefix + "number_hot", items[hot]);
   stat(prefix + "number_warm", items[warm]);
   stat(prefix + "number_cold", items[cold]);
-  if (shown.temp_lru) stat(prefix + "number_temp", items[temp]);
+  if (temp_lru) stat(prefix + "number_temp", items[temp]);
   stat(prefix + "age_hot", numbers.age[hot]);
   stat(prefix + "age_warm", numbers.age[warm]);
 }
@@ -50,7 +50,7 @@ void render_class_items(std::size_t c, const shard_numbers& numbers, const shown
   const class_item_counts& items = each.items;
   const std::string prefix = "items:" + std::to_string(c + 1) + ":";
   stat(prefix + "number", store.linked_items);
-  if (shown.lru_maintainer) render_segments(prefix, each, shown, stat);
+  if (shown.lru_maintainer) render_segments(prefix, each, numbers.temp_lru, stat);
   stat(prefix + "age", each.age[cold]);
   stat(prefix + "mem_requested", store.requested_bytes);
   stat(prefix + "evicted", store.evictions);

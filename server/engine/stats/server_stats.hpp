@@ -48,7 +48,6 @@ struct shown_counters {
   bool slab_reassign = true;         ///< slab_reassign_*, slabs_moved
   bool lru_crawler = true;           ///< lru_crawler_running, lru_crawler_starts
   bool lru_maintainer = true;        ///< the segmented LRU's counters
-  bool temp_lru = false;             ///< number_temp (with lru_maintainer)
   bool ssl_new_sessions = false;     ///< -Z with ssl_session_cache
 };
 

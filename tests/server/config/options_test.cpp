@@ -606,8 +606,9 @@ TEST(ServerOptions, ExtendedOptionsCheckedTogetherAsMemcachedDoes) {
 }
 
 TEST(ServerOptions, TheSegmentedLruIsTheStores) {
-  const store::store_config defaults = parse_ok({}).engine.store;
-  EXPECT_TRUE(defaults.lru_segmented);
+  const store::lru_settings defaults = parse_ok({}).engine.store.lru;
+  EXPECT_TRUE(defaults.maintainer);
+  EXPECT_TRUE(defaults.segmented);
   EXPECT_EQ(defaults.hot_lru_pct, 20u);
   EXPECT_EQ(defaults.warm_lru_pct, 40u);
   EXPECT_EQ(defaults.hot_max_factor, 0.2);
@@ -615,24 +616,25 @@ TEST(ServerOptions, TheSegmentedLruIsTheStores) {
   const server_options tuned =
       parse_ok({"-o", "hot_lru_pct=10,warm_lru_pct=50,hot_max_factor=0.5,warm_max_factor=3"});
   EXPECT_TRUE(tuned.ignored.empty());
-  const store::store_config& store = tuned.engine.store;
+  const store::lru_settings& store = tuned.engine.store.lru;
   EXPECT_EQ(store.hot_lru_pct, 10u);
   EXPECT_EQ(store.warm_lru_pct, 50u);
   EXPECT_EQ(store.hot_max_factor, 0.5);
   EXPECT_EQ(store.warm_max_factor, 3.0);
   EXPECT_EQ(tuned.tuning.hot_lru_pct, 10);  // `stats settings` shows them
   // one LRU per class, memcached's COLD, as memcached without its maintainer
-  EXPECT_FALSE(parse_ok({"-o", "no_lru_maintainer"}).engine.store.lru_segmented);
-  EXPECT_FALSE(parse_ok({"-o", "no_modern"}).engine.store.lru_segmented);
-  EXPECT_TRUE(parse_ok({"-o", "no_modern,lru_maintainer"}).engine.store.lru_segmented);
+  EXPECT_FALSE(parse_ok({"-o", "no_lru_maintainer"}).engine.store.lru.segmented);
+  EXPECT_FALSE(parse_ok({"-o", "no_lru_maintainer"}).engine.store.lru.maintainer);
+  EXPECT_FALSE(parse_ok({"-o", "no_modern"}).engine.store.lru.segmented);
+  EXPECT_TRUE(parse_ok({"-o", "no_modern,lru_maintainer"}).engine.store.lru.segmented);
   // memcached's temp_lru: TEMP for items expiring within temporary_ttl
   EXPECT_FALSE(defaults.temp_lru);
   const server_options temp = parse_ok({"-o", "temporary_ttl=30"});
   EXPECT_TRUE(temp.ignored.empty());
-  EXPECT_TRUE(temp.engine.store.temp_lru);
-  EXPECT_EQ(temp.engine.store.temporary_ttl, 30u);
+  EXPECT_TRUE(temp.engine.store.lru.temp_lru);
+  EXPECT_EQ(temp.engine.store.lru.temporary_ttl, 30u);
   EXPECT_EQ(temp.tuning.temporary_ttl, 30);  // `stats settings` shows it
-  EXPECT_EQ(parse_ok({"-o", "temporary_ttl=0"}).engine.store.temporary_ttl, 0u);
+  EXPECT_EQ(parse_ok({"-o", "temporary_ttl=0"}).engine.store.lru.temporary_ttl, 0u);
   EXPECT_EQ(parse_error({"-o", "temporary_ttl=-1"}),
             "-o/--extended temporary_ttl: -1 is out of range (0..2147483647)");
 }

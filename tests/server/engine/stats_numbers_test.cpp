@@ -85,13 +85,13 @@ TEST(StatsNumbers, AreRenderedAsMemcachedsLines) {
         "STAT items:2:direct_reclaims 8\r\n"})
     EXPECT_NE(items.find(line), std::string::npos) << line;
   // with temp_lru, TEMP's items are shown after COLD's, as memcached shows them
-  server.shown.temp_lru = true;
+  merged.temp_lru = true;
   items.clear();
   render_numbers("items", merged, server, items);
   EXPECT_NE(items.find("STAT items:2:number_cold 4\r\nSTAT items:2:number_temp 2\r\n"
                        "STAT items:2:age_hot 5\r\n"),
             std::string::npos);
-  server.shown.temp_lru = false;
+  merged.temp_lru = false;
   std::string totals;
   render_numbers("", merged, server, totals);
   for (const char* line : {"STAT lru_maintainer_juggles 8\r\n", "STAT moves_to_cold 8\r\n",

@@ -4,7 +4,8 @@ twice moves to WARM and outlives the unread items in COLD when memory runs
 out; evictions take COLD's tail, oldest first; `stats items`' number_hot,
 number_warm and number_cold add up to the class's items, and its moves and
 `stats`' totals count what happened; a delete, a read or a flush_all is
-followed by memcached's juggle. Run against memcached too
+followed by memcached's juggle; the `lru` command changes the shares, the
+mode and TEMP at run time. Run against memcached too
 (run_integration.py --memcached): every number expected here is memcached's.
 test_temp_lru.py tests the TEMP segment (-o temporary_ttl).
 
@@ -242,3 +243,90 @@ class JuggleTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class LruCommandTest(unittest.TestCase):
+    """`lru tune|mode|temp_ttl`: memcached's replies, its checks of the
+    arguments, and the changes `stats settings` and the LRU show."""
+
+    LRU_SETTINGS = ("lru_segmented", "hot_lru_pct", "warm_lru_pct", "hot_max_factor",
+                    "warm_max_factor", "temp_lru", "temporary_ttl")
+
+    def lru_settings(self, c):
+        settings = c.stats(b"settings")
+        return tuple(settings[name] for name in self.LRU_SETTINGS)
+
+    def test_replies_and_what_stats_settings_shows(self):
+        with ServerProcess() as server:
+            c = Connection.to(server)
+            self.assertEqual(self.lru_settings(c),
+                             (b"yes", b"20", b"40", b"0.20", b"2.00", b"no", b"61"))
+            self.assertEqual(c.command(b"lru tune 10 30 0.1 1.5"), b"OK\r\n")
+            self.assertEqual(self.lru_settings(c),
+                             (b"yes", b"10", b"30", b"0.10", b"1.50", b"no", b"61"))
+            for line, reply in ((b"lru tune 41 40 0.1 1",
+                                 b"ERROR hot and warm pcts must not exceed 80\r\n"),
+                                (b"lru tune 10 10 0 1",
+                                 b"ERROR hot/warm age factors must be greater than 0\r\n"),
+                                (b"lru tune 10 x 0.1 1", b"ERROR\r\n"),
+                                (b"lru tune 10 10 0.1", b"ERROR\r\n"),
+                                (b"lru mode hot", b"ERROR\r\n"),
+                                (b"lru temp_ttl ten", b"ERROR\r\n"),
+                                (b"lru warm 1", b"ERROR\r\n"),
+                                (b"lru", b"ERROR\r\n")):
+                self.assertEqual(c.command(line), reply, line)
+            self.assertEqual(self.lru_settings(c),
+                             (b"yes", b"10", b"30", b"0.10", b"1.50", b"no", b"61"),
+                             "a refused change changes nothing")
+            self.assertEqual(c.command(b"lru mode flat"), b"OK\r\n")
+            self.assertEqual(c.command(b"lru temp_ttl 30"), b"OK\r\n")
+            self.assertEqual(self.lru_settings(c),
+                             (b"no", b"10", b"30", b"0.10", b"1.50", b"yes", b"30"))
+            # a negative ttl turns TEMP off and keeps the last ttl
+            self.assertEqual(c.command(b"lru temp_ttl -1"), b"OK\r\n")
+            self.assertEqual(c.command(b"lru mode segmented"), b"OK\r\n")
+            self.assertEqual(self.lru_settings(c),
+                             (b"yes", b"10", b"30", b"0.10", b"1.50", b"no", b"30"))
+            # noreply silences OK and the errors alike
+            c.request(b"lru tune 10 10 0.1 -1 noreply\r\nlru mode noreply\r\n"
+                      b"lru mode flat noreply\r\nlru tune 5 5 1 1 noreply\r\n", b"")
+            self.assertEqual(self.lru_settings(c),
+                             (b"no", b"5", b"5", b"1.00", b"1.00", b"no", b"30"))
+            c.close()
+
+    def test_without_the_maintainer_only_tune_is_taken(self):
+        with ServerProcess(["-o", "no_lru_maintainer"]) as server:
+            c = Connection.to(server)
+            self.assertEqual(c.command(b"lru mode segmented"), b"ERROR\r\n")
+            self.assertEqual(c.command(b"lru temp_ttl 30"), b"ERROR\r\n")
+            self.assertEqual(c.command(b"lru tune 10 10 0.1 1"), b"OK\r\n")
+            self.assertEqual(self.lru_settings(c),
+                             (b"no", b"10", b"10", b"0.10", b"1.00", b"no", b"61"))
+            c.close()
+
+    def test_flat_mode_drains_hot_into_cold_and_stores_there(self):
+        with ServerProcess(["-t", "1", "-m", "2"]) as server:
+            c = Connection.to(server)
+            store_range(c, 0, 10)
+            numbers = settled(c, within_hot_share)
+            self.assertGreater(numbers["number_cold"], 0)
+            self.assertEqual(c.command(b"lru mode flat"), b"OK\r\n")
+            store_range(c, 10, 1)
+            numbers = settled(c, lambda n: n.get("number_cold") == 11)
+            self.assertEqual((numbers["number_hot"], numbers["number_warm"],
+                              numbers["number_cold"]), (0, 0, 11))
+            c.close()
+
+    def test_temp_ttl_sends_short_lived_items_to_temp_and_shows_number_temp(self):
+        with ServerProcess(["-t", "1", "-m", "2"]) as server:
+            c = Connection.to(server)
+            store_range(c, 0, 1, exptime=20)
+            self.assertNotIn("number_temp", items(c)[SIZE_CLASS])
+            self.assertEqual(c.command(b"lru temp_ttl 30"), b"OK\r\n")
+            store_range(c, 1, 2, exptime=20)
+            store_range(c, 3, 1, exptime=100)
+            numbers = items(c)[SIZE_CLASS]
+            self.assertEqual((numbers["number"], numbers["number_temp"]), (4, 2))
+            self.assertEqual(c.command(b"lru temp_ttl -1"), b"OK\r\n")
+            self.assertNotIn("number_temp", items(c)[SIZE_CLASS])
+            c.close()

@@ -406,6 +406,50 @@ class ClassCountersTest(unittest.TestCase):
             self.assertEqual(slabs["free_chunks_end"], 0)
             c.close()
 
+    def test_meta_get_counts_a_vivified_item_as_a_hit_and_a_T_as_a_touch(self):
+        # memcached's process_mget_command: an item found or created (N) is a
+        # hit, counted in get_hits and its class's (hits_to_hot: it was
+        # linked in HOT), or with T as a touch; a miss is a get miss
+        with ServerProcess(["-t", "1"]) as server:
+            c = Connection.to(server)
+            general = ("cmd_get", "get_hits", "get_misses", "cmd_touch", "touch_hits",
+                       "touch_misses")
+
+            def counts():
+                stats = c.stats()
+                items = self.class_stats(c, b"items", "items:1:")
+                slabs = self.class_stats(c, b"slabs", "1:")
+                return ({n: int(stats[n]) for n in general},
+                        {n: items.get(n, 0) for n in ("hits_to_hot", "hits_to_cold")},
+                        {n: slabs.get(n, 0) for n in ("get_hits", "touch_hits")})
+
+            c.request(b"mg absent v\r\n", b"EN\r\n")
+            c.request(b"mg viv N30 v\r\n", b"VA 0 W\r\n\r\n")
+            self.assertEqual(counts(), (
+                {"cmd_get": 2, "get_hits": 1, "get_misses": 1, "cmd_touch": 0, "touch_hits": 0,
+                 "touch_misses": 0},
+                {"hits_to_hot": 1, "hits_to_cold": 0}, {"get_hits": 1, "touch_hits": 0}))
+            c.request(b"mg viv2 N30 T40 q\r\n", b"HD W\r\n")
+            c.request(b"mg viv T50\r\n", b"HD Z\r\n")
+            c.request(b"mg absent T50\r\n", b"EN\r\n")  # a miss is a get's, T or not
+            self.assertEqual(counts(), (
+                {"cmd_get": 3, "get_hits": 1, "get_misses": 2, "cmd_touch": 2, "touch_hits": 2,
+                 "touch_misses": 0},
+                {"hits_to_hot": 1, "hits_to_cold": 0}, {"get_hits": 1, "touch_hits": 2}))
+            c.close()
+
+    def test_a_vivify_that_finds_no_memory_is_a_miss(self):
+        with ServerProcess(["-t", "1", "-M", "-m", "1", "-I", "512k"]) as server:
+            c = Connection.to(server)
+            stored = 0
+            while c.command(b"set k%06d 0 0 0\r\n" % stored) == b"STORED\r\n":
+                stored += 1
+            c.request(b"mg z%06d N30 v\r\n" % stored, b"EN\r\n")
+            stats = c.stats()
+            self.assertEqual((stats["cmd_get"], stats["get_hits"], stats["get_misses"]),
+                             (b"1", b"0", b"1"))
+            c.close()
+
     def fill(self, c, count, size=100 * 1024):
         """Stores `count` values of `size` bytes, a few at a time (a pipeline
         of all of them at once would be as large as the connections' memory

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -39,6 +40,7 @@ std::string_view name_of(command kind) {
     case command::verbosity: return "verbosity";
     case command::stats: return "stats";
     case command::cache_memlimit: return "cache_memlimit";
+    case command::lru: return "lru";
     case command::quit: return "quit";
     case command::shutdown: return "shutdown";
     case command::lru_crawler_metadump: return "metadump";
@@ -112,6 +114,17 @@ std::string describe(const parse_result& result, const request& parsed) {
   }
   if (parsed.kind == command::meta_set || !parsed.data.empty()) {
     text.append(" data=").append(parsed.data);
+  }
+  if (parsed.kind == command::lru) {
+    const lru_change& lru = parsed.lru;
+    using setting = lru_change::setting;
+    char tune[96];
+    std::snprintf(tune, sizeof tune, " tune=%u,%u,%g,%g", lru.hot_lru_pct, lru.warm_lru_pct,
+                  lru.hot_max_factor, lru.warm_max_factor);
+    if (lru.what == setting::tune) text.append(tune);
+    if (lru.what == setting::mode) text.append(lru.segmented ? " mode=segmented" : " mode=flat");
+    if (lru.what == setting::temp_ttl)
+      text.append(" temp_ttl=").append(std::to_string(lru.temporary_ttl));
   }
   if (parsed.noreply) text.append(" noreply");
   std::string flags;
@@ -785,7 +798,37 @@ TEST(ItemKeys, EachCommandNamesItsKeysOnce) {
   EXPECT_EQ(scope_of(command::gats), key_scope::many);
   EXPECT_EQ(scope_of(command::meta_debug), key_scope::one);
   EXPECT_EQ(scope_of(command::cache_memlimit), key_scope::every);
+  EXPECT_EQ(scope_of(command::lru), key_scope::every);
   EXPECT_EQ(scope_of(command::verbosity), key_scope::none);
+}
+
+// lru tune|mode|temp_ttl, read as memcached 1.6.18's process_lru_command
+// reads them (checked against memcached 1.6.18: test_lru.py's
+// LruCommandTest); noreply silences its errors too.
+TEST(RequestParser, LruCommand) {
+  EXPECT_EQ(parse_one("lru tune 10 30 0.1 1.5\r\n"), "lru tune=10,30,0.1,1.5");
+  EXPECT_EQ(parse_one("lru tune 0 80 1e-3 2 more words\r\n"), "lru tune=0,80,0.001,2");
+  EXPECT_EQ(parse_one("lru tune 41 40 0.1 1\r\n"),
+            "error ERROR hot and warm pcts must not exceed 80 consumed=22");
+  // the percentages are added as memcached adds them, in 32 bits
+  EXPECT_EQ(parse_one("lru tune 4294967295 1 0.1 1\r\n"), "lru tune=4294967295,1,0.1,1");
+  EXPECT_EQ(parse_one("lru tune 10 10 0 1\r\n"),
+            "error ERROR hot/warm age factors must be greater than 0 consumed=20");
+  EXPECT_EQ(parse_one("lru tune 10 10 0.1 -1 noreply\r\n"),
+            "error ERROR hot/warm age factors must be greater than 0 consumed=31 silent");
+  EXPECT_EQ(parse_one("lru tune 10 x 0.1 1\r\n"), "error ERROR consumed=21");
+  EXPECT_EQ(parse_one("lru tune 10 10 0.1x 1\r\n"), "error ERROR consumed=23");
+  EXPECT_EQ(parse_one("lru tune 10 10 0.1\r\n"), "error ERROR consumed=20");
+  EXPECT_EQ(parse_one("lru mode flat\r\n"), "lru mode=flat");
+  EXPECT_EQ(parse_one("lru mode segmented noreply\r\n"), "lru mode=segmented noreply");
+  EXPECT_EQ(parse_one("lru mode noreply\r\n"), "error ERROR consumed=18 silent");
+  EXPECT_EQ(parse_one("lru mode hot\r\n"), "error ERROR consumed=14");
+  EXPECT_EQ(parse_one("lru temp_ttl 30\r\n"), "lru temp_ttl=30");
+  EXPECT_EQ(parse_one("lru temp_ttl -1\r\n"), "lru temp_ttl=-1");
+  EXPECT_EQ(parse_one("lru temp_ttl 4294967326\r\n"), "lru temp_ttl=30");  // safe_strtol's int32
+  EXPECT_EQ(parse_one("lru temp_ttl ten\r\n"), "error ERROR consumed=18");
+  EXPECT_EQ(parse_one("lru\r\n"), "error ERROR consumed=5");
+  EXPECT_EQ(parse_one("lru warm 1\r\n"), "error ERROR consumed=12");
 }
 
 }  // namespace

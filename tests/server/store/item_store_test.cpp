@@ -51,7 +51,8 @@ store_config config_with_pages(std::size_t pages, bool evict = true) {
   config.item_size_max = 1024;
   config.memory_limit = pages * mib;
   config.evict = evict;
-  config.lru_segmented = false;
+  config.lru.maintainer = false;
+  config.lru.segmented = false;
   return config;
 }
 
@@ -842,7 +843,8 @@ void run_against_model(bool evict) {
   config.item_size_max = 64 * 1024;
   config.memory_limit = 8 * mib;
   config.evict = evict;
-  config.lru_segmented = false;
+  config.lru.maintainer = false;
+  config.lru.segmented = false;
   store_with_ledger s{config};
   item_store& store = s.store;
   // Classes of at most 256 chunks per page, so that a few thousand items fill them.

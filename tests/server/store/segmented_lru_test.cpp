@@ -40,8 +40,8 @@ struct segmented_store {
     store_config config;
     config.item_size_max = 1024;
     config.memory_limit = mib;
-    config.temp_lru = temporary_ttl.has_value();
-    config.temporary_ttl = temporary_ttl.value_or(61);
+    config.lru.temp_lru = temporary_ttl.has_value();
+    config.lru.temporary_ttl = temporary_ttl.value_or(61);
     return config;
   }
 
@@ -353,6 +353,57 @@ TEST(segmented_lru, juggling_every_class_reclaims_what_a_flush_made_dead) {
   s.store.juggle_all();
   EXPECT_EQ(s.first_class().linked_items, 0u);
   EXPECT_EQ(s.first_class().reclaimed, 10u);
+}
+
+// ---- the `lru` command (item_store::set_lru) -----------------------------------------
+
+TEST(lru_command, flat_mode_drains_hot_and_warm_into_cold_and_links_there) {
+  segmented_store s;
+  std::vector<location> items;
+  for (std::size_t i = 0; i < 10; ++i) items.push_back(s.store_item(i));
+  s.store.bump(items[0]);
+  s.store.bump(items[0]);  // to WARM
+  ASSERT_EQ(s.first_class().segment_items, (std::array<std::size_t, lru_segments>{2, 1, 7, 0}));
+  lru_settings flat = s.store.lru();
+  flat.segmented = false;
+  s.store.set_lru(flat);  // juggles: HOT and WARM drain into COLD
+  EXPECT_EQ(s.first_class().segment_items, (std::array<std::size_t, lru_segments>{0, 0, 10, 0}));
+  EXPECT_EQ(s.store.at(s.store_item(10)).segment, lru_segment::cold) << "memcached's one LRU";
+  // a read moves an item as without segments: to COLD's head once a minute
+  s.store.set_now(start_time + 61);
+  s.store.bump(items[5]);
+  EXPECT_EQ(s.segments()[cold].front(), segmented_store::key_of(5));
+  EXPECT_EQ(s.store.at(items[5]).segment, lru_segment::cold);
+  lru_settings segmented = flat;
+  segmented.segmented = true;
+  s.store.set_lru(segmented);
+  EXPECT_EQ(s.store.at(s.store_item(11)).segment, lru_segment::hot);
+}
+
+TEST(lru_command, tune_changes_the_shares_the_juggles_keep) {
+  segmented_store s;
+  for (std::size_t i = 0; i < 10; ++i) s.store_item(i);
+  ASSERT_EQ(s.first_class().segment_items[hot], 2u);
+  lru_settings tuned = s.store.lru();
+  tuned.hot_lru_pct = 50;
+  tuned.warm_lru_pct = 30;
+  s.store.set_lru(tuned);
+  for (std::size_t i = 10; i < 20; ++i) s.store_item(i);
+  EXPECT_EQ(s.first_class().segment_items[hot], 10u) << "HOT keeps half of 20 items";
+}
+
+TEST(lru_command, temp_ttl_sends_new_short_lived_items_to_temp_until_turned_off) {
+  segmented_store s;
+  EXPECT_NE(s.store.at(s.store_item(0, start_time + 5)).segment, lru_segment::temp);
+  lru_settings with_temp = s.store.lru();
+  with_temp.temp_lru = true;
+  with_temp.temporary_ttl = 10;
+  s.store.set_lru(with_temp);
+  EXPECT_EQ(s.store.at(s.store_item(1, start_time + 5)).segment, lru_segment::temp);
+  with_temp.temp_lru = false;
+  s.store.set_lru(with_temp);
+  EXPECT_NE(s.store.at(s.store_item(2, start_time + 5)).segment, lru_segment::temp);
+  EXPECT_EQ(s.first_class().segment_items[temp], 1u) << "TEMP keeps what it holds";
 }
 
 // ---- TEMP (memcached's temp_lru) ---------------------------------------------------
