@@ -21,7 +21,8 @@ std::vector<experiment> key_types_experiments() {
   return {
       {"key_types.width",
        "linear probing and bucketed cuckoo with 32/32-, 64/64- and 128/128-bit pairs, and linear "
-       "probing with 64-bit keys and 32- and 128-byte values: insert / find-hit / find-miss / erase at loads 0.5 and 0.9, also in "
+       "probing with 64-bit keys and 32- and 128-byte values: insert / find-hit / find-miss / "
+       "erase at loads 0.5 and 0.9, also in "
        "key+value bytes per second against the copy limit (--n: 2^25 GPU, 2^22 CPU; --load, "
        "--key-bits=32,64,128, --dist, --backend, --reps)",
        [](context& ctx) {

@@ -27,6 +27,7 @@
 #include "gpuhash/linear_probing_map_impl.hpp"
 #include "gpuhash/status.hpp"
 #include "gpuhash/table_options.hpp"
+#include "support/float_row.hpp"
 #include "support/launch.hpp"
 #include "support/random.hpp"
 #include "support/transfer.hpp"
@@ -170,16 +171,7 @@ struct add_float4 {
 
 /// A wide value (128 bytes, more than one atomic word) and the op that
 /// sums it element-wise.
-struct embedding {
-  float v[32];
-  bool operator==(const embedding&) const = default;
-  /// Every element `x`.
-  GPUHASH_HD static embedding filled(float x) {
-    embedding e{};
-    for (float& element : e.v) element = x;
-    return e;
-  }
-};
+using embedding = float_row<32>;
 struct add_embedding {
   GPUHASH_HD void operator()(embedding& stored, const embedding& row) const {
     for (int i = 0; i < 32; ++i) stored.v[i] += row.v[i];

@@ -16,6 +16,7 @@
 #include "gpuhash/cuda/backend.hpp"
 #include "gpuhash/hashgraph_dynamic_map_impl.hpp"
 #include "gpuhash/linear_probing_map_impl.hpp"
+#include "support/float_row.hpp"
 #include "support/random.hpp"
 #include "support/transfer.hpp"
 
@@ -25,15 +26,7 @@ namespace {
 /// A wide value of `Floats` floats (alignment 4): 36 bytes leave a partial
 /// last 16-byte piece, 128 bytes are eight whole pieces.
 template <std::size_t Floats>
-struct row {
-  float v[Floats];
-  bool operator==(const row&) const = default;
-  GPUHASH_HD static row filled(float x) {
-    row r{};
-    for (float& element : r.v) element = x;
-    return r;
-  }
-};
+using row = float_row<Floats>;
 
 /// A CUDA stream that does not wait for the legacy default stream, destroyed
 /// with its owner (declared before the tables that use it, so it outlives them).
