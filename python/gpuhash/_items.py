@@ -17,6 +17,7 @@ A Map's key or value dtype is one of:
   32)): two-dimensional arrays (n, k) of base, one item per row.
 """
 
+import functools
 import sys
 
 import numpy as np
@@ -45,9 +46,10 @@ def length(array):
     return array.shape[0] if len(array.shape) >= 1 else 0
 
 
+@functools.lru_cache(maxsize=None)
 def value_widths():
     """The value widths in bytes that some design takes."""
-    return sorted({value for _, _, value in _gpuhash.map_shapes()})
+    return tuple(sorted({value for _, _, value in _gpuhash.map_shapes()}))
 
 
 def _numpy_dtype(spec, role):

@@ -165,10 +165,10 @@ void* array_checker::check(const array_facts& array, const item_rule& rule,
               who + ".view('uint32') for float32)");
   }
   check_length(array, rule.role, length);
-  // The table reads an item as one value of its width's type: 4-byte
-  // alignment for 4-byte items and rows of words, 8 for 8- and 16-byte items
-  // (key_type_maps.hpp).
-  const std::size_t alignment = rule.bytes == 8 || rule.bytes == 16 ? 8 : 4;
+  // The table reads an item as one value of its width's type
+  // (key_type_maps.hpp's item_of): aligned to its width up to 16 bytes, rows
+  // to their 4-byte words.
+  const std::size_t alignment = rule.bytes <= 16 ? rule.bytes : 4;
   if (array.length > 0 && reinterpret_cast<std::uintptr_t>(array.data) % alignment != 0)
     fail_value(who + " start at an address that is not a multiple of " + std::to_string(alignment) +
                " bytes: pass a copy (" + who + ".copy())");

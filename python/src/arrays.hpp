@@ -46,7 +46,8 @@ struct array_rule {
 /// integers of its width): a one-dimensional array of integers of that
 /// width, or a two-dimensional one whose contiguous rows of integers are the
 /// items (a 16-byte key as two 64-bit integers, an embedding row of 32
-/// float32 as 32 32-bit ones).
+/// float32 as 32 32-bit ones), starting at a multiple of the item's width
+/// (of 4 bytes for rows wider than 16).
 struct item_rule {
   std::string_view role;
   std::size_t bytes;

@@ -26,10 +26,11 @@
 
 namespace gpuhash::python {
 
-/// A 16-byte key or value, as its bytes: two 8-byte words, so that the
-/// arrays of pairs of 64-bit integers in which CuPy and PyTorch hold 16-byte
-/// items (they have no 16-byte dtype) are aligned for it.
-struct bytes16 {
+/// A 16-byte key or value, as its bytes. 16-byte aligned: the tables read
+/// and write arrays of them as 16-byte words (retrieve_all, dynamic
+/// HashGraph's finds in bucket order), so such an array starts at a multiple
+/// of 16 bytes, as NumPy, CuPy and PyTorch allocate them.
+struct alignas(16) bytes16 {
   std::uint64_t words[2];
 };
 

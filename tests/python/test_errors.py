@@ -223,12 +223,13 @@ def test_sixteen_byte_keys_of_the_wrong_form(place):
         m.find(place.array(np.zeros((4, 2), np.float64)))
     with pytest.raises(TypeError, match=r"keys have dtype uint64 but this table takes V16"):
         m.find(place.array(np.zeros(4, np.uint64)))
-    # Rows of 4-byte words that start 4 bytes into an allocation: a 16-byte
-    # key is read as two 8-byte words.
-    misaligned = place.array(np.zeros(9, np.uint32))[1:].reshape(2, 4)
-    with pytest.raises(ValueError, match=r"keys start at an address that is not a multiple of 8 "
-                                         r"bytes: pass a copy"):
-        m.find(misaligned)
+    # Rows that start 4 or 8 bytes into an allocation: the table reads a
+    # 16-byte key as one 16-byte word.
+    for misaligned in (place.array(np.zeros(9, np.uint32))[1:].reshape(2, 4),
+                       place.array(np.zeros(5, np.uint64))[1:].reshape(2, 2)):
+        with pytest.raises(ValueError, match=r"keys start at an address that is not a multiple of "
+                                             r"16 bytes: pass a copy"):
+            m.find(misaligned)
 
 
 def test_non_contiguous_void_keys_are_a_value_error():
