@@ -84,7 +84,7 @@ def as_array(data, dtype, device):
 
 def has_dtype(array, library, dtype):
     """Whether `array` (of `library`) has the dtype named `dtype`."""
-    return array.dtype == _dtype_object(library, dtype)
+    return array.dtype == dtype_object(library, dtype)
 
 
 def checked(array, library, dtype, role, call):
@@ -104,7 +104,7 @@ def checked(array, library, dtype, role, call):
 _dtype_objects = {}
 
 
-def _dtype_object(library, name):
+def dtype_object(library, name):
     """The dtype object of `library` named `name`, cached: comparing dtype
     objects is fast, while NumPy builds a dtype's name in Python code."""
     key = (library, name)

@@ -92,7 +92,7 @@ def _refusal(dtype):
 class ItemType:
     """The dtype of a Map's keys or of its values, and its arrays."""
 
-    __slots__ = ("dtype", "nbytes", "row", "_layouts")
+    __slots__ = ("dtype", "nbytes", "row", "_forms")
 
     def __init__(self, spec, role):
         dtype = _numpy_dtype(spec, role)
@@ -106,7 +106,7 @@ class ItemType:
         self.dtype = dtype
         self.nbytes = dtype.itemsize
         self.row = dtype.shape[0] if dtype.subdtype is not None else None
-        self._layouts = {}
+        self._forms = {}
 
     def __str__(self):
         return describe(self.dtype)
@@ -114,18 +114,23 @@ class ItemType:
     def layout(self, library):
         """(dtype, row length or None) of `library`'s arrays of these items:
         the dtype as a NumPy dtype for NumPy, by name for CuPy and PyTorch."""
-        found = self._layouts.get(library)
+        return self._form(library)[:2]
+
+    def _form(self, library):
+        """layout(library) and its dtype as `library`'s object, made once."""
+        found = self._forms.get(library)
         if found is None:
             dtype = self.dtype
             if library == "numpy":
-                found = (dtype.base, self.row) if self.row is not None else (dtype, None)
+                layout = (dtype.base, self.row) if self.row is not None else (dtype, None)
             elif self.row is not None:
-                found = (dtype.base.name, self.row)
+                layout = (dtype.base.name, self.row)
             elif dtype.kind == "V":  # CuPy and PyTorch have no void dtypes: their bits
-                found = ("uint64", 2) if self.nbytes == 16 else (f"uint{8 * self.nbytes}", None)
+                layout = ("uint64", 2) if self.nbytes == 16 else (f"uint{8 * self.nbytes}", None)
             else:
-                found = (dtype.name, None)
-            self._layouts[library] = found
+                layout = (dtype.name, None)
+            found = (*layout, _arrays.dtype_object(library, layout[0]))
+            self._forms[library] = found
         return found
 
     def sequence_dtype(self, device):
@@ -133,9 +138,11 @@ class ItemType:
         return self.layout("numpy" if device.kind == "cpu" else "cupy")[0]
 
     def empty(self, library, n, like=None, device=None):
-        """A new array of n items (rows for row dtypes) of `library`."""
-        dtype, row = self.layout(library)
-        return _arrays.empty(library, (n,) if row is None else (n, row), dtype, like, device)
+        """A new array of n items (rows for row dtypes) of `library`, and the
+        array the extension writes (the same memory)."""
+        dtype, row, _ = self._forms.get(library) or self._form(library)
+        array = _arrays.empty(library, (n,) if row is None else (n, row), dtype, like, device)
+        return array, self._bits(array, library, row, "values", "")
 
     def zeros(self, library, n, like):
         dtype, row = self.layout(library)
@@ -146,16 +153,15 @@ class ItemType:
         (one item per element or per row), after checking its dtype and row
         length; the extension checks its layout, device and length. `given`:
         an array the caller passed as `out`."""
-        dtype, row = self.layout(library)
-        if _arrays.has_dtype(array, library, dtype):
-            if row is not None and (len(array.shape) != 2 or array.shape[1] != row):
+        _, row, dtype_object = self._forms.get(library) or self._form(library)
+        if array.dtype == dtype_object:
+            if row is None or (len(array.shape) == 2 and array.shape[1] == row):
+                return self._bits(array, library, row, role, call)
+            if self.row is not None:
                 raise ValueError(
                     f"gpuhash: {call}: {'out ' if given else ''}{role} have shape "
                     f"{tuple(array.shape)} but this table's {role} are rows of {row} "
                     f"{self.dtype.base.name}: pass an array of shape (n, {row})")
-            if self.nbytes == 16 and row is None:
-                return _pairs_of_words(array, library, role, call)
-            return _arrays.bits_view(array, library)
         if self._takes_integer_rows(array, library):
             return _arrays.bits_view(array, library)
         name = (describe(array.dtype) if isinstance(array.dtype, np.dtype) else
@@ -163,16 +169,23 @@ class ItemType:
         wanted = str(self)
         if given:
             raise TypeError(f"gpuhash: {call}: out {role} has dtype {name}; it must be {wanted}")
-        if row is None and self.nbytes != 16:
+        if self.row is None and self.nbytes != 16:
             hint = (f"convert them ({role}.astype('{wanted}') in NumPy or CuPy, "
                     f"{role}.to(torch.{wanted}) in PyTorch) or create the table with that dtype")
-        elif row is None:
+        elif self.row is None:
             hint = (f"pass an array of {wanted} (NumPy), or rows of two 8-byte or four 4-byte "
                     "integers (shape (n, 2) or (n, 4)) in any library")
         else:
-            hint = f"pass an array of shape (n, {row}) and dtype {self.dtype.base.name}"
+            hint = f"pass an array of shape (n, {self.row}) and dtype {self.dtype.base.name}"
         raise TypeError(f"gpuhash: {call}: {role} have dtype {name} but this table takes "
                         f"{wanted}: {hint}")
+
+    def _bits(self, array, library, row, role, call):
+        """An array of `library`'s layout (of row length `row`) as the
+        integers of its bits."""
+        if self.nbytes == 16 and row is None:
+            return _pairs_of_words(array, library, role, call)
+        return _arrays.bits_view(array, library)
 
     def _takes_integer_rows(self, array, library):
         """Whether `array` holds 16-byte items of a scalar dtype as rows of

@@ -41,6 +41,8 @@ class Map(BatchTable):
         self._key = _items.ItemType(key_dtype, "key_dtype")
         self._value = _items.ItemType(value_dtype, "value_dtype")
         super().__init__(device, self._value.dtype)
+        self._sequence_dtypes = (self._key.sequence_dtype(self._device),
+                                 self._value.sequence_dtype(self._device))
         self._design = design
         self._table = MapTable(design, self._key.nbytes, self._value.nbytes, self._device.kind,
                                self._device.ordinal, capacity, max_load_factor, seed)
@@ -68,8 +70,7 @@ class Map(BatchTable):
         keys, library, passed = self._keys(keys, "Map.find")
         n = _items.length(keys)
         if out is None:
-            values = self._value.empty(library, n, like=keys)
-            values_passed = self._value.checked(values, library, "values", "Map.find")
+            values, values_passed = self._value.empty(library, n, like=keys)
             found = _arrays.empty(library, n, "bool", keys)
         else:
             if not (isinstance(out, tuple) and len(out) == 2):
@@ -109,8 +110,7 @@ class Map(BatchTable):
         if values is None:
             values = self._value.zeros(library, n, keys)
         values = self._values(values, "Map.apply")
-        result = self._value.empty(library, n, like=keys)
-        result_passed = self._value.checked(result, library, "values", "Map.apply")
+        result, result_passed = self._value.empty(library, n, like=keys)
         statuses = _arrays.empty(library, n, "uint8", keys)
         self._table.apply(ops, passed, values, result_passed, statuses,
                           self._stream(stream, library, keys))
@@ -124,11 +124,9 @@ class Map(BatchTable):
         CPU, CuPy on a GPU, or PyTorch where CuPy is not importable)."""
         library = self._output_library(library)
         n = self._table.size(self._whole_table_stream(stream))
-        keys = self._key.empty(library, n, device=self._device)
-        values = self._value.empty(library, n, device=self._device)
-        count = self._table.items(self._key.checked(keys, library, "keys", "Map.items"),
-                                  self._value.checked(values, library, "values", "Map.items"),
-                                  self._last_stream)
+        keys, keys_passed = self._key.empty(library, n, device=self._device)
+        values, values_passed = self._value.empty(library, n, device=self._device)
+        count = self._table.items(keys_passed, values_passed, self._last_stream)
         return keys[:count], values[:count]
 
     def reserve(self, n, *, stream=None):
@@ -160,14 +158,12 @@ class Map(BatchTable):
 
     def _keys(self, keys, call):
         """The keys as an array, its library, and the array the extension takes."""
-        keys, library = _arrays.as_array(keys, self._key.sequence_dtype(self._device),
-                                         self._device)
+        keys, library = _arrays.as_array(keys, self._sequence_dtypes[0], self._device)
         return keys, library, self._key.checked(keys, library, "keys", call)
 
     def _values(self, values, call):
         """A batch's values as the array the extension reads."""
-        values, library = _arrays.as_array(values, self._value.sequence_dtype(self._device),
-                                           self._device)
+        values, library = _arrays.as_array(values, self._sequence_dtypes[1], self._device)
         return self._value.checked(values, library, "values", call)
 
     def _given_values(self, array, call):
