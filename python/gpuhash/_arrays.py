@@ -127,7 +127,7 @@ def bits_view(array, library):
     if library == "torch":
         integer = _torch_bits_dtype(sys.modules["torch"], array.dtype)
         return array if integer is None else array.view(integer)
-    if array.dtype.kind in "fcV":
+    if array.dtype.kind in "fcV" and array.dtype.itemsize <= 8:
         return array.view(f"uint{8 * array.dtype.itemsize}")
     return array
 
@@ -142,7 +142,7 @@ def _torch_bits_dtype(torch, dtype):
         integer = None
         if dtype.is_floating_point or dtype.is_complex or dtype in unsigned:
             size = torch.empty((), dtype=dtype).element_size()
-            integer = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[size]
+            integer = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}.get(size)
         _torch_bits_dtypes[dtype] = integer
     return _torch_bits_dtypes[dtype]
 
