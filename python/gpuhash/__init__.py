@@ -13,7 +13,7 @@ README.md, "Python".
 
 import enum
 
-from . import _gpuhash
+from . import _gpuhash, _items
 from ._hashgraph import HashGraphMap, HashGraphSet
 from ._map import Map
 from ._string_map import StringMap
@@ -25,9 +25,17 @@ Operation = enum.IntEnum("Operation", _gpuhash.operation_names(), module=__name_
 Operation.__doc__ = "The verbs of Map.apply's mixed batches (gpuhash/operation.hpp)."
 
 
-def designs():
-    """The names of the map designs, for Map(design=...)."""
-    return _gpuhash.designs()
+def designs(key_dtype=None, value_dtype=None):
+    """The names of the map designs, for Map(design=...); with key_dtype and
+    value_dtype, those that take keys and values of those dtypes (every
+    design takes 4/4- and 8/8-byte pairs; README.md, "Python", lists the
+    others)."""
+    if key_dtype is None and value_dtype is None:
+        return _gpuhash.designs()
+    key = _items.ItemType("uint64" if key_dtype is None else key_dtype, "key_dtype")
+    value = _items.ItemType("uint64" if value_dtype is None else value_dtype, "value_dtype")
+    return [design for design, key_bytes, value_bytes in _gpuhash.map_shapes()
+            if (key_bytes, value_bytes) == (key.nbytes, value.nbytes)]
 
 
 def built_with_cuda():

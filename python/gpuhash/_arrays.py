@@ -84,7 +84,7 @@ def as_array(data, dtype, device):
 
 def has_dtype(array, library, dtype):
     """Whether `array` (of `library`) has the dtype named `dtype`."""
-    return array.dtype == _dtype_object(library, dtype)
+    return array.dtype == dtype_object(library, dtype)
 
 
 def checked(array, library, dtype, role, call):
@@ -104,7 +104,7 @@ def checked(array, library, dtype, role, call):
 _dtype_objects = {}
 
 
-def _dtype_object(library, name):
+def dtype_object(library, name):
     """The dtype object of `library` named `name`, cached: comparing dtype
     objects is fast, while NumPy builds a dtype's name in Python code."""
     key = (library, name)
@@ -120,18 +120,31 @@ def _dtype_object(library, name):
 
 def bits_view(array, library):
     """`array` as integers of the same bits (no copy), as the extension takes
-    values: floats as unsigned integers of their width, and PyTorch's
-    unsigned tensors and floats as signed ones, which every PyTorch exports
-    through DLPack. Anything else as it is."""
+    keys and values: floating-point, complex and void elements as unsigned
+    integers of their width, and PyTorch's unsigned tensors (of 16 bits and
+    more) and floating-point and complex ones as signed integers, which every
+    PyTorch exports through DLPack. Anything else as it is."""
     if library == "torch":
-        torch = sys.modules["torch"]
-        integer = {getattr(torch, "uint32", None): torch.int32,
-                   getattr(torch, "uint64", None): torch.int64,
-                   torch.float32: torch.int32, torch.float64: torch.int64}.get(array.dtype)
+        integer = _torch_bits_dtype(sys.modules["torch"], array.dtype)
         return array if integer is None else array.view(integer)
-    if array.dtype.kind == "f":
+    if array.dtype.kind in "fcV" and array.dtype.itemsize <= 8:
         return array.view(f"uint{8 * array.dtype.itemsize}")
     return array
+
+
+_torch_bits_dtypes = {}
+
+
+def _torch_bits_dtype(torch, dtype):
+    """The signed integer dtype that bits_view views a PyTorch dtype as, or None."""
+    if dtype not in _torch_bits_dtypes:
+        unsigned = [getattr(torch, f"uint{bits}", None) for bits in (16, 32, 64)]
+        integer = None
+        if dtype.is_floating_point or dtype.is_complex or dtype in unsigned:
+            size = torch.empty((), dtype=dtype).element_size()
+            integer = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}.get(size)
+        _torch_bits_dtypes[dtype] = integer
+    return _torch_bits_dtypes[dtype]
 
 
 def length(array):
@@ -142,8 +155,8 @@ def length(array):
 
 
 def empty(library, n, dtype, like=None, device=None):
-    """A new one-dimensional array of `library` on the device of `like` (or
-    on `device`)."""
+    """A new array of n elements (or of shape n, a tuple) of `library` on the
+    device of `like` (or on `device`)."""
     if library == "numpy":
         return np.empty(n, dtype=dtype)
     if library == "cupy":

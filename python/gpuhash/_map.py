@@ -3,7 +3,7 @@ a GPU."""
 
 import numpy as np
 
-from . import _arrays
+from . import _arrays, _items
 from ._batches import BatchTable
 from ._gpuhash import MapTable
 
@@ -11,13 +11,25 @@ from ._gpuhash import MapTable
 class Map(BatchTable):
     """A concurrent hash map of fixed-width keys and values.
 
-    Batches take one-dimensional arrays: NumPy arrays (or anything NumPy
-    converts) on device="cpu"; CuPy arrays or PyTorch CUDA tensors on
-    device="cuda" (or "cuda:N"), read and written in place, on the caller's
-    current CUDA stream (or `stream=`). Outputs are new arrays of the keys'
-    library on the keys' device. Every call returns when its results are
-    written. Keys and values are uint32/int32 or uint64/int64 (key and value
-    of one width); signed dtypes are stored as their bits.
+    Batches take arrays: NumPy arrays (or anything NumPy converts) on
+    device="cpu"; CuPy arrays or PyTorch CUDA tensors on device="cuda" (or
+    "cuda:N"), read and written in place, on the caller's current CUDA
+    stream (or `stream=`). Outputs are new arrays of the keys' library on the
+    keys' device. Every call returns when its results are written.
+
+    Keys and values are stored as their bytes, whatever their dtype: any
+    dtype of 4 or 8 bytes (uint32, int64, float32, float64, ...; a float key
+    is its bits, so -0.0 and 0.0, and NaNs of different payloads, are
+    different keys), 16-byte keys and values (numpy.dtype("V16"), a
+    structured dtype of 16 bytes, or rows: ("uint64", 2)), and values that
+    are rows ("float32", 32): an embedding of 32 float32 per key, passed and
+    returned as arrays of shape (n, 32). A row dtype (base, k) takes arrays
+    (n, k) of base; a 16-byte scalar dtype takes arrays of that dtype, or
+    rows of two 8-byte or four 4-byte integers, the form CuPy and PyTorch
+    have for it. Every design takes keys and values of 4/4 and 8/8 bytes;
+    linear_probing and hashgraph also take keys and values of 4, 8 or 16
+    bytes each, and 8-byte keys with rows of 32, 64 or 128 bytes
+    (gpuhash.designs(key_dtype, value_dtype) names the designs of a pair).
 
     Each design keeps a few key values as sentinels (`reserved_keys`); a batch
     reports them as Status.invalid_key rather than raising. `capacity` is a
@@ -26,10 +38,13 @@ class Map(BatchTable):
 
     def __init__(self, key_dtype="uint64", value_dtype="uint64", capacity=None,
                  design="bucketed_cuckoo", device="cpu", *, max_load_factor=0.0, seed=None):
-        super().__init__(device, _arrays.dtype_name(value_dtype))
-        self._key_dtype = _arrays.dtype_name(key_dtype)
+        self._key = _items.ItemType(key_dtype, "key_dtype")
+        self._value = _items.ItemType(value_dtype, "value_dtype")
+        super().__init__(device, self._value.dtype)
+        self._sequence_dtypes = (self._key.sequence_dtype(self._device),
+                                 self._value.sequence_dtype(self._device))
         self._design = design
-        self._table = MapTable(design, self._key_dtype, self._value_dtype, self._device.kind,
+        self._table = MapTable(design, self._key.nbytes, self._value.nbytes, self._device.kind,
                                self._device.ordinal, capacity, max_load_factor, seed)
 
     # ---- Batches ------------------------------------------------------------
@@ -53,15 +68,22 @@ class Map(BatchTable):
         """Returns (values, found): found is a bool array; values[i] is
         undefined where found[i] is False (`out`: those two arrays)."""
         keys, library, passed = self._keys(keys, "Map.find")
-        values, values_passed, found = self._find_outputs(
-            library, _arrays.length(keys), keys, self._value_dtype, out, "Map.find")
+        n = _items.length(keys)
+        if out is None:
+            values, values_passed = self._value.empty(library, n, like=keys)
+            found = _arrays.empty(library, n, "bool", keys)
+        else:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise TypeError("gpuhash: Map.find: out must be a pair of arrays (values, found)")
+            values, values_passed = self._given_values(out[0], "Map.find")
+            found, _ = self._given(out[1], "bool", "found", "Map.find")
         self._table.find(passed, values_passed, found, self._stream(stream, library, keys))
         return values, found
 
     def contains(self, keys, *, stream=None, out=None):
         """Returns a bool array: whether each key is stored."""
         keys, library, passed = self._keys(keys, "Map.contains")
-        found = self._result(library, _arrays.length(keys), keys, "bool", out, "found",
+        found = self._result(library, _items.length(keys), keys, "bool", out, "found",
                              "Map.contains")
         self._table.contains(passed, found, self._stream(stream, library, keys))
         return found
@@ -69,7 +91,7 @@ class Map(BatchTable):
     def erase(self, keys, *, stream=None, out=None):
         """Removes keys. Returns Status erased or not_found (invalid_key for sentinels)."""
         keys, library, passed = self._keys(keys, "Map.erase")
-        statuses = self._result(library, _arrays.length(keys), keys, "uint8", out, "statuses",
+        statuses = self._result(library, _items.length(keys), keys, "uint8", out, "statuses",
                                 "Map.erase")
         self._table.erase(passed, statuses, self._stream(stream, library, keys))
         return statuses
@@ -83,12 +105,12 @@ class Map(BatchTable):
         one Status per key. For each key the outcome equals some serial order
         of the batch's operations on it."""
         keys, library, passed = self._keys(keys, "Map.apply")
-        n = _arrays.length(keys)
+        n = _items.length(keys)
         ops, _ = _arrays.as_array(ops, "uint8", self._device)
         if values is None:
-            values = _arrays.zeros(library, n, self._value_dtype, keys)
-        values = self._values(values, self._value_dtype, "Map.apply")
-        result, result_passed = self._output(library, n, self._value_dtype, keys)
+            values = self._value.zeros(library, n, keys)
+        values = self._values(values, "Map.apply")
+        result, result_passed = self._value.empty(library, n, like=keys)
         statuses = _arrays.empty(library, n, "uint8", keys)
         self._table.apply(ops, passed, values, result_passed, statuses,
                           self._stream(stream, library, keys))
@@ -102,10 +124,9 @@ class Map(BatchTable):
         CPU, CuPy on a GPU, or PyTorch where CuPy is not importable)."""
         library = self._output_library(library)
         n = self._table.size(self._whole_table_stream(stream))
-        keys = _arrays.empty(library, n, self._key_dtype, device=self._device)
-        values = _arrays.empty(library, n, self._value_dtype, device=self._device)
-        count = self._table.items(_arrays.bits_view(keys, library),
-                                  _arrays.bits_view(values, library), self._last_stream)
+        keys, keys_passed = self._key.empty(library, n, device=self._device)
+        values, values_passed = self._value.empty(library, n, device=self._device)
+        count = self._table.items(keys_passed, values_passed, self._last_stream)
         return keys[:count], values[:count]
 
     def reserve(self, n, *, stream=None):
@@ -114,10 +135,9 @@ class Map(BatchTable):
 
     @property
     def reserved_keys(self):
-        """The key values this design keeps as sentinels, as a NumPy array of key_dtype."""
-        bits = np.array(self._table.reserved_keys, dtype=np.uint64)
-        unsigned = np.dtype(self._key_dtype).str.replace("i", "u")
-        return bits.astype(unsigned).view(self._key_dtype)
+        """The keys this design keeps as sentinels, as a NumPy array of
+        key_dtype (of rows, for a row dtype)."""
+        return np.frombuffer(self._table.reserved_keys, dtype=self._key.dtype).copy()
 
     @property
     def design(self):
@@ -125,24 +145,39 @@ class Map(BatchTable):
 
     @property
     def key_dtype(self):
-        return self._key_dtype
+        """The keys' NumPy dtype (it compares equal to its name: "uint64");
+        a row dtype such as ("uint64", 2) is a subarray dtype."""
+        return self._key.dtype
 
     def __repr__(self):
-        return (f"gpuhash.Map(design={self._design!r}, key_dtype={self._key_dtype!r}, "
-                f"value_dtype={self._value_dtype!r}, device={self.device!r}, size={len(self)}, "
+        return (f"gpuhash.Map(design={self._design!r}, key_dtype={str(self._key)!r}, "
+                f"value_dtype={str(self._value)!r}, device={self.device!r}, size={len(self)}, "
                 f"capacity={self.capacity})")
 
     # ---- Helpers --------------------------------------------------------------
 
     def _keys(self, keys, call):
         """The keys as an array, its library, and the array the extension takes."""
-        keys, library = _arrays.as_array(keys, self._key_dtype, self._device)
-        return keys, library, _arrays.checked(keys, library, self._key_dtype, "keys", call)
+        keys, library = _arrays.as_array(keys, self._sequence_dtypes[0], self._device)
+        return keys, library, self._key.checked(keys, library, "keys", call)
+
+    def _values(self, values, call):
+        """A batch's values as the array the extension reads."""
+        values, library = _arrays.as_array(values, self._sequence_dtypes[1], self._device)
+        return self._value.checked(values, library, "values", call)
+
+    def _given_values(self, array, call):
+        """Values the caller gave as `out`, and the array the extension writes."""
+        library = _arrays.library_of(array)
+        if library is None:
+            raise TypeError(f"gpuhash: {call}: out values must be a NumPy or CuPy array or a "
+                            f"PyTorch tensor, not {type(array).__name__}")
+        return array, self._value.checked(array, library, "values", call, given=True)
 
     def _write(self, call_name, call, keys, values, stream, out):
         keys, library, passed = self._keys(keys, call_name)
-        values = self._values(values, self._value_dtype, call_name)
-        statuses = self._result(library, _arrays.length(keys), keys, "uint8", out, "statuses",
+        values = self._values(values, call_name)
+        statuses = self._result(library, _items.length(keys), keys, "uint8", out, "statuses",
                                 call_name)
         call(passed, values, statuses, self._stream(stream, library, keys))
         return statuses

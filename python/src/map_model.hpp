@@ -1,10 +1,12 @@
 #pragma once
-// map_interface over one basic_map, and the search of the design registry
-// (support/designs.hpp) for the map a Python caller names. Included by one
-// file per backend, after that backend's backend_support.
+// map_interface over one basic_map, and the search of a list of designs
+// (support/designs.hpp's registry, key_type_maps.hpp) for the map a Python
+// caller names. Included by one file per backend, after that backend's
+// backend_support.
 
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -13,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "support/designs.hpp"
+#include "key_type_maps.hpp"
 #include "table_calls.hpp"
 #include "tables.hpp"
 
@@ -115,9 +117,11 @@ class map_model final : public map_interface, private table_calls<typename Map::
     return map_->memory_bytes();
   }
   float max_load_factor() const override { return map_->max_load_factor(); }
-  std::vector<std::uint64_t> reserved_keys() const override {
+  std::vector<unsigned char> reserved_keys() const override {
     const auto keys = Map::reserved_keys();
-    return {keys.begin(), keys.end()};
+    std::vector<unsigned char> bytes(keys.size_bytes());
+    if (!bytes.empty()) std::memcpy(bytes.data(), keys.data(), bytes.size());
+    return bytes;
   }
 
   std::vector<double> time_bulk_call(bulk_call kind, const void* keys, const void* values,
@@ -151,17 +155,17 @@ class map_model final : public map_interface, private table_calls<typename Map::
   std::optional<Map> map_;  // made after the call stream, gone before it
 };
 
-/// The registered map named `design` with `bits`-bit keys and values on
-/// Backend, or null when there is none.
-template <class Backend>
-std::unique_ptr<map_interface> find_registered_map(std::string_view design, int bits,
-                                                   const table_options& options, int ordinal) {
+/// The map of `Designs` (a support::type_list of design_instance) named
+/// `design` with keys and values of `widths` on Backend, or null when there
+/// is none.
+template <class Backend, class Designs>
+std::unique_ptr<map_interface> find_map(Designs designs, std::string_view design,
+                                        item_widths widths, const table_options& options,
+                                        int ordinal) {
   std::unique_ptr<map_interface> made;
-  support::for_each_type(support::registered_designs{}, [&]<class Design>() {
-    using map_type = typename Design::template on<Backend>;
-    if (!made && map_type::design_name == design &&
-        static_cast<int>(8 * sizeof(typename map_type::key_type)) == bits)
-      made = std::make_unique<map_model<map_type>>(options, ordinal);
+  support::for_each_type(designs, [&]<class Design>() {
+    if (!made && shape_of<Design>().is(design, widths))
+      made = std::make_unique<map_model<typename Design::template on<Backend>>>(options, ordinal);
   });
   return made;
 }

@@ -7,6 +7,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
@@ -14,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -30,25 +32,21 @@ using namespace nb::literals;
 
 constexpr element_type operation_type{nb::dlpack::dtype_code::UInt, 8};
 
-/// gpuhash.Map's table: basic_map of one design, width and backend.
+/// gpuhash.Map's table: basic_map of one design, pair of widths and backend.
+/// Keys and values come as their bits (the package checks their dtypes).
 class map_table : public whole_table<map_interface> {
  public:
-  map_table(const std::string& design, const std::string& key_dtype, const std::string& value_dtype,
+  map_table(const std::string& design, std::size_t key_bytes, std::size_t value_bytes,
             const std::string& device, int ordinal, std::optional<std::size_t> capacity,
             float max_load_factor, std::optional<std::uint64_t> seed)
-      : key_(element_type::parse_key_type(key_dtype, "key_dtype")),
-        value_(element_type::parse_key_type(value_dtype, "value_dtype")),
+      : key_{"keys", key_bytes},
+        value_{"values", value_bytes},
         device_(parse_device(device, ordinal)) {
-    if (key_.bits != value_.bits)
-      throw nb::value_error(("gpuhash: key_dtype " + key_.name() + " and value_dtype " +
-                             value_.name() +
-                             " differ in width; the library compiles 32/32 and 64/64-bit maps")
-                                .c_str());
     table_options options;
     if (capacity) options.capacity = *capacity;
     options.max_load_factor = max_load_factor;
     if (seed) options.seed = *seed;
-    table_ = make_map(design, key_.bits, device_, options);
+    table_ = make_map(design, {key_bytes, value_bytes}, device_, options);
   }
 
   void insert(const input_array& keys, const input_array& values, const output_array& statuses,
@@ -63,25 +61,25 @@ class map_table : public whole_table<map_interface> {
   void find(const input_array& keys, const output_array& values, const output_array& found,
             stream_handle stream) {
     const array_checker check{"Map.find", device_};
-    const std::size_t n = check.length_of(keys, "keys");
-    const void* k = check.input(keys, {"keys", key_});
-    void* v = check.output(values, {"values", value_}, n);
+    const std::size_t n = check.length_of(keys, key_);
+    const void* k = check.input(keys, key_);
+    void* v = check.output(values, value_, n);
     auto* f = static_cast<bool*>(check.output(found, {"found", flag_type}, n));
     const nb::gil_scoped_release unlocked;
     table_->find(k, n, v, f, stream);
   }
   void contains(const input_array& keys, const output_array& found, stream_handle stream) {
     const array_checker check{"Map.contains", device_};
-    const std::size_t n = check.length_of(keys, "keys");
-    const void* k = check.input(keys, {"keys", key_});
+    const std::size_t n = check.length_of(keys, key_);
+    const void* k = check.input(keys, key_);
     auto* f = static_cast<bool*>(check.output(found, {"found", flag_type}, n));
     const nb::gil_scoped_release unlocked;
     table_->contains(k, n, f, stream);
   }
   void erase(const input_array& keys, const output_array& statuses, stream_handle stream) {
     const array_checker check{"Map.erase", device_};
-    const std::size_t n = check.length_of(keys, "keys");
-    const void* k = check.input(keys, {"keys", key_});
+    const std::size_t n = check.length_of(keys, key_);
+    const void* k = check.input(keys, key_);
     auto* s = static_cast<status*>(check.output(statuses, {"statuses", status_type}, n));
     const nb::gil_scoped_release unlocked;
     table_->erase(k, n, s, stream);
@@ -89,20 +87,20 @@ class map_table : public whole_table<map_interface> {
   void apply(const input_array& ops, const input_array& keys, const input_array& values_in,
              const output_array& values_out, const output_array& statuses, stream_handle stream) {
     const array_checker check{"Map.apply", device_};
-    const std::size_t n = check.length_of(keys, "keys");
-    const void* k = check.input(keys, {"keys", key_});
+    const std::size_t n = check.length_of(keys, key_);
+    const void* k = check.input(keys, key_);
     const auto* o = static_cast<const operation*>(check.input(ops, {"ops", operation_type}, n));
-    const void* v_in = check.input(values_in, {"values", value_}, n);
-    void* v_out = check.output(values_out, {"values", value_}, n);
+    const void* v_in = check.input(values_in, value_, n);
+    void* v_out = check.output(values_out, value_, n);
     auto* s = static_cast<status*>(check.output(statuses, {"statuses", status_type}, n));
     const nb::gil_scoped_release unlocked;
     table_->apply(o, k, v_in, v_out, n, s, stream);
   }
   std::size_t items(const output_array& keys, const output_array& values, stream_handle stream) {
     const array_checker check{"Map.items", device_};
-    const std::size_t room = check.length_of(keys, "keys");
-    void* k = check.output(keys, {"keys", key_}, room);
-    void* v = check.output(values, {"values", value_}, room);
+    const std::size_t room = check.length_of(keys, key_);
+    void* k = check.output(keys, key_, room);
+    void* v = check.output(values, value_, room);
     const nb::gil_scoped_release unlocked;
     return table_->retrieve_all(k, v, room, stream);
   }
@@ -111,7 +109,11 @@ class map_table : public whole_table<map_interface> {
     const nb::gil_scoped_release unlocked;
     table_->reserve(n, stream);
   }
-  std::vector<std::uint64_t> reserved_keys() const { return table_->reserved_keys(); }
+  /// The reserved keys' bytes, one key after the other.
+  nb::bytes reserved_keys() const {
+    const auto bytes = table_->reserved_keys();
+    return nb::bytes(bytes.data(), bytes.size());
+  }
 
   std::vector<double> time_bulk_call(const std::string& call, const input_array& keys,
                                      const input_array& values, const output_array& found_values,
@@ -120,10 +122,10 @@ class map_table : public whole_table<map_interface> {
     if (call != "insert" && call != "find")
       throw nb::value_error("gpuhash: time_bulk_call times 'insert' or 'find'");
     const array_checker check{"MapTable.time_bulk_call", device_};
-    const std::size_t n = check.length_of(keys, "keys");
-    const void* k = check.input(keys, {"keys", key_});
-    const void* v = check.input(values, {"values", value_}, n);
-    void* out = check.output(found_values, {"found_values", value_}, n);
+    const std::size_t n = check.length_of(keys, key_);
+    const void* k = check.input(keys, key_);
+    const void* v = check.input(values, value_, n);
+    void* out = check.output(found_values, {"found_values", value_.bytes}, n);
     auto* s = static_cast<status*>(check.output(statuses, {"statuses", status_type}, n));
     const nb::gil_scoped_release unlocked;
     return table_->time_bulk_call(call == "insert" ? bulk_call::insert : bulk_call::find, k, v, out,
@@ -137,16 +139,16 @@ class map_table : public whole_table<map_interface> {
   void write_batch(const char* call, write_member member, const input_array& keys,
                    const input_array& values, const output_array& statuses, stream_handle stream) {
     const array_checker check{call, device_};
-    const std::size_t n = check.length_of(keys, "keys");
-    const void* k = check.input(keys, {"keys", key_});
-    const void* v = check.input(values, {"values", value_}, n);
+    const std::size_t n = check.length_of(keys, key_);
+    const void* k = check.input(keys, key_);
+    const void* v = check.input(values, value_, n);
     auto* s = static_cast<status*>(check.output(statuses, {"statuses", status_type}, n));
     const nb::gil_scoped_release unlocked;
     ((*table_).*member)(k, v, n, s, stream);
   }
 
-  element_type key_;
-  element_type value_;
+  item_rule key_;
+  item_rule value_;
   device_spec device_;
 };
 
@@ -253,6 +255,15 @@ NB_MODULE(_gpuhash, m) {
   });
 
   m.def("designs", &design_names, "The map designs, by name.");
+  m.def(
+      "map_shapes",
+      [] {
+        std::vector<std::tuple<std::string, std::size_t, std::size_t>> shapes;
+        for (const auto& shape : map_shapes())
+          shapes.emplace_back(shape.design, shape.widths.key, shape.widths.value);
+        return shapes;
+      },
+      "(design, key bytes, value bytes) of every map MapTable makes.");
   m.def("built_with_cuda", &built_with_cuda);
   m.def("cuda_available", &cuda_available);
   m.def("status_names", [] { return enum_names<gpuhash::status>(gpuhash::status_count); });
@@ -266,9 +277,9 @@ NB_MODULE(_gpuhash, m) {
 
   nb::class_<map_table> map(m, "MapTable");
   def_whole_table(map);
-  map.def(nb::init<const std::string&, const std::string&, const std::string&, const std::string&,
-                   int, std::optional<std::size_t>, float, std::optional<std::uint64_t>>(),
-          "design"_a, "key_dtype"_a, "value_dtype"_a, "device"_a, "ordinal"_a, "capacity"_a.none(),
+  map.def(nb::init<const std::string&, std::size_t, std::size_t, const std::string&, int,
+                   std::optional<std::size_t>, float, std::optional<std::uint64_t>>(),
+          "design"_a, "key_bytes"_a, "value_bytes"_a, "device"_a, "ordinal"_a, "capacity"_a.none(),
           "max_load_factor"_a, "seed"_a.none())
       .def("insert", &map_table::insert, "keys"_a, "values"_a, "statuses"_a, "stream"_a)
       .def("insert_or_assign", &map_table::insert_or_assign, "keys"_a, "values"_a, "statuses"_a,

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "backends.hpp"
-#include "gpuhash/cpu/backend.hpp"
+#include "key_type_maps.hpp"
 #include "support/designs.hpp"
 
 namespace gpuhash::python {
@@ -17,6 +17,27 @@ std::string joined(const std::vector<std::string>& names) {
   std::string text;
   for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
   return text;
+}
+
+/// Why `design` has no map of `widths`, and which designs have one.
+std::string no_such_widths(std::string_view design, item_widths widths) {
+  std::vector<std::string> designs;
+  std::vector<std::string> pairs;
+  for (const auto& shape : map_shapes()) {
+    const std::string pair =
+        std::to_string(shape.widths.key) + "/" + std::to_string(shape.widths.value);
+    if (shape.design == design && std::find(pairs.begin(), pairs.end(), pair) == pairs.end())
+      pairs.push_back(pair);
+    if (shape.widths.key == widths.key && shape.widths.value == widths.value &&
+        std::find(designs.begin(), designs.end(), shape.design) == designs.end())
+      designs.push_back(shape.design);
+  }
+  const std::string asked = std::to_string(widths.key) + "-byte keys with " +
+                            std::to_string(widths.value) + "-byte values";
+  return "gpuhash: the design '" + std::string(design) + "' takes no " + asked +
+         " (it takes key/value bytes " + joined(pairs) + "); " +
+         (designs.empty() ? "no design takes them"
+                          : "the designs that take them: " + joined(designs));
 }
 
 void require_width(int bits, const char* what) {
@@ -46,29 +67,43 @@ void require_gpu() {
 std::vector<std::string> design_names() {
   std::vector<std::string> names;
   support::for_each_type(support::registered_designs{}, [&]<class Design>() {
-    const std::string name(Design::template on<cpu_backend>::design_name);
+    const std::string name(shape_of<Design>().design);
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   });
   return names;
 }
 
-std::unique_ptr<map_interface> make_map(std::string_view design, int bits, device_spec device,
-                                        const table_options& options) {
-  require_width(bits, "Map");
+std::vector<map_shape> map_shapes() {
+  std::vector<map_shape> shapes;
+  const auto add = [&]<class Design>() {
+    const design_shape shape = shape_of<Design>();
+    shapes.push_back({std::string(shape.design), shape.widths});
+  };
+  support::for_each_type(support::registered_designs{}, add);
+  support::for_each_type(key_type_maps{}, add);
+  return shapes;
+}
+
+std::unique_ptr<map_interface> make_map(std::string_view design, item_widths widths,
+                                        device_spec device, const table_options& options) {
+  const auto names = design_names();
+  if (std::find(names.begin(), names.end(), design) == names.end())
+    throw std::invalid_argument("gpuhash: no design named '" + std::string(design) +
+                                "'; the designs are " + joined(names));
   std::unique_ptr<map_interface> map;
   if (device.kind == device_kind::cpu) {
-    map = make_cpu_map(design, bits, options);
+    map = make_cpu_map(design, widths, options);
+    if (!map) map = make_cpu_key_type_map(design, widths, options);
   } else {
 #if defined(GPUHASH_HAS_CUDA)
     require_gpu();
-    map = make_cuda_map(design, bits, options, device.ordinal);
+    map = make_cuda_map(design, widths, options, device.ordinal);
+    if (!map) map = make_cuda_key_type_map(design, widths, options, device.ordinal);
 #else
     no_cuda();
 #endif
   }
-  if (!map)
-    throw std::invalid_argument("gpuhash: no design named '" + std::string(design) +
-                                "'; the designs are " + joined(design_names()));
+  if (!map) throw std::invalid_argument(no_such_widths(design, widths));
   return map;
 }
 

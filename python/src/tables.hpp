@@ -4,7 +4,8 @@
 // written once for every design, width and backend. Implementations:
 // map_model.hpp, string_map_model.hpp and static_hashgraph_model.hpp,
 // instantiated per backend (tables_cpu.cpp, tables_cuda.cpp,
-// static_hashgraph_cuda.cu).
+// static_hashgraph_cuda.cu; the maps of key_type_maps.hpp in
+// key_type_maps_cpu.cpp and key_type_maps_cuda.cu).
 //
 // Pointers are backend memory: host memory for the CPU backend, device
 // memory of the table's GPU for the CUDA backend. `stream` is a cudaStream_t
@@ -38,10 +39,16 @@ using stream_handle = std::uintptr_t;
 /// The calls whose bare C++ time the Python overhead is measured against.
 enum class bulk_call { insert, find };
 
-/// A basic_map of one design at one width (32/32 or 64/64 bits) on one
-/// backend. Keys and values are passed as their bits: a signed dtype of the
-/// same width is stored unchanged. Calls are serialized by the model (one
-/// table is used from one stream at a time).
+/// The widths of a map's keys and values, in bytes.
+struct item_widths {
+  std::size_t key;
+  std::size_t value;
+};
+
+/// A basic_map of one design at one pair of key and value widths on one
+/// backend. Keys and values are passed as their bytes, whatever their dtype:
+/// float32 and uint32 share one table. Calls are serialized by the model
+/// (one table is used from one stream at a time).
 class map_interface {
  public:
   virtual ~map_interface() = default;
@@ -70,8 +77,9 @@ class map_interface {
   virtual std::size_t capacity() const = 0;
   virtual std::size_t memory_bytes() const = 0;
   virtual float max_load_factor() const = 0;
-  /// The keys the design keeps as sentinels (their bits, zero-extended).
-  virtual std::vector<std::uint64_t> reserved_keys() const = 0;
+  /// The keys the design keeps as sentinels, one after the other, each as
+  /// its key_width bytes.
+  virtual std::vector<unsigned char> reserved_keys() const = 0;
 
   /// The seconds of each of `repeats` synchronous basic_map calls on the
   /// given arrays, into outputs the caller allocated once (so that no
@@ -143,10 +151,22 @@ class string_map_interface {
 /// The designs of support/designs.hpp, in its order, each named once.
 std::vector<std::string> design_names();
 
-/// A map of `design` with `bits`-bit keys and values (32 or 64); throws
-/// std::invalid_argument naming the choices when there is no such map.
-std::unique_ptr<map_interface> make_map(std::string_view design, int bits, device_spec device,
-                                        const table_options& options);
+/// One design at one pair of widths that make_map makes.
+struct map_shape {
+  std::string design;
+  item_widths widths;
+};
+/// Every design at every pair of widths make_map makes, in the registry's
+/// order: every design at 4/4 and 8/8 bytes (the library's precompiled
+/// tables), and the designs that take the key types at the pairs of
+/// key_type_maps.hpp.
+std::vector<map_shape> map_shapes();
+
+/// A map of `design` with keys and values of `widths`; throws
+/// std::invalid_argument naming the designs that take those widths when
+/// there is no such map.
+std::unique_ptr<map_interface> make_map(std::string_view design, item_widths widths,
+                                        device_spec device, const table_options& options);
 /// A string_map with `value_bits`-bit values (32 or 64) and room for
 /// `arena_bytes` key bytes at the start.
 std::unique_ptr<string_map_interface> make_string_map(int value_bits, device_spec device,

@@ -7,9 +7,9 @@
 
 namespace gpuhash::python {
 
-std::unique_ptr<map_interface> make_cpu_map(std::string_view design, int bits,
+std::unique_ptr<map_interface> make_cpu_map(std::string_view design, item_widths widths,
                                             const table_options& options) {
-  return find_registered_map<cpu_backend>(design, bits, options, 0);
+  return find_map<cpu_backend>(support::registered_designs{}, design, widths, options, 0);
 }
 
 std::unique_ptr<string_map_interface> make_cpu_string_map(int value_bits,

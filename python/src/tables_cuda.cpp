@@ -1,5 +1,6 @@
-// The CUDA backend's maps and string maps for Python. Plain C++: the
-// engines' kernels are in the library (gpuhash::cuda).
+// The CUDA backend's precompiled maps and string maps for Python. Plain C++:
+// the engines' kernels are in the library (gpuhash::cuda). The header-only
+// maps are in key_type_maps_cuda.cu.
 
 #include "backends.hpp"
 #include "cuda_support.hpp"
@@ -8,9 +9,9 @@
 
 namespace gpuhash::python {
 
-std::unique_ptr<map_interface> make_cuda_map(std::string_view design, int bits,
+std::unique_ptr<map_interface> make_cuda_map(std::string_view design, item_widths widths,
                                              const table_options& options, int ordinal) {
-  return find_registered_map<cuda_backend>(design, bits, options, ordinal);
+  return find_map<cuda_backend>(support::registered_designs{}, design, widths, options, ordinal);
 }
 
 std::unique_ptr<string_map_interface> make_cuda_string_map(int value_bits,

@@ -74,10 +74,11 @@ def test_gpu_arrays_on_a_cpu_map_are_a_value_error(gpu_place):
 def test_bad_construction_arguments():
     with pytest.raises(ValueError, match=r"no design named 'nope'; the designs are .*dachash"):
         gpuhash.Map(design="nope")
-    with pytest.raises(ValueError, match=r"differ in width"):
+    with pytest.raises(ValueError, match=r"the design 'bucketed_cuckoo' takes no 4-byte keys with "
+                                         r"8-byte values .*designs that take them: linear_probing"):
         gpuhash.Map(key_dtype="uint32", value_dtype="uint64")
-    with pytest.raises(TypeError, match=r"key_dtype must be one of uint32, int32, uint64, int64"):
-        gpuhash.Map(key_dtype="float64", value_dtype="float64")
+    with pytest.raises(TypeError, match=r"key_dtype float16 has 2 bytes; a Map takes keys of 4, 8 "):
+        gpuhash.Map(key_dtype="float16", value_dtype="float64")
     with pytest.raises(ValueError, match=r"device must be 'cpu', 'cuda' or 'cuda:N'"):
         gpuhash.Map(device="gpu")
     with pytest.raises(ValueError, match=r"max_load_factor must be in \(0, 1\]"):
@@ -143,3 +144,97 @@ def test_items_names_its_libraries():
 @pytest.mark.skipif(cupy is None, reason="CuPy is not installed")
 def test_cupy_is_only_needed_for_cupy():
     assert gpuhash.Map().find(np.arange(3, dtype=np.uint64))[1].tolist() == [False] * 3
+
+
+# ---- Key types: dtypes a Map cannot store, and arrays of the wrong form ----
+
+
+@pytest.mark.parametrize("key_dtype, value_dtype, message", [
+    ("float16", "uint32", r"key_dtype float16 has 2 bytes; a Map takes keys of 4, 8 or 16 bytes"),
+    (("float32", 8), "uint32", r"key_dtype \('float32', 8\) has 32 bytes; a Map takes keys of 4"),
+    ("uint64", ("float32", 10), r"value_dtype \('float32', 10\) has 40 bytes; a Map takes values "
+                                r"of 4, 8, 16 bytes, or rows of 32, 64, 128 bytes"),
+    ("uint64", "int8", r"value_dtype int8 has 1 bytes"),
+    ("object", "uint64", r"key_dtype object: object dtypes hold references"),
+    ("S8", "uint64", r"key_dtype S8: fixed-width strings are for gpuhash.StringMap"),
+    ("datetime64[ns]", "uint64", r"view datetime64 and timedelta64 arrays as int64"),
+    ("longdouble", "uint64", r"long double has padding bytes"),
+    ("uint64", np.dtype((np.float32, (2, 4))), r"value_dtype \('float32', \(2, 4\)\): a row has "
+                                               r"one dimension"),
+    (object(), "uint64", r"key_dtype <object object at .*> is not a dtype"),
+])
+def test_dtypes_a_map_cannot_store_are_a_type_error(key_dtype, value_dtype, message):
+    with pytest.raises(TypeError, match=message):
+        gpuhash.Map(key_dtype=key_dtype, value_dtype=value_dtype, design="linear_probing")
+
+
+def test_a_design_without_the_widths_names_those_with_them():
+    with pytest.raises(ValueError, match=r"the design 'dachash' takes no 8-byte keys with 128-byte "
+                                         r"values \(it takes key/value bytes 4/4, 8/8\); the "
+                                         r"designs that take them: linear_probing, hashgraph"):
+        gpuhash.Map(key_dtype="int64", value_dtype=("float32", 32), design="dachash")
+    with pytest.raises(ValueError, match=r"takes no 16-byte keys with 32-byte values .*no design "
+                                         r"takes them"):
+        gpuhash.Map(key_dtype="V16", value_dtype=("float32", 8), design="linear_probing")
+
+
+def test_rows_of_the_wrong_shape_or_dtype(place):
+    m = gpuhash.Map(key_dtype="int64", value_dtype=("float32", 32), design="linear_probing",
+                    device=place.device)
+    keys = place.array(np.arange(4, dtype=np.int64))
+    with pytest.raises(ValueError, match=r"Map.insert: values have shape \(4, 31\) but this "
+                                         r"table's values are rows of 32 float32: pass an array "
+                                         r"of shape \(n, 32\)"):
+        m.insert(keys, place.array(np.zeros((4, 31), np.float32)))
+    with pytest.raises(ValueError, match=r"values have shape \(128,\) but this table's values are "
+                                         r"rows of 32 float32"):
+        m.insert(keys, place.array(np.zeros(128, np.float32)))
+    with pytest.raises(TypeError, match=r"values have dtype float64 but this table takes "
+                                        r"\('float32', 32\): pass an array of shape \(n, 32\) "
+                                        r"and dtype float32"):
+        m.insert(keys, place.array(np.zeros((4, 32), np.float64)))
+    with pytest.raises(ValueError, match=r"values have 3 elements but keys have 4"):
+        m.insert(keys, place.array(np.zeros((3, 32), np.float32)))
+    with pytest.raises(TypeError, match=r"out values has dtype float64; it must be "
+                                        r"\('float32', 32\)"):
+        m.find(keys, out=(place.array(np.zeros((4, 32), np.float64)),
+                          place.array(np.zeros(4, bool))))
+
+
+def test_non_contiguous_rows_are_a_value_error(place):
+    m = gpuhash.Map(key_dtype="uint64", value_dtype=("float32", 8), design="hashgraph",
+                    device=place.device)
+    keys = place.array(np.arange(4, dtype=np.uint64))
+    wide = place.array(np.zeros((4, 16), np.float32))
+    for values in (wide[:, ::2], wide[:, :8], place.array(np.zeros((8, 8), np.float32))[::2]):
+        with pytest.raises(ValueError, match=r"Map.insert: values are not contiguous rows .*"
+                                             r"ascontiguousarray"):
+            m.insert(keys, values)
+
+
+def test_sixteen_byte_keys_of_the_wrong_form(place):
+    m = gpuhash.Map(key_dtype="V16", value_dtype="uint64", design="linear_probing",
+                    device=place.device)
+    with pytest.raises(TypeError, match=r"keys have dtype uint64 but this table takes V16: pass "
+                                        r"an array of V16 \(NumPy\), or rows of two 8-byte or "
+                                        r"four 4-byte integers"):
+        m.find(place.array(np.zeros((4, 3), np.uint64)))
+    with pytest.raises(TypeError, match=r"keys have dtype float64 but this table takes V16"):
+        m.find(place.array(np.zeros((4, 2), np.float64)))
+    with pytest.raises(TypeError, match=r"keys have dtype uint64 but this table takes V16"):
+        m.find(place.array(np.zeros(4, np.uint64)))
+    # Rows that start 4 or 8 bytes into an allocation: the table reads a
+    # 16-byte key as one 16-byte word.
+    for misaligned in (place.array(np.zeros(9, np.uint32))[1:].reshape(2, 4),
+                       place.array(np.zeros(5, np.uint64))[1:].reshape(2, 2)):
+        with pytest.raises(ValueError, match=r"keys start at an address that is not a multiple of "
+                                             r"16 bytes: pass a copy"):
+            m.find(misaligned)
+
+
+def test_non_contiguous_void_keys_are_a_value_error():
+    m = gpuhash.Map(key_dtype="V16", value_dtype="uint64", design="linear_probing")
+    keys = np.zeros(8, "V16")[::2]
+    with pytest.raises(ValueError, match=r"Map.contains: keys must be one-dimensional and "
+                                         r"contiguous, got a stride: pass a contiguous copy"):
+        m.contains(keys)
