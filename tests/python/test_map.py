@@ -182,7 +182,10 @@ def test_empty_batches(place):
 
 def test_out_arrays_are_written_and_returned(place, rng):
     m = gpuhash.Map(key_dtype="uint64", value_dtype="uint64", device=place.device)
-    keys = rng.choice(np.arange(1, 1 << 40, 977, dtype=np.uint64), size=1000, replace=False)
+    # 1000 distinct multiples of 977 (plus 1) below 2^40, drawn without
+    # building the 1.1 billion candidates.
+    keys = np.uint64(1) + np.uint64(977) * rng.choice(
+        (1 << 40) // 977, size=1000, replace=False).astype(np.uint64)
     values = keys * np.uint64(3)
     present, absent = keys[:600], keys[600:]
     statuses = place.array(np.zeros(600, dtype=np.uint8))
