@@ -10,7 +10,7 @@
 
 #include "../basic_ops.hpp"
 #include "gpuhash/cpu/backend.hpp"
-#include "gpuhash/detail/reorder_scheme.hpp"
+#include "gpuhash/reorder_scheme.hpp"
 #if defined(GPUHASH_HAS_CUDA)
 #include "gpuhash/cuda/backend.hpp"
 #endif
@@ -24,14 +24,14 @@ namespace gpuhash::bench {
 /// paper has them (the library gives them slack: detail/reorder.hpp).
 /// Checks after timing that the order is a permutation of the batch.
 template <class Backend>
-point_report time_reorder(const sweep_point& point, detail::reorder_scheme scheme, bool paper_width,
+point_report time_reorder(const sweep_point& point, reorder_scheme scheme, bool paper_width,
                           std::uint64_t buckets, std::uint64_t combined);
 
-extern template point_report time_reorder<cpu_backend>(const sweep_point&, detail::reorder_scheme,
-                                                       bool, std::uint64_t, std::uint64_t);
+extern template point_report time_reorder<cpu_backend>(const sweep_point&, reorder_scheme, bool,
+                                                       std::uint64_t, std::uint64_t);
 #if defined(GPUHASH_HAS_CUDA)
-extern template point_report time_reorder<cuda_backend>(const sweep_point&, detail::reorder_scheme,
-                                                        bool, std::uint64_t, std::uint64_t);
+extern template point_report time_reorder<cuda_backend>(const sweep_point&, reorder_scheme, bool,
+                                                        std::uint64_t, std::uint64_t);
 #endif
 
 }  // namespace gpuhash::bench

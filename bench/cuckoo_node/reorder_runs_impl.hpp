@@ -25,7 +25,7 @@ struct table_bucket {
 };
 
 template <class Backend>
-point_report time_reorder(const sweep_point& point, detail::reorder_scheme scheme, bool paper_width,
+point_report time_reorder(const sweep_point& point, reorder_scheme scheme, bool paper_width,
                           std::uint64_t buckets, std::uint64_t combined) {
   const std::uint64_t n = point.n;
   const typename Backend::stream_type stream{};
@@ -36,9 +36,9 @@ point_report time_reorder(const sweep_point& point, detail::reorder_scheme schem
   const table_bucket bucket_of{{0x5eed5eedULL}, buckets};
 
   point_report report;
-  report.design = scheme == detail::reorder_scheme::rows ? "dachash_reorder"
-                  : paper_width                          ? "cnh_reorder_paper_width"
-                                                         : "cnh_reorder";
+  report.design = scheme == reorder_scheme::rows ? "dachash_reorder"
+                  : paper_width                  ? "cnh_reorder_paper_width"
+                                                 : "cnh_reorder";
   report.backend = std::string(Backend::name);
   report.key_bits = 32;
   report.value_bits = 0;

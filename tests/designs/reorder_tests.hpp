@@ -35,8 +35,7 @@ class reorder : public ::testing::Test {
   /// wide, as the paper has them.
   static std::vector<std::uint64_t> order_of(const std::vector<std::uint32_t>& keys,
                                              std::uint64_t buckets, std::uint64_t combined,
-                                             detail::reorder_scheme scheme,
-                                             bool paper_width = false) {
+                                             reorder_scheme scheme, bool paper_width = false) {
     auto device_keys = Backend::template allocate<std::uint32_t>(keys.size());
     Backend::copy_from_host(device_keys.data(), keys.data(), keys.size());
     auto order = Backend::template allocate<std::uint64_t>(keys.size());
@@ -64,14 +63,14 @@ TYPED_TEST_P(reorder, the_new_order_is_a_permutation) {
   // full (n = 4096 * 12), and one row (2^20 combined) that every key
   // overflows into.
   struct variant {
-    detail::reorder_scheme scheme;
+    reorder_scheme scheme;
     bool paper_width;
     const char* name;
   };
   for (const variant v :
-       {variant{detail::reorder_scheme::rows, false, "Alg. 1"},
-        variant{detail::reorder_scheme::warp_cooperative, false, "Alg. 3"},
-        variant{detail::reorder_scheme::warp_cooperative, true, "Alg. 3, the paper's width"}}) {
+       {variant{reorder_scheme::rows, false, "Alg. 1"},
+        variant{reorder_scheme::warp_cooperative, false, "Alg. 3"},
+        variant{reorder_scheme::warp_cooperative, true, "Alg. 3, the paper's width"}}) {
     for (const std::size_t n : {scaled(50000), std::size_t{4096 * 12}}) {
       for (const std::uint64_t combined : {1, 4, 256, 1 << 20}) {
         SCOPED_TRACE(std::string(v.name) + ", " + std::to_string(n) + " keys, combined buckets " +
@@ -96,9 +95,8 @@ TYPED_TEST_P(reorder, rows_with_room_keep_their_keys_together) {
   std::vector<std::uint32_t> keys;
   for (std::uint32_t round = 0; round < 10; ++round)
     for (std::uint32_t bucket = 0; bucket < 63; ++bucket) keys.push_back(bucket + 64 * round);
-  for (const auto scheme :
-       {detail::reorder_scheme::rows, detail::reorder_scheme::warp_cooperative}) {
-    SCOPED_TRACE(scheme == detail::reorder_scheme::rows ? "Alg. 1" : "Alg. 3");
+  for (const auto scheme : {reorder_scheme::rows, reorder_scheme::warp_cooperative}) {
+    SCOPED_TRACE(scheme == reorder_scheme::rows ? "Alg. 1" : "Alg. 3");
     const auto order = TestFixture::order_of(keys, 64, 1, scheme);
     ASSERT_EQ(order.size(), keys.size());
     for (std::size_t j = 0; j < order.size(); ++j)
@@ -116,8 +114,7 @@ TYPED_TEST_P(reorder, overflowing_keys_take_the_next_row_with_room) {
   for (std::uint32_t k = 0; k < 8; ++k) keys.push_back(64 * (k + 1));
   for (std::uint32_t round = 0; round < 4; ++round)
     for (std::uint32_t bucket = 2; bucket < 64; ++bucket) keys.push_back(bucket + 64 * round);
-  const auto order =
-      TestFixture::order_of(keys, 64, 1, detail::reorder_scheme::warp_cooperative, true);
+  const auto order = TestFixture::order_of(keys, 64, 1, reorder_scheme::warp_cooperative, true);
   ASSERT_EQ(order.size(), keys.size());
   for (std::size_t j = 0; j < order.size(); ++j) {
     const std::size_t row = j / 4;

@@ -42,9 +42,9 @@
 #include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/exec.hpp"
-#include "gpuhash/detail/reorder_scheme.hpp"
 #include "gpuhash/errors.hpp"
 #include "gpuhash/host_device.hpp"
+#include "gpuhash/reorder_scheme.hpp"
 
 namespace gpuhash::detail {
 
