@@ -1,5 +1,5 @@
 #pragma once
-// Timed runs of the reorders of detail/reorder.hpp for cnh.fig6: DACHash's
+// Timed runs of the reorders of gpuhash/reorder.hpp for cnh.fig6: DACHash's
 // Alg. 1 against Cuckoo Node Hashing's warp-cooperative Alg. 3. The reorder
 // launches its own kernels, so the runs are compiled once per backend
 // (reorder_runs_cpu.cpp, reorder_runs_cuda.cu) behind this plain interface.
@@ -21,7 +21,7 @@ namespace gpuhash::bench {
 /// `buckets` buckets, `combined` of them per reorder bucket: the new order
 /// (positions) and the keys gathered into it, the paper's reordered key
 /// set. `paper_width`: Alg. 3 with rows of exactly ceil(n / rows), as the
-/// paper has them (the library gives them slack: detail/reorder.hpp).
+/// paper has them (the library gives them slack: reorder_options::row_width).
 /// Checks after timing that the order is a permutation of the batch.
 template <class Backend>
 point_report time_reorder(const sweep_point& point, reorder_scheme scheme, bool paper_width,

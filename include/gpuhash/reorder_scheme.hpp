@@ -3,7 +3,8 @@
 // batch through: keys of one bucket, or of a neighbourhood of combined
 // buckets, brought together without a full sort, so that neighbouring
 // threads work on nearby chains and share cached nodes. A table picks one
-// in its run-time settings (dachash_settings, cuckoo_node_settings).
+// in its run-time settings (dachash_settings, cuckoo_node_settings);
+// gpuhash/reorder.hpp runs one on its own.
 
 #include <cstdint>
 

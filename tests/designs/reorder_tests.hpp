@@ -1,5 +1,5 @@
 #pragma once
-// Tests of the reorders of detail/reorder.hpp, DACHash's Alg. 1 (rows) and
+// Tests of the reorders of gpuhash/reorder.hpp, DACHash's Alg. 1 (rows) and
 // Cuckoo Node Hashing's Alg. 3 (warp_cooperative): the new order is a
 // permutation of the batch, and keys of one row come together. Instantiated
 // per backend, in a file the backend's compiler builds.
@@ -11,7 +11,8 @@
 #include <numeric>
 #include <vector>
 
-#include "gpuhash/detail/reorder.hpp"
+#include "gpuhash/errors.hpp"
+#include "gpuhash/reorder.hpp"
 #include "support/random.hpp"
 
 namespace gpuhash::testing {
@@ -31,23 +32,21 @@ class reorder : public ::testing::Test {
                    << " device: these tests need an NVIDIA GPU (scripts/gpu-check runs them)";
   }
 
-  /// The new order; `paper_width`: Alg. 3 with rows exactly ceil(n / rows)
-  /// wide, as the paper has them.
+  /// The new order; `paper_width`: rows exactly ceil(n / rows) wide, as the
+  /// paper has them (a row width Alg. 3 takes, Alg. 1 refuses).
   static std::vector<std::uint64_t> order_of(const std::vector<std::uint32_t>& keys,
                                              std::uint64_t buckets, std::uint64_t combined,
                                              reorder_scheme scheme, bool paper_width = false) {
     auto device_keys = Backend::template allocate<std::uint32_t>(keys.size());
     Backend::copy_from_host(device_keys.data(), keys.data(), keys.size());
     auto order = Backend::template allocate<std::uint64_t>(keys.size());
+    reorder_options options{scheme, buckets, combined};
     if (paper_width) {
       const std::uint64_t rows = (buckets + combined - 1) / combined;
-      detail::reorder_cooperatively<Backend>(device_keys.data(), keys.size(),
-                                             modulo_bucket{buckets}, buckets, combined,
-                                             (keys.size() + rows - 1) / rows, order.data(), {});
-    } else {
-      detail::reorder_batch<Backend>(scheme, device_keys.data(), keys.size(),
-                                     modulo_bucket{buckets}, buckets, combined, order.data(), {});
+      options.row_width = (keys.size() + rows - 1) / rows;
     }
+    reorder_by_bucket<Backend>(device_keys.data(), keys.size(), modulo_bucket{buckets}, options,
+                               order.data());
     std::vector<std::uint64_t> result(keys.size());
     Backend::copy_to_host(result.data(), order.data(), keys.size());
     return result;
@@ -122,8 +121,14 @@ TYPED_TEST_P(reorder, overflowing_keys_take_the_next_row_with_room) {
   }
 }
 
+TYPED_TEST_P(reorder, a_row_width_is_taken_by_the_warp_cooperative_scheme_only) {
+  const std::vector<std::uint32_t> keys{1, 2, 3};
+  EXPECT_THROW(TestFixture::order_of(keys, 4, 1, reorder_scheme::rows, true), error);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(reorder, the_new_order_is_a_permutation,
                             rows_with_room_keep_their_keys_together,
-                            overflowing_keys_take_the_next_row_with_room);
+                            overflowing_keys_take_the_next_row_with_room,
+                            a_row_width_is_taken_by_the_warp_cooperative_scheme_only);
 
 }  // namespace gpuhash::testing
