@@ -8,8 +8,8 @@
 
 #include "../timer.hpp"
 #include "../workload.hpp"
-#include "gpuhash/detail/reorder.hpp"
 #include "gpuhash/hash.hpp"
+#include "gpuhash/reorder.hpp"
 #include "reorder_runs.hpp"
 
 namespace gpuhash::bench {
@@ -25,7 +25,7 @@ struct table_bucket {
 };
 
 template <class Backend>
-point_report time_reorder(const sweep_point& point, detail::reorder_scheme scheme, bool paper_width,
+point_report time_reorder(const sweep_point& point, reorder_scheme scheme, bool paper_width,
                           std::uint64_t buckets, std::uint64_t combined) {
   const std::uint64_t n = point.n;
   const typename Backend::stream_type stream{};
@@ -34,11 +34,18 @@ point_report time_reorder(const sweep_point& point, detail::reorder_scheme schem
   auto order = Backend::template allocate<std::uint64_t>(n);
   auto reordered = Backend::template allocate<std::uint32_t>(n);
   const table_bucket bucket_of{{0x5eed5eedULL}, buckets};
+  reorder_options options{scheme, buckets, combined};
+  if (paper_width) {  // Alg. 3 with rows exactly ceil(n / rows) wide
+    const std::uint64_t c = combined == 0 ? 1 : combined;
+    const std::uint64_t rows = (buckets + c - 1) / c;
+    options.scheme = reorder_scheme::warp_cooperative;
+    options.row_width = (n + rows - 1) / rows;
+  }
 
   point_report report;
-  report.design = scheme == detail::reorder_scheme::rows ? "dachash_reorder"
-                  : paper_width                          ? "cnh_reorder_paper_width"
-                                                         : "cnh_reorder";
+  report.design = scheme == reorder_scheme::rows ? "dachash_reorder"
+                  : paper_width                  ? "cnh_reorder_paper_width"
+                                                 : "cnh_reorder";
   report.backend = std::string(Backend::name);
   report.key_bits = 32;
   report.value_bits = 0;
@@ -55,15 +62,7 @@ point_report time_reorder(const sweep_point& point, detail::reorder_scheme schem
     Backend::synchronize(stream);
     const double ms = timer.time(
         [&] {
-          if (paper_width) {
-            const std::uint64_t c = combined == 0 ? 1 : combined;
-            const std::uint64_t rows = (buckets + c - 1) / c;
-            detail::reorder_cooperatively<Backend>(keys.data(), n, bucket_of, buckets, combined,
-                                                   (n + rows - 1) / rows, order.data(), stream);
-          } else {
-            detail::reorder_batch<Backend>(scheme, keys.data(), n, bucket_of, buckets, combined,
-                                           order.data(), stream);
-          }
+          reorder_by_bucket<Backend>(keys.data(), n, bucket_of, options, order.data(), stream);
           static_assert(sizeof(std::size_t) == sizeof(std::uint64_t));
           Backend::gather(keys.data(), reinterpret_cast<const std::size_t*>(order.data()), n,
                           reordered.data(), stream);

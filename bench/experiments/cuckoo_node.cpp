@@ -58,11 +58,10 @@ constexpr paper_row paper_table1[] = {{32768, 16.92, 36.59}, {65536, 8.89, 20.15
                                       {524288, 1.52, 5.32},  {1048576, 1.19, 4.05}};
 
 /// Table I's tables: our insert policy, and the paper's (view.hpp).
-using counting_map = basic_map<
-    detail::cuckoo_node::engine<std::uint32_t, std::uint32_t, cpu_backend, probe_counting_preset>>;
-using counting_paper_insert_map =
-    basic_map<detail::cuckoo_node::engine<std::uint32_t, std::uint32_t, cpu_backend,
-                                          probe_counting_paper_insert_preset>>;
+using counting_map =
+    cuckoo_node_map_with<std::uint32_t, std::uint32_t, cpu_backend, probe_counting_preset>;
+using counting_paper_insert_map = cuckoo_node_map_with<std::uint32_t, std::uint32_t, cpu_backend,
+                                                       probe_counting_paper_insert_preset>;
 
 /// Table I for one insert policy (`policy`: "ours" or "paper"). The
 /// paper's row for a bucket count is the one with as many keys per bucket
@@ -152,9 +151,6 @@ void run_table1(context& ctx) {
       throw std::invalid_argument("--insert: ours or paper, not " + policy);
   }
 }
-
-namespace cn = detail::cuckoo_node;
-namespace dh = detail::dachash;
 
 /// What a point times.
 enum class workload { build, search_present, search_absent };
@@ -267,7 +263,7 @@ void compare_designs(const context& ctx, const sweep_point& point, std::uint64_t
   using key = std::uint32_t;
   const auto cnh_reorder = [](std::uint64_t combining) {
     return [combining](auto& engine) {
-      engine.configure({combining, detail::reorder_scheme::warp_cooperative});
+      engine.configure({combining, reorder_scheme::warp_cooperative});
     };
   };
   const auto dachash_reorder = [](std::uint64_t combining) {
@@ -340,7 +336,7 @@ experiment fig6() {
               for (int e = 0; e <= 15; ++e) fallback.push_back(static_cast<double>(1u << e));
               for (const double c : ctx.arguments().numbers("combined", fallback)) {
                 const auto combined = static_cast<std::uint64_t>(c);
-                const auto cooperative = detail::reorder_scheme::warp_cooperative;
+                const auto cooperative = reorder_scheme::warp_cooperative;
                 if (ctx.selected_design("cnh_reorder", {"all"}))
                   keep(time_reorder<Backend>(base, cooperative, false, buckets, combined));
                 // The paper's exact rows are slow below a combining factor of 2^4
@@ -349,8 +345,7 @@ experiment fig6() {
                     (combined >= 16 || ctx.selected_design("cnh_reorder_paper_width", {})))
                   keep(time_reorder<Backend>(base, cooperative, true, buckets, combined));
                 if (ctx.selected_design("dachash_reorder", {"all"}))
-                  keep(time_reorder<Backend>(base, detail::reorder_scheme::rows, false, buckets,
-                                             combined));
+                  keep(time_reorder<Backend>(base, reorder_scheme::rows, false, buckets, combined));
               }
             });
           }};
@@ -391,17 +386,17 @@ experiment fig12() {
               using key = std::uint32_t;
               if (ctx.selected_design("cuckoo_node", {"all"}))
                 support::for_each_type(cuckoo_node_sizes{}, [&]<class Preset>() {
-                  using Table = basic_map<cn::engine<key, key, Backend, Preset>>;
+                  using Table = cuckoo_node_map_with<key, key, Backend, Preset>;
                   keep(run_case<Table>(
                       base, "cuckoo_node", buckets, cnh_combining,
                       [](auto& engine) {
-                        engine.configure({cnh_combining, detail::reorder_scheme::warp_cooperative});
+                        engine.configure({cnh_combining, reorder_scheme::warp_cooperative});
                       },
                       workload::search_present));
                 });
               if (ctx.selected_design("dachash", {"all"}))
                 support::for_each_type(node_size_configurations{}, [&]<class Preset>() {
-                  using Table = basic_map<dh::engine<key, key, Backend, Preset>>;
+                  using Table = dachash_map_with<key, key, Backend, Preset>;
                   keep(run_case<Table>(
                       base, "dachash", buckets, dachash_combining,
                       [](auto& engine) {

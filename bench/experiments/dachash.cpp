@@ -38,8 +38,6 @@ namespace gpuhash::bench {
 
 namespace {
 
-namespace dh = detail::dachash;
-
 /// What a point times.
 enum class workload { build, search, mixed };
 
@@ -51,28 +49,28 @@ struct operation_mix {
 
 /// One configuration of a table at one point.
 struct dachash_case {
-  std::string label;      ///< the design's name in the results
-  dh::settings settings;  ///< mapping and reorder
+  std::string label;          ///< the design's name in the results
+  dachash_settings settings;  ///< mapping and reorder
   double expected_length = 0.5;
   std::uint64_t buckets = 0;  ///< 0: from the expected length
 };
 
 /// The thesis' DACHash, its SlabHash stand-in and its baseline.
-dh::settings thesis_settings() {
-  return {dh::mapping_scheme::dynamic, 0.6, 256};
+dachash_settings thesis_settings() {
+  return {dachash_mapping::dynamic, 0.6, 256};
 }
-dh::settings slab_settings() {
-  return dh::slab_preset::initial;
+dachash_settings slab_settings() {
+  return dachash_slab_preset::initial;
 }
-dh::settings no_reorder_settings() {
-  return {dh::mapping_scheme::dynamic, 0.6, 0};
+dachash_settings no_reorder_settings() {
+  return {dachash_mapping::dynamic, 0.6, 0};
 }
 
-const char* mapping_name(dh::mapping_scheme m) {
+const char* mapping_name(dachash_mapping m) {
   switch (m) {
-    case dh::mapping_scheme::one_to_one: return "one_to_one";
-    case dh::mapping_scheme::many_to_one: return "many_to_one";
-    case dh::mapping_scheme::dynamic: return "dynamic";
+    case dachash_mapping::one_to_one: return "one_to_one";
+    case dachash_mapping::many_to_one: return "many_to_one";
+    case dachash_mapping::dynamic: return "dynamic";
   }
   return "unknown";
 }
@@ -267,7 +265,7 @@ experiment fig7_1() {
               // One width's node sizes (Configurations) with K-bit keys and values.
               const auto sizes = [&]<class K, class Configurations>(double length) {
                 support::for_each_type(Configurations{}, [&]<class Preset>() {
-                  using Table = basic_map<dh::engine<K, K, Backend, Preset>>;
+                  using Table = dachash_map_with<K, K, Backend, Preset>;
                   if (ctx.selected_design("dachash", {"all"}))
                     keep(run_case<Table>(base, {"dachash", thesis_settings(), length, 0},
                                          workload::search, {}));
@@ -301,16 +299,15 @@ experiment tiles() {
                 ctx, "dachash.tiles", [&]<class Backend>(const sweep_point& base, auto&& keep) {
                   for (const double length : chosen) {
                     support::for_each_type(tile_size_configurations{}, [&]<class Preset>() {
-                      using Table =
-                          basic_map<dh::engine<std::uint32_t, std::uint32_t, Backend, Preset>>;
-                      dh::settings tiled = no_reorder_settings();
-                      tiled.mapping = dh::mapping_scheme::many_to_one;
+                      using Table = dachash_map_with<std::uint32_t, std::uint32_t, Backend, Preset>;
+                      dachash_settings tiled = no_reorder_settings();
+                      tiled.mapping = dachash_mapping::many_to_one;
                       keep(run_case<Table>(base, {"many_to_one", tiled, length, 0},
                                            workload::search, {}));
                     });
                     using Table = dachash_map<std::uint32_t, std::uint32_t, Backend>;
-                    dh::settings single = no_reorder_settings();
-                    single.mapping = dh::mapping_scheme::one_to_one;
+                    dachash_settings single = no_reorder_settings();
+                    single.mapping = dachash_mapping::one_to_one;
                     keep(run_case<Table>(base, {"one_to_one", single, length, 0}, workload::search,
                                          {}));
                   }
@@ -331,7 +328,7 @@ experiment fig7_2() {
               const std::uint64_t buckets = ctx.arguments().size(
                   "buckets", Backend::host_accessible ? (1u << 17) : (1u << 19));
               for (const double c : combined) {
-                dh::settings s = thesis_settings();
+                dachash_settings s = thesis_settings();
                 s.combined_buckets = static_cast<std::uint64_t>(c);
                 for_each_width<Backend, dachash_map>(ctx, [&]<class Table>() {
                   keep(run_case<Table>(base, {"dachash", s, 0.5, buckets}, workload::search, {}));
@@ -349,8 +346,8 @@ void compare_mappings(context& ctx, const std::string& experiment, bool mixed) {
   on_each_backend(ctx, experiment, [&]<class Backend>(const sweep_point& base, auto&& keep) {
     for (const double length : chosen) {
       for_each_width<Backend, dachash_map>(ctx, [&]<class Table>() {
-        for (const auto m : {dh::mapping_scheme::one_to_one, dh::mapping_scheme::many_to_one}) {
-          dh::settings s = thesis_settings();
+        for (const auto m : {dachash_mapping::one_to_one, dachash_mapping::many_to_one}) {
+          dachash_settings s = thesis_settings();
           s.mapping = m;
           keep(run_case<Table>(base, {mapping_name(m), s, length, 0},
                                mixed ? workload::mixed : workload::search, mix));
@@ -370,7 +367,7 @@ experiment fig7_4() {
                 ctx, "dachash.fig7_4", [&]<class Backend>(const sweep_point& base, auto&& keep) {
                   for (const double length : chosen) {
                     for_each_width<Backend, dachash_map>(ctx, [&]<class Table>() {
-                      dh::settings off = thesis_settings();
+                      dachash_settings off = thesis_settings();
                       off.combined_buckets = 0;
                       keep(run_case<Table>(base, {"reorder_on", thesis_settings(), length, 0},
                                            workload::search, {}));

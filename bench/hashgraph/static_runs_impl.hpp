@@ -2,20 +2,18 @@
 // The template behind static_runs.hpp; included by static_runs_cpu.cpp and
 // static_runs_cuda.cu only.
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "../timer.hpp"
 #include "../workload.hpp"
-#include "gpuhash/detail/exec.hpp"
 #include "static_runs.hpp"
 
 namespace gpuhash::bench {
-
-struct flag_is_false {
-  GPUHASH_HD bool operator()(bool flag) const { return !flag; }
-};
 
 template <class Backend, class Table>
 point_report run_static(const sweep_point& point, const static_case& c) {
@@ -73,8 +71,11 @@ point_report run_static(const sweep_point& point, const static_case& c) {
                   })
       wrong = count_unexpected<key_type, value_type>(Backend{}, keys.data(), found.data(),
                                                      statuses.data(), n, status::found, stream);
-    else
-      wrong = detail::exec<Backend>::count_if(flags.data(), n, flag_is_false{}, stream);
+    else {  // checked on the host: verification, outside the timed region
+      const auto host_flags = std::make_unique_for_overwrite<bool[]>(n);
+      Backend::copy_to_host(host_flags.get(), flags.data(), n, stream);
+      wrong = static_cast<std::size_t>(std::count(host_flags.get(), host_flags.get() + n, false));
+    }
     require_all(wrong, n, what);
   };
 

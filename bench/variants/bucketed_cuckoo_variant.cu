@@ -5,11 +5,11 @@
 
 #include <cstdint>
 
+#include "gpuhash/bucketed_cuckoo_map_impl.hpp"
 #include "gpuhash/cuda/backend.hpp"
-#include "gpuhash/detail/bucketed_cuckoo/engine_impl.hpp"
 
-namespace gpuhash::detail::bucketed_cuckoo {
-template class engine<std::uint32_t, std::uint32_t, cuda_backend, GPUHASH_BENCH_BUCKET_BYTES,
-                      GPUHASH_BENCH_CHOICES, eviction_policy::GPUHASH_BENCH_EVICTION,
-                      find_path::GPUHASH_BENCH_FIND_PATH>;
-}  // namespace gpuhash::detail::bucketed_cuckoo
+GPUHASH_INSTANTIATE_BUCKETED_CUCKOO_MAP(
+    std::uint32_t, std::uint32_t, gpuhash::cuda_backend,
+    gpuhash::bucketed_cuckoo_config<GPUHASH_BENCH_BUCKET_BYTES, GPUHASH_BENCH_CHOICES,
+                                    gpuhash::bucketed_cuckoo_eviction::GPUHASH_BENCH_EVICTION,
+                                    gpuhash::bucketed_cuckoo_find_path::GPUHASH_BENCH_FIND_PATH>);

@@ -12,64 +12,63 @@
 #include <string>
 #include <type_traits>
 
+#include "gpuhash/bucketed_cuckoo_config.hpp"
+#include "gpuhash/bucketed_cuckoo_map.hpp"
 #include "gpuhash/cpu/backend.hpp"
-#include "gpuhash/detail/bucketed_cuckoo/engine.hpp"
-#include "gpuhash/map.hpp"
 #include "support/designs.hpp"
 
 namespace gpuhash::bench {
 
+/// A bucketed_cuckoo_config with what the experiment reports of it.
 template <std::uint32_t BucketBytes, std::uint32_t Choices,
-          detail::bucketed_cuckoo::eviction_policy Eviction =
-              detail::bucketed_cuckoo::eviction_policy::lookahead,
-          detail::bucketed_cuckoo::find_path FindPath =
-              detail::bucketed_cuckoo::find_path::per_thread>
+          bucketed_cuckoo_eviction Eviction = bucketed_cuckoo_eviction::lookahead,
+          bucketed_cuckoo_find_path FindPath = bucketed_cuckoo_find_path::per_thread>
 struct cuckoo_configuration {
+  using config = bucketed_cuckoo_config<BucketBytes, Choices, Eviction, FindPath>;
   static constexpr std::uint32_t bucket_bytes = BucketBytes;
   static constexpr std::uint32_t choices = Choices;
-  static constexpr auto eviction = Eviction;
-  static constexpr auto finds = FindPath;
   /// Threads that search one key on the GPU.
   static constexpr std::uint32_t find_lanes =
-      FindPath == detail::bucketed_cuckoo::find_path::tile ? BucketBytes / 16 : 1;
+      FindPath == bucketed_cuckoo_find_path::tile ? BucketBytes / 16 : 1;
   /// The CPU has no tiles: there a tile configuration would repeat the
   /// per-thread one, so it is neither built nor run.
   template <class Backend>
   static constexpr bool runs_on =
-      FindPath != detail::bucketed_cuckoo::find_path::tile || !std::is_same_v<Backend, cpu_backend>;
+      FindPath != bucketed_cuckoo_find_path::tile || !std::is_same_v<Backend, cpu_backend>;
 
   template <class Backend>
-  using on = basic_map<detail::bucketed_cuckoo::engine<std::uint32_t, std::uint32_t, Backend,
-                                                       BucketBytes, Choices, Eviction, FindPath>>;
+  using on = bucketed_cuckoo_map_with<std::uint32_t, std::uint32_t, Backend, config>;
 
   /// "b64c3": 64-byte buckets, three choices; "b32c2-walk": with
   /// random-walk eviction instead of the default lookahead; "b64c2-tile":
   /// finds by one tile of 64 / 16 = 4 threads per key on the GPU.
   static std::string label() {
     return "b" + std::to_string(BucketBytes) + "c" + std::to_string(Choices) +
-           (Eviction == detail::bucketed_cuckoo::eviction_policy::random_walk ? "-walk" : "") +
-           (FindPath == detail::bucketed_cuckoo::find_path::tile ? "-tile" : "");
+           (Eviction == bucketed_cuckoo_eviction::random_walk ? "-walk" : "") +
+           (FindPath == bucketed_cuckoo_find_path::tile ? "-tile" : "");
   }
 };
 
-using default_cuckoo_configuration = cuckoo_configuration<
-    detail::bucketed_cuckoo::default_bucket_bytes<std::uint32_t, std::uint32_t>, 2>;
+using default_cuckoo_configuration =
+    cuckoo_configuration<bucketed_cuckoo_default_config<std::uint32_t, std::uint32_t>::bucket_bytes,
+                         2>;
 
 #if defined(GPUHASH_BENCH_VARIANTS)
 inline constexpr bool cuckoo_variants_built = true;
-using bucket_size_configurations = support::type_list<
-    default_cuckoo_configuration, cuckoo_configuration<64, 2>, cuckoo_configuration<128, 2>,
-    cuckoo_configuration<32, 3>, cuckoo_configuration<64, 3>, cuckoo_configuration<128, 3>,
-    cuckoo_configuration<32, 2, detail::bucketed_cuckoo::eviction_policy::random_walk>,
-    cuckoo_configuration<32, 3, detail::bucketed_cuckoo::eviction_policy::random_walk>,
-    cuckoo_configuration<32, 2, detail::bucketed_cuckoo::eviction_policy::lookahead,
-                         detail::bucketed_cuckoo::find_path::tile>,
-    cuckoo_configuration<64, 2, detail::bucketed_cuckoo::eviction_policy::lookahead,
-                         detail::bucketed_cuckoo::find_path::tile>,
-    cuckoo_configuration<128, 2, detail::bucketed_cuckoo::eviction_policy::lookahead,
-                         detail::bucketed_cuckoo::find_path::tile>,
-    cuckoo_configuration<32, 3, detail::bucketed_cuckoo::eviction_policy::lookahead,
-                         detail::bucketed_cuckoo::find_path::tile>>;
+using bucket_size_configurations =
+    support::type_list<default_cuckoo_configuration, cuckoo_configuration<64, 2>,
+                       cuckoo_configuration<128, 2>, cuckoo_configuration<32, 3>,
+                       cuckoo_configuration<64, 3>, cuckoo_configuration<128, 3>,
+                       cuckoo_configuration<32, 2, bucketed_cuckoo_eviction::random_walk>,
+                       cuckoo_configuration<32, 3, bucketed_cuckoo_eviction::random_walk>,
+                       cuckoo_configuration<32, 2, bucketed_cuckoo_eviction::lookahead,
+                                            bucketed_cuckoo_find_path::tile>,
+                       cuckoo_configuration<64, 2, bucketed_cuckoo_eviction::lookahead,
+                                            bucketed_cuckoo_find_path::tile>,
+                       cuckoo_configuration<128, 2, bucketed_cuckoo_eviction::lookahead,
+                                            bucketed_cuckoo_find_path::tile>,
+                       cuckoo_configuration<32, 3, bucketed_cuckoo_eviction::lookahead,
+                                            bucketed_cuckoo_find_path::tile>>;
 #else
 inline constexpr bool cuckoo_variants_built = false;
 using bucket_size_configurations = support::type_list<default_cuckoo_configuration>;

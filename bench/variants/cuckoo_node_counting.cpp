@@ -5,10 +5,9 @@
 
 #include "cuckoo_node_variants.hpp"
 #include "gpuhash/cpu/backend.hpp"
-#include "gpuhash/detail/cuckoo_node/engine_impl.hpp"
+#include "gpuhash/cuckoo_node_map_impl.hpp"
 
-namespace gpuhash::detail::cuckoo_node {
-template class engine<std::uint32_t, std::uint32_t, cpu_backend, bench::probe_counting_preset>;
-template class engine<std::uint32_t, std::uint32_t, cpu_backend,
-                      bench::probe_counting_paper_insert_preset>;
-}  // namespace gpuhash::detail::cuckoo_node
+GPUHASH_INSTANTIATE_CUCKOO_NODE_MAP(std::uint32_t, std::uint32_t, gpuhash::cpu_backend,
+                                    gpuhash::bench::probe_counting_preset);
+GPUHASH_INSTANTIATE_CUCKOO_NODE_MAP(std::uint32_t, std::uint32_t, gpuhash::cpu_backend,
+                                    gpuhash::bench::probe_counting_paper_insert_preset);

@@ -4,11 +4,13 @@
 #include <cstdint>
 
 #include "gpuhash/cpu/backend.hpp"
-#include "gpuhash/detail/cuckoo_node/engine_impl.hpp"
+#include "gpuhash/cuckoo_node_map_impl.hpp"
 
-namespace gpuhash::detail::cuckoo_node {
-template class engine<std::uint32_t, std::uint32_t, cpu_backend, preset<8>>;
-template class engine<std::uint32_t, std::uint32_t, cpu_backend, preset<16>>;
-template class engine<std::uint32_t, std::uint32_t, cpu_backend, preset<64>>;
-template class engine<std::uint32_t, std::uint32_t, cpu_backend, preset<256>>;
-}  // namespace gpuhash::detail::cuckoo_node
+GPUHASH_INSTANTIATE_CUCKOO_NODE_MAP(std::uint32_t, std::uint32_t, gpuhash::cpu_backend,
+                                    gpuhash::cuckoo_node_preset<8>);
+GPUHASH_INSTANTIATE_CUCKOO_NODE_MAP(std::uint32_t, std::uint32_t, gpuhash::cpu_backend,
+                                    gpuhash::cuckoo_node_preset<16>);
+GPUHASH_INSTANTIATE_CUCKOO_NODE_MAP(std::uint32_t, std::uint32_t, gpuhash::cpu_backend,
+                                    gpuhash::cuckoo_node_preset<64>);
+GPUHASH_INSTANTIATE_CUCKOO_NODE_MAP(std::uint32_t, std::uint32_t, gpuhash::cpu_backend,
+                                    gpuhash::cuckoo_node_preset<256>);

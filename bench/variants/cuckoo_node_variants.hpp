@@ -10,24 +10,21 @@
 //    (cuckoo_node_variant.cpp and .cu), compiled only when
 //    GPUHASH_BENCH_VARIANTS is ON (scripts/gpu-check turns it on).
 
-#include "gpuhash/detail/cuckoo_node/preset.hpp"
+#include "gpuhash/cuckoo_node_config.hpp"
 #include "support/designs.hpp"
 
 namespace gpuhash::bench {
 
-using probe_counting_preset = detail::cuckoo_node::preset<128, 4, 0, true>;
+using probe_counting_preset = cuckoo_node_preset<128, 4, 0, true>;
 /// The same with the paper's own insert policy.
-using probe_counting_paper_insert_preset =
-    detail::cuckoo_node::preset<128, 4, 0, true, false, true>;
+using probe_counting_paper_insert_preset = cuckoo_node_preset<128, 4, 0, true, false, true>;
 
 #if defined(GPUHASH_BENCH_VARIANTS)
 using cuckoo_node_sizes =
-    support::type_list<detail::cuckoo_node::preset<8>, detail::cuckoo_node::preset<16>,
-                       detail::cuckoo_node::default_preset, detail::cuckoo_node::preset<64>,
-                       detail::cuckoo_node::paper_preset, detail::cuckoo_node::preset<256>>;
+    support::type_list<cuckoo_node_preset<8>, cuckoo_node_preset<16>, cuckoo_node_default_preset,
+                       cuckoo_node_preset<64>, cuckoo_node_paper_preset, cuckoo_node_preset<256>>;
 #else
-using cuckoo_node_sizes =
-    support::type_list<detail::cuckoo_node::default_preset, detail::cuckoo_node::paper_preset>;
+using cuckoo_node_sizes = support::type_list<cuckoo_node_default_preset, cuckoo_node_paper_preset>;
 #endif
 
 }  // namespace gpuhash::bench

@@ -5,15 +5,21 @@
 #include <cstdint>
 
 #include "gpuhash/cpu/backend.hpp"
-#include "gpuhash/detail/dachash/engine_impl.hpp"
+#include "gpuhash/dachash_map_impl.hpp"
 
-namespace gpuhash::detail::dachash {
-template class engine<std::uint32_t, std::uint32_t, cpu_backend, preset<16>>;
-template class engine<std::uint32_t, std::uint32_t, cpu_backend, preset<32>>;
-template class engine<std::uint64_t, std::uint64_t, cpu_backend, preset<32>>;
-template class engine<std::uint32_t, std::uint32_t, cpu_backend, preset<64, 1>>;
-template class engine<std::uint32_t, std::uint32_t, cpu_backend, preset<64, 2>>;
-template class engine<std::uint32_t, std::uint32_t, cpu_backend, preset<64, 4>>;
-template class engine<std::uint32_t, std::uint32_t, cpu_backend, preset<64, 16>>;
-template class engine<std::uint32_t, std::uint32_t, cpu_backend, preset<64, 32>>;
-}  // namespace gpuhash::detail::dachash
+GPUHASH_INSTANTIATE_DACHASH_MAP(std::uint32_t, std::uint32_t, gpuhash::cpu_backend,
+                                gpuhash::dachash_preset<16>);
+GPUHASH_INSTANTIATE_DACHASH_MAP(std::uint32_t, std::uint32_t, gpuhash::cpu_backend,
+                                gpuhash::dachash_preset<32>);
+GPUHASH_INSTANTIATE_DACHASH_MAP(std::uint64_t, std::uint64_t, gpuhash::cpu_backend,
+                                gpuhash::dachash_preset<32>);
+GPUHASH_INSTANTIATE_DACHASH_MAP(std::uint32_t, std::uint32_t, gpuhash::cpu_backend,
+                                gpuhash::dachash_preset<64, 1>);
+GPUHASH_INSTANTIATE_DACHASH_MAP(std::uint32_t, std::uint32_t, gpuhash::cpu_backend,
+                                gpuhash::dachash_preset<64, 2>);
+GPUHASH_INSTANTIATE_DACHASH_MAP(std::uint32_t, std::uint32_t, gpuhash::cpu_backend,
+                                gpuhash::dachash_preset<64, 4>);
+GPUHASH_INSTANTIATE_DACHASH_MAP(std::uint32_t, std::uint32_t, gpuhash::cpu_backend,
+                                gpuhash::dachash_preset<64, 16>);
+GPUHASH_INSTANTIATE_DACHASH_MAP(std::uint32_t, std::uint32_t, gpuhash::cpu_backend,
+                                gpuhash::dachash_preset<64, 32>);

@@ -9,28 +9,24 @@
 // (CUDA), which bench/CMakeLists.txt compiles only when
 // GPUHASH_BENCH_VARIANTS is ON.
 
-#include "gpuhash/detail/dachash/engine.hpp"
+#include "gpuhash/dachash_config.hpp"
 #include "support/designs.hpp"
 
 namespace gpuhash::bench {
 
 #if defined(GPUHASH_BENCH_VARIANTS)
-using node_size_configurations =
-    support::type_list<detail::dachash::preset<16>, detail::dachash::preset<32>,
-                       detail::dachash::thesis_preset, detail::dachash::paper_preset>;
+using node_size_configurations = support::type_list<dachash_preset<16>, dachash_preset<32>,
+                                                    dachash_thesis_preset, dachash_paper_preset>;
 using wide_node_size_configurations =
-    support::type_list<detail::dachash::preset<32>, detail::dachash::thesis_preset,
-                       detail::dachash::paper_preset>;
+    support::type_list<dachash_preset<32>, dachash_thesis_preset, dachash_paper_preset>;
 /// 64-byte nodes (8 cells of 32/32) read by tiles of 1 to 32 lanes.
 using tile_size_configurations =
-    support::type_list<detail::dachash::preset<64, 1>, detail::dachash::preset<64, 2>,
-                       detail::dachash::preset<64, 4>, detail::dachash::thesis_preset,
-                       detail::dachash::preset<64, 16>, detail::dachash::preset<64, 32>>;
+    support::type_list<dachash_preset<64, 1>, dachash_preset<64, 2>, dachash_preset<64, 4>,
+                       dachash_thesis_preset, dachash_preset<64, 16>, dachash_preset<64, 32>>;
 #else
-using node_size_configurations =
-    support::type_list<detail::dachash::thesis_preset, detail::dachash::paper_preset>;
+using node_size_configurations = support::type_list<dachash_thesis_preset, dachash_paper_preset>;
 using wide_node_size_configurations = node_size_configurations;
-using tile_size_configurations = support::type_list<detail::dachash::thesis_preset>;
+using tile_size_configurations = support::type_list<dachash_thesis_preset>;
 #endif
 
 }  // namespace gpuhash::bench

@@ -22,13 +22,22 @@
 // pairs between slots, which the per-slot versions of wide values do not
 // cover; linear_probing_map and hashgraph_dynamic_map take them.
 //
+// Other bucket sizes, choices, eviction policies and find paths
+// (gpuhash/bucketed_cuckoo_config.hpp) through bucketed_cuckoo_map_with:
+//
+//   using walk = gpuhash::bucketed_cuckoo_config<64, 3,  // 64-byte buckets, 3 choices
+//                                                gpuhash::bucketed_cuckoo_eviction::random_walk>;
+//   gpuhash::bucketed_cuckoo_map_with<std::uint32_t, std::uint32_t, gpuhash::cpu_backend, walk> t;
+//
 // Compiled into the library for <uint32_t, uint32_t> and <uint64_t, uint64_t>
-// with the default policies, on each backend. Other types are header-only:
-// include gpuhash/bucketed_cuckoo_map_impl.hpp instead of this header, from
-// a .cpp file for the CPU backend or a .cu file (nvcc) for the CUDA backend.
+// with the default configuration and policies, on each backend. Other types
+// and configurations are header-only: include
+// gpuhash/bucketed_cuckoo_map_impl.hpp instead of this header, from a .cpp
+// file for the CPU backend or a .cu file (nvcc) for the CUDA backend.
 
 #include <cstdint>
 
+#include "gpuhash/bucketed_cuckoo_config.hpp"
 #include "gpuhash/cpu/backend.hpp"
 #include "gpuhash/detail/bucketed_cuckoo/engine.hpp"
 #include "gpuhash/key_types.hpp"
@@ -36,11 +45,23 @@
 
 namespace gpuhash {
 
+/// The configuration bucketed_cuckoo_map uses: buckets of four slots (32
+/// bytes for 4/4-byte pairs, 128 for pairs with a 16-byte word, 64 for the
+/// others), two choices, lookahead eviction, one thread per find.
+template <class Key, class Value>
+using bucketed_cuckoo_default_config = detail::bucketed_cuckoo::default_config<Key, Value>;
+
+/// A bucketed cuckoo table of the given configuration (a
+/// bucketed_cuckoo_config).
+template <class Key, class Value, class Backend, class Config, class Hash = key_bytes_hash<Key>,
+          class KeyEqual = bitwise_equal<Key>>
+using bucketed_cuckoo_map_with =
+    basic_map<detail::bucketed_cuckoo::engine<Key, Value, Backend, Config, Hash, KeyEqual>>;
+
 template <class Key, class Value, class Backend = cpu_backend, class Hash = key_bytes_hash<Key>,
           class KeyEqual = bitwise_equal<Key>>
-using bucketed_cuckoo_map = basic_map<detail::bucketed_cuckoo::engine<
-    Key, Value, Backend, detail::bucketed_cuckoo::default_bucket_bytes<Key, Value>, 2,
-    detail::bucketed_cuckoo::eviction_policy::lookahead,
-    detail::bucketed_cuckoo::find_path::per_thread, Hash, KeyEqual>>;
+using bucketed_cuckoo_map =
+    bucketed_cuckoo_map_with<Key, Value, Backend, bucketed_cuckoo_default_config<Key, Value>, Hash,
+                             KeyEqual>;
 
 }  // namespace gpuhash

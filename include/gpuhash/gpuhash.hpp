@@ -3,9 +3,12 @@
 // library was built with it (the gpuhash::cuda target defines GPUHASH_HAS_CUDA).
 
 #include "gpuhash/apply_ops.hpp"
+#include "gpuhash/bucketed_cuckoo_config.hpp"
 #include "gpuhash/bucketed_cuckoo_map.hpp"
 #include "gpuhash/cpu/backend.hpp"
+#include "gpuhash/cuckoo_node_config.hpp"
 #include "gpuhash/cuckoo_node_map.hpp"
+#include "gpuhash/dachash_config.hpp"
 #include "gpuhash/dachash_map.hpp"
 #include "gpuhash/errors.hpp"
 #include "gpuhash/hash.hpp"
@@ -16,6 +19,7 @@
 #include "gpuhash/map.hpp"
 #include "gpuhash/map_ref.hpp"
 #include "gpuhash/operation.hpp"
+#include "gpuhash/reorder_scheme.hpp"
 #include "gpuhash/signature_index.hpp"
 #include "gpuhash/signature_index_ref.hpp"
 #include "gpuhash/status.hpp"

@@ -9,8 +9,8 @@
 namespace gpuhash::detail::cuckoo_node {
 template class engine<std::uint32_t, std::uint32_t, cpu_backend>;
 template class engine<std::uint64_t, std::uint64_t, cpu_backend>;
-template class engine<std::uint32_t, std::uint32_t, cpu_backend, paper_preset>;
-template class engine<std::uint64_t, std::uint64_t, cpu_backend, paper_preset>;
-template class engine<std::uint32_t, std::uint32_t, cpu_backend, local_preset>;
-template class engine<std::uint64_t, std::uint64_t, cpu_backend, local_preset>;
+template class engine<std::uint32_t, std::uint32_t, cpu_backend, cuckoo_node_paper_preset>;
+template class engine<std::uint64_t, std::uint64_t, cpu_backend, cuckoo_node_paper_preset>;
+template class engine<std::uint32_t, std::uint32_t, cpu_backend, cuckoo_node_local_preset>;
+template class engine<std::uint64_t, std::uint64_t, cpu_backend, cuckoo_node_local_preset>;
 }  // namespace gpuhash::detail::cuckoo_node

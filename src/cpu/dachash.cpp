@@ -9,8 +9,8 @@
 namespace gpuhash::detail::dachash {
 template class engine<std::uint32_t, std::uint32_t, cpu_backend>;
 template class engine<std::uint64_t, std::uint64_t, cpu_backend>;
-template class engine<std::uint32_t, std::uint32_t, cpu_backend, paper_preset>;
-template class engine<std::uint64_t, std::uint64_t, cpu_backend, paper_preset>;
-template class engine<std::uint32_t, std::uint32_t, cpu_backend, slab_preset>;
-template class engine<std::uint64_t, std::uint64_t, cpu_backend, slab_preset>;
+template class engine<std::uint32_t, std::uint32_t, cpu_backend, dachash_paper_preset>;
+template class engine<std::uint64_t, std::uint64_t, cpu_backend, dachash_paper_preset>;
+template class engine<std::uint32_t, std::uint32_t, cpu_backend, dachash_slab_preset>;
+template class engine<std::uint64_t, std::uint64_t, cpu_backend, dachash_slab_preset>;
 }  // namespace gpuhash::detail::dachash

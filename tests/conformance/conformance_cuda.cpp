@@ -22,7 +22,7 @@ template <class Table>
 struct dachash_many_to_one : Table {
   explicit dachash_many_to_one(table_options options = {}) : Table(options) {
     auto settings = this->engine().settings();
-    settings.mapping = ::gpuhash::detail::dachash::mapping_scheme::many_to_one;
+    settings.mapping = dachash_mapping::many_to_one;
     this->engine().configure(settings);
   }
 };

@@ -1,5 +1,6 @@
-// The bucketed cuckoo table's two find paths on the GPU (find_path::tile, one
-// tile per key, against the default one thread per key) after the same
+// The bucketed cuckoo table's two find paths on the GPU
+// (bucketed_cuckoo_find_path::tile, one tile per key, against the default
+// one thread per key) after the same
 // operations: both must answer find and contains like a std::unordered_map
 // model, and so like each other, for keys present, erased, re-inserted behind tombstones, never
 // inserted, and reserved; in tables from two buckets (where a key's choices
@@ -22,26 +23,17 @@
 namespace gpuhash::testing {
 namespace {
 
-namespace cuckoo = detail::bucketed_cuckoo;
-
-/// The same configuration with finds one thread per key.
-template <class Table>
-struct per_thread_finds;
-template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          cuckoo::eviction_policy Eviction>
-struct per_thread_finds<basic_map<
-    cuckoo::engine<Key, Value, Backend, BucketBytes, Choices, Eviction, cuckoo::find_path::tile>>> {
-  using type = basic_map<cuckoo::engine<Key, Value, Backend, BucketBytes, Choices, Eviction,
-                                        cuckoo::find_path::per_thread>>;
-};
+/// A tile table: tile finds on the default configuration for its pairs.
+template <class Key, class Value>
+using tile_table_of = bucketed_cuckoo_map_with<
+    Key, Value, cuda_backend,
+    bucketed_cuckoo_config<bucketed_cuckoo_default_config<Key, Value>::bucket_bytes, 2,
+                           bucketed_cuckoo_eviction::lookahead, bucketed_cuckoo_find_path::tile>>;
 
 /// Tile tables whose per-thread counterpart the library compiles (the
 /// default configurations); both are instantiated in bucketed_cuckoo_tile.cu.
-using tile_tables = ::testing::Types<
-    basic_map<cuckoo::engine<std::uint32_t, std::uint32_t, cuda_backend, 32, 2,
-                             cuckoo::eviction_policy::lookahead, cuckoo::find_path::tile>>,
-    basic_map<cuckoo::engine<std::uint64_t, std::uint64_t, cuda_backend, 64, 2,
-                             cuckoo::eviction_policy::lookahead, cuckoo::find_path::tile>>>;
+using tile_tables = ::testing::Types<tile_table_of<std::uint32_t, std::uint32_t>,
+                                     tile_table_of<std::uint64_t, std::uint64_t>>;
 
 template <class Table>
 class bucketed_cuckoo_find_paths : public ::testing::Test {
@@ -57,11 +49,11 @@ TYPED_TEST_SUITE(bucketed_cuckoo_find_paths, tile_tables);
 
 TYPED_TEST(bucketed_cuckoo_find_paths, tile_and_per_thread_finds_agree_with_a_model) {
   using tile_table = TypeParam;
-  using thread_table = typename per_thread_finds<TypeParam>::type;
   using K = typename tile_table::key_type;
   using V = typename tile_table::mapped_type;
-  static_assert(tile_table::engine_type::finds == cuckoo::find_path::tile &&
-                thread_table::engine_type::finds == cuckoo::find_path::per_thread);
+  using thread_table = bucketed_cuckoo_map<K, V, cuda_backend>;
+  static_assert(tile_table::engine_type::finds == bucketed_cuckoo_find_path::tile &&
+                thread_table::engine_type::finds == bucketed_cuckoo_find_path::per_thread);
   seeded_random random;
 
   struct shape {

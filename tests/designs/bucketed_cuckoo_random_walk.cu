@@ -4,10 +4,9 @@
 
 #include <cstdint>
 
+#include "gpuhash/bucketed_cuckoo_map_impl.hpp"
 #include "gpuhash/cuda/backend.hpp"
-#include "gpuhash/detail/bucketed_cuckoo/engine_impl.hpp"
 
-namespace gpuhash::detail::bucketed_cuckoo {
-template class engine<std::uint32_t, std::uint32_t, cuda_backend, 32, 2,
-                      eviction_policy::random_walk>;
-}  // namespace gpuhash::detail::bucketed_cuckoo
+GPUHASH_INSTANTIATE_BUCKETED_CUCKOO_MAP(
+    std::uint32_t, std::uint32_t, gpuhash::cuda_backend,
+    gpuhash::bucketed_cuckoo_config<32, 2, gpuhash::bucketed_cuckoo_eviction::random_walk>);

@@ -7,17 +7,15 @@ namespace gpuhash::testing {
 INSTANTIATE_TYPED_TEST_SUITE_P(cuckoo_node, cuckoo_node, cuckoo_node_tables<cpu_backend>);
 }  // namespace gpuhash::testing
 
-// Probe counting (the paper's Table I) is a compile-time switch of the engine;
-// this instantiates it here, on the CPU.
-#include "gpuhash/detail/cuckoo_node/engine_impl.hpp"
-#include "gpuhash/map.hpp"
+// Probe counting (the paper's Table I) is a compile-time switch of the
+// preset, compiled here, on the CPU.
+#include "gpuhash/cuckoo_node_map_impl.hpp"
 
 namespace gpuhash::testing {
 
 TEST(cuckoo_node_probe_counting, a_miss_probes_every_choice_of_every_node) {
-  using counting_map =
-      basic_map<detail::cuckoo_node::engine<std::uint32_t, std::uint32_t, cpu_backend,
-                                            detail::cuckoo_node::preset<32, 4, 0, true>>>;
+  using counting_map = cuckoo_node_map_with<std::uint32_t, std::uint32_t, cpu_backend,
+                                            cuckoo_node_preset<32, 4, 0, true>>;
   seeded_random random;
   const std::size_t n = 2000;
   // Room for twice the keys in the heads: every chain is one node.
@@ -71,9 +69,8 @@ TEST(cuckoo_node_local_spans, a_keys_positions_share_one_64_byte_span) {
 // every walk (the rejected key is absent, every other key is still there).
 namespace gpuhash::testing {
 
-using paper_insert_map = basic_map<
-    detail::cuckoo_node::engine<std::uint32_t, std::uint32_t, cpu_backend,
-                                detail::cuckoo_node::preset<128, 4, 0, true, false, true>>>;
+using paper_insert_map = cuckoo_node_map_with<std::uint32_t, std::uint32_t, cpu_backend,
+                                              cuckoo_node_preset<128, 4, 0, true, false, true>>;
 
 TEST(cuckoo_node_paper_insert, chains_keep_every_key_once) {
   seeded_random random;

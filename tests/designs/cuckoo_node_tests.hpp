@@ -106,9 +106,8 @@ TYPED_TEST_P(cuckoo_node, clean_returns_emptied_nodes) {
 // a table gives the outcomes of one that runs batches as they come.
 TYPED_TEST_P(cuckoo_node, reordered_batches_give_the_same_results) {
   seeded_random random;
-  for (const auto scheme :
-       {detail::reorder_scheme::rows, detail::reorder_scheme::warp_cooperative}) {
-    SCOPED_TRACE(scheme == detail::reorder_scheme::rows ? "Alg. 1" : "warp-cooperative");
+  for (const auto scheme : {reorder_scheme::rows, reorder_scheme::warp_cooperative}) {
+    SCOPED_TRACE(scheme == reorder_scheme::rows ? "Alg. 1" : "warp-cooperative");
     const table_options options{1024, 0.0f, random.next()};
     TypeParam in_order(options);
     TypeParam reordered(options);

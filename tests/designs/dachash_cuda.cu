@@ -7,38 +7,38 @@
 
 #include "dachash_tests.hpp"
 #include "gpuhash/cuda/backend.hpp"
-#include "gpuhash/detail/dachash/engine_impl.hpp"
+#include "gpuhash/dachash_map_impl.hpp"
 
-namespace gpuhash::detail::dachash {
 // 16-byte nodes (one 32/32 pair each) are not compiled into the library;
-// these tests instantiate them for the longest chains and the most racing
-// node attachments.
-template class engine<std::uint32_t, std::uint32_t, cuda_backend, preset<16>>;
-template class engine<std::uint32_t, std::uint32_t, cuda_backend, preset<16, 1>>;
-}  // namespace gpuhash::detail::dachash
+// these tests compile them for the longest chains and the most racing node
+// attachments.
+GPUHASH_INSTANTIATE_DACHASH_MAP(std::uint32_t, std::uint32_t, gpuhash::cuda_backend,
+                                gpuhash::dachash_preset<16>);
+GPUHASH_INSTANTIATE_DACHASH_MAP(std::uint32_t, std::uint32_t, gpuhash::cuda_backend,
+                                gpuhash::dachash_preset<16, 1>);
 
 namespace gpuhash::testing {
-namespace dh = ::gpuhash::detail::dachash;
 template <class Table>
-using one_to_one = with_mapping<Table, dh::mapping_scheme::one_to_one>;
+using one_to_one = with_mapping<Table, dachash_mapping::one_to_one>;
 template <class Table>
-using many_to_one = with_mapping<Table, dh::mapping_scheme::many_to_one>;
+using many_to_one = with_mapping<Table, dachash_mapping::many_to_one>;
+template <unsigned TileSize>
+using small_nodes_map =
+    dachash_map_with<std::uint32_t, std::uint32_t, cuda_backend, dachash_preset<16, TileSize>>;
 
 // Each mapping on its own (the default, dynamic, picks one per batch),
 // 16-byte nodes with tiles of 1 and 2 lanes (the most racing attachments),
 // and the paper and slab presets.
-using cuda_dachash_tables = ::testing::Types<
-    one_to_one<dachash_map<std::uint32_t, std::uint32_t, cuda_backend>>,
-    one_to_one<dachash_map<std::uint64_t, std::uint64_t, cuda_backend>>,
-    many_to_one<dachash_map<std::uint32_t, std::uint32_t, cuda_backend>>,
-    many_to_one<dachash_map<std::uint64_t, std::uint64_t, cuda_backend>>,
-    one_to_one<basic_map<dh::engine<std::uint32_t, std::uint32_t, cuda_backend, dh::preset<16>>>>,
-    many_to_one<basic_map<dh::engine<std::uint32_t, std::uint32_t, cuda_backend, dh::preset<16>>>>,
-    many_to_one<
-        basic_map<dh::engine<std::uint32_t, std::uint32_t, cuda_backend, dh::preset<16, 1>>>>,
-    dachash_paper_map<std::uint32_t, std::uint32_t, cuda_backend>,
-    dachash_slab_map<std::uint32_t, std::uint32_t, cuda_backend>,
-    dachash_slab_map<std::uint64_t, std::uint64_t, cuda_backend>>;
+using cuda_dachash_tables =
+    ::testing::Types<one_to_one<dachash_map<std::uint32_t, std::uint32_t, cuda_backend>>,
+                     one_to_one<dachash_map<std::uint64_t, std::uint64_t, cuda_backend>>,
+                     many_to_one<dachash_map<std::uint32_t, std::uint32_t, cuda_backend>>,
+                     many_to_one<dachash_map<std::uint64_t, std::uint64_t, cuda_backend>>,
+                     one_to_one<small_nodes_map<0>>, many_to_one<small_nodes_map<0>>,
+                     many_to_one<small_nodes_map<1>>,
+                     dachash_paper_map<std::uint32_t, std::uint32_t, cuda_backend>,
+                     dachash_slab_map<std::uint32_t, std::uint32_t, cuda_backend>,
+                     dachash_slab_map<std::uint64_t, std::uint64_t, cuda_backend>>;
 INSTANTIATE_TYPED_TEST_SUITE_P(dachash, dachash, cuda_dachash_tables);
 
 // The many-to-one mapping on the GPU gives what the CPU backend (one-to-one)
@@ -86,8 +86,8 @@ TEST(dachash_reordered_builds, every_key_is_inserted_at_benchmark_size) {
     const std::uint64_t table_seed = random.next();
     table_type table(table_options{buckets * 7, 0.0f, table_seed});
     table.reserve(n);
-    const dh::bucket_hash<std::uint32_t> bucket_of{seeded_hash<std::uint32_t>{table_seed},
-                                                   table.engine().buckets()};
+    const detail::dachash::bucket_hash<std::uint32_t> bucket_of{
+        seeded_hash<std::uint32_t>{table_seed}, table.engine().buckets()};
     for (int round = 0; round < 8; ++round) {
       auto settings = table.engine().settings();
       settings.combined_buckets = round % 2 == 0 ? 256 : 0;

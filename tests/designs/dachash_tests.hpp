@@ -24,10 +24,10 @@ namespace gpuhash::testing {
 
 /// A DACHash table that always runs the given mapping scheme (on the GPU;
 /// the CPU backend runs one-to-one whatever the setting).
-template <class Table, ::gpuhash::detail::dachash::mapping_scheme Mapping>
+template <class Table, dachash_mapping Mapping>
 struct with_mapping : Table {
   explicit with_mapping(table_options options = {}) : Table(options) {
-    ::gpuhash::detail::dachash::settings settings = this->engine().settings();
+    dachash_settings settings = this->engine().settings();
     settings.mapping = Mapping;
     this->engine().configure(settings);
   }
@@ -223,9 +223,8 @@ TYPED_TEST_P(dachash, finds_never_miss_present_keys_while_chains_grow) {
 
 TYPED_TEST_P(dachash, reordered_batches_give_the_same_results) {
   seeded_random random;
-  for (const auto scheme :
-       {detail::reorder_scheme::rows, detail::reorder_scheme::warp_cooperative}) {
-    SCOPED_TRACE(scheme == detail::reorder_scheme::rows ? "Alg. 1" : "warp-cooperative");
+  for (const auto scheme : {reorder_scheme::rows, reorder_scheme::warp_cooperative}) {
+    SCOPED_TRACE(scheme == reorder_scheme::rows ? "Alg. 1" : "warp-cooperative");
     const table_options options{512, 0.0f, random.next()};
     TypeParam in_order(options);
     TypeParam reordered(options);

@@ -1,5 +1,5 @@
 #pragma once
-// Tests of the reorders of detail/reorder.hpp, DACHash's Alg. 1 (rows) and
+// Tests of the reorders of gpuhash/reorder.hpp, DACHash's Alg. 1 (rows) and
 // Cuckoo Node Hashing's Alg. 3 (warp_cooperative): the new order is a
 // permutation of the batch, and keys of one row come together. Instantiated
 // per backend, in a file the backend's compiler builds.
@@ -11,7 +11,8 @@
 #include <numeric>
 #include <vector>
 
-#include "gpuhash/detail/reorder.hpp"
+#include "gpuhash/errors.hpp"
+#include "gpuhash/reorder.hpp"
 #include "support/random.hpp"
 
 namespace gpuhash::testing {
@@ -31,24 +32,21 @@ class reorder : public ::testing::Test {
                    << " device: these tests need an NVIDIA GPU (scripts/gpu-check runs them)";
   }
 
-  /// The new order; `paper_width`: Alg. 3 with rows exactly ceil(n / rows)
-  /// wide, as the paper has them.
+  /// The new order; `paper_width`: rows exactly ceil(n / rows) wide, as the
+  /// paper has them (a row width Alg. 3 takes, Alg. 1 refuses).
   static std::vector<std::uint64_t> order_of(const std::vector<std::uint32_t>& keys,
                                              std::uint64_t buckets, std::uint64_t combined,
-                                             detail::reorder_scheme scheme,
-                                             bool paper_width = false) {
+                                             reorder_scheme scheme, bool paper_width = false) {
     auto device_keys = Backend::template allocate<std::uint32_t>(keys.size());
     Backend::copy_from_host(device_keys.data(), keys.data(), keys.size());
     auto order = Backend::template allocate<std::uint64_t>(keys.size());
+    reorder_options options{scheme, buckets, combined};
     if (paper_width) {
       const std::uint64_t rows = (buckets + combined - 1) / combined;
-      detail::reorder_cooperatively<Backend>(device_keys.data(), keys.size(),
-                                             modulo_bucket{buckets}, buckets, combined,
-                                             (keys.size() + rows - 1) / rows, order.data(), {});
-    } else {
-      detail::reorder_batch<Backend>(scheme, device_keys.data(), keys.size(),
-                                     modulo_bucket{buckets}, buckets, combined, order.data(), {});
+      options.row_width = (keys.size() + rows - 1) / rows;
     }
+    reorder_by_bucket<Backend>(device_keys.data(), keys.size(), modulo_bucket{buckets}, options,
+                               order.data());
     std::vector<std::uint64_t> result(keys.size());
     Backend::copy_to_host(result.data(), order.data(), keys.size());
     return result;
@@ -64,14 +62,14 @@ TYPED_TEST_P(reorder, the_new_order_is_a_permutation) {
   // full (n = 4096 * 12), and one row (2^20 combined) that every key
   // overflows into.
   struct variant {
-    detail::reorder_scheme scheme;
+    reorder_scheme scheme;
     bool paper_width;
     const char* name;
   };
   for (const variant v :
-       {variant{detail::reorder_scheme::rows, false, "Alg. 1"},
-        variant{detail::reorder_scheme::warp_cooperative, false, "Alg. 3"},
-        variant{detail::reorder_scheme::warp_cooperative, true, "Alg. 3, the paper's width"}}) {
+       {variant{reorder_scheme::rows, false, "Alg. 1"},
+        variant{reorder_scheme::warp_cooperative, false, "Alg. 3"},
+        variant{reorder_scheme::warp_cooperative, true, "Alg. 3, the paper's width"}}) {
     for (const std::size_t n : {scaled(50000), std::size_t{4096 * 12}}) {
       for (const std::uint64_t combined : {1, 4, 256, 1 << 20}) {
         SCOPED_TRACE(std::string(v.name) + ", " + std::to_string(n) + " keys, combined buckets " +
@@ -96,9 +94,8 @@ TYPED_TEST_P(reorder, rows_with_room_keep_their_keys_together) {
   std::vector<std::uint32_t> keys;
   for (std::uint32_t round = 0; round < 10; ++round)
     for (std::uint32_t bucket = 0; bucket < 63; ++bucket) keys.push_back(bucket + 64 * round);
-  for (const auto scheme :
-       {detail::reorder_scheme::rows, detail::reorder_scheme::warp_cooperative}) {
-    SCOPED_TRACE(scheme == detail::reorder_scheme::rows ? "Alg. 1" : "Alg. 3");
+  for (const auto scheme : {reorder_scheme::rows, reorder_scheme::warp_cooperative}) {
+    SCOPED_TRACE(scheme == reorder_scheme::rows ? "Alg. 1" : "Alg. 3");
     const auto order = TestFixture::order_of(keys, 64, 1, scheme);
     ASSERT_EQ(order.size(), keys.size());
     for (std::size_t j = 0; j < order.size(); ++j)
@@ -116,8 +113,7 @@ TYPED_TEST_P(reorder, overflowing_keys_take_the_next_row_with_room) {
   for (std::uint32_t k = 0; k < 8; ++k) keys.push_back(64 * (k + 1));
   for (std::uint32_t round = 0; round < 4; ++round)
     for (std::uint32_t bucket = 2; bucket < 64; ++bucket) keys.push_back(bucket + 64 * round);
-  const auto order =
-      TestFixture::order_of(keys, 64, 1, detail::reorder_scheme::warp_cooperative, true);
+  const auto order = TestFixture::order_of(keys, 64, 1, reorder_scheme::warp_cooperative, true);
   ASSERT_EQ(order.size(), keys.size());
   for (std::size_t j = 0; j < order.size(); ++j) {
     const std::size_t row = j / 4;
@@ -125,8 +121,14 @@ TYPED_TEST_P(reorder, overflowing_keys_take_the_next_row_with_room) {
   }
 }
 
+TYPED_TEST_P(reorder, a_row_width_is_taken_by_the_warp_cooperative_scheme_only) {
+  const std::vector<std::uint32_t> keys{1, 2, 3};
+  EXPECT_THROW(TestFixture::order_of(keys, 4, 1, reorder_scheme::rows, true), error);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(reorder, the_new_order_is_a_permutation,
                             rows_with_room_keep_their_keys_together,
-                            overflowing_keys_take_the_next_row_with_room);
+                            overflowing_keys_take_the_next_row_with_room,
+                            a_row_width_is_taken_by_the_warp_cooperative_scheme_only);
 
 }  // namespace gpuhash::testing

@@ -6,7 +6,8 @@
 // chains and share cached nodes. Two algorithms (reorder_scheme), each
 // writing the batch's new order as positions into it; run_in_order then
 // runs a batch in that order and puts its results back in the caller's.
-// Included by engine implementations only (it launches work through exec).
+// Included by engine implementations and by gpuhash/reorder.hpp, which runs
+// a reorder on its own (it launches work through exec).
 //
 // rows, the DACHash thesis' Alg. 1 (chapter 5): a row per group of
 // `combined` buckets; a key takes the next position of its row by an atomic
@@ -42,9 +43,9 @@
 #include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/exec.hpp"
-#include "gpuhash/detail/reorder_scheme.hpp"
 #include "gpuhash/errors.hpp"
 #include "gpuhash/host_device.hpp"
+#include "gpuhash/reorder_scheme.hpp"
 
 namespace gpuhash::detail {
 
@@ -90,9 +91,9 @@ struct is_position {
 /// `bucket_of(key)` is a key's bucket in [0, buckets), and `combined`
 /// buckets share a row (the thesis' "length of combined buckets").
 template <class Backend, class Key, class BucketOf>
-void reorder_by_bucket(const Key* keys, std::uint64_t n, const BucketOf& bucket_of,
-                       std::uint64_t buckets, std::uint64_t combined, std::uint64_t* order,
-                       typename Backend::stream_type stream) {
+void reorder_in_rows(const Key* keys, std::uint64_t n, const BucketOf& bucket_of,
+                     std::uint64_t buckets, std::uint64_t combined, std::uint64_t* order,
+                     typename Backend::stream_type stream) {
   if (n == 0) return;
   combined = combined == 0 ? 1 : combined;
   const std::uint64_t rows = (buckets + combined - 1) / combined;
@@ -205,7 +206,7 @@ void reorder_batch(reorder_scheme scheme, const Key* keys, std::uint64_t n,
   if (scheme == reorder_scheme::warp_cooperative)
     reorder_cooperatively<Backend>(keys, n, bucket_of, buckets, combined, 0, order, stream);
   else
-    reorder_by_bucket<Backend>(keys, n, bucket_of, buckets, combined, order, stream);
+    reorder_in_rows<Backend>(keys, n, bucket_of, buckets, combined, order, stream);
 }
 
 /// Runs `args` in the order `order` (positions into it, a permutation):

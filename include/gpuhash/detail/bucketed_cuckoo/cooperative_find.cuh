@@ -1,7 +1,8 @@
 #pragma once
-// find_path::tile: the bucketed cuckoo table's find and contains batches with
-// one cooperative tile per key (the search itself: tile_find.cuh). Compiled
-// only by nvcc (included from engine_impl.hpp under __CUDACC__).
+// bucketed_cuckoo_find_path::tile: the bucketed cuckoo table's find and
+// contains batches with one cooperative tile per key (the search itself:
+// tile_find.cuh). Compiled only by nvcc (included from engine_impl.hpp under
+// __CUDACC__).
 
 #include <cooperative_groups.h>
 

@@ -1,16 +1,17 @@
 #pragma once
 // The bucketed cuckoo engine: storage and the two-phase batch execution of the
 // design (docs/designs/bucketed_cuckoo.md). The public face is
-// gpuhash::bucketed_cuckoo_map. Keys and values of the user's types
-// (gpuhash/key_types.hpp) are stored as words: every batch runs over the
-// words (their bytes are the keys' and values'), refs go through typed_view.
+// gpuhash::bucketed_cuckoo_map, and bucketed_cuckoo_map_with for the other
+// configurations (gpuhash/bucketed_cuckoo_config.hpp). Keys and values of
+// the user's types (gpuhash/key_types.hpp) are stored as words: every batch
+// runs over the words (their bytes are the keys' and values'), refs go
+// through typed_view.
 //
 // This header only declares; the members are defined in engine_impl.hpp and
 // compiled into the library for 32/32 and 64/64-bit unsigned pairs with the
-// default bucket size, two choices, lookahead eviction, one thread per find
-// and the default policies on each backend (src/cpu/bucketed_cuckoo.cpp,
-// src/cuda/bucketed_cuckoo.cu). Other types and configurations are
-// header-only: gpuhash/bucketed_cuckoo_map_impl.hpp, or engine_impl.hpp,
+// default configuration and policies on each backend
+// (src/cpu/bucketed_cuckoo.cpp, src/cuda/bucketed_cuckoo.cu). Other types
+// and configurations are header-only: gpuhash/bucketed_cuckoo_map_impl.hpp,
 // from the user's own .cpp (CPU) or .cu (CUDA) file.
 
 #include <array>
@@ -20,6 +21,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "gpuhash/bucketed_cuckoo_config.hpp"
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/bucketed_cuckoo/find_path.hpp"
 #include "gpuhash/detail/bucketed_cuckoo/view.hpp"
@@ -43,11 +45,14 @@ inline constexpr std::uint32_t default_bucket_bytes = [] {
     return std::uint32_t{64};
 }();
 
-template <class Key, class Value, class Backend,
-          std::uint32_t BucketBytes = default_bucket_bytes<Key, Value>, std::uint32_t Choices = 2,
-          eviction_policy Eviction = eviction_policy::lookahead,
-          find_path FindPath = find_path::per_thread, class Hash = key_bytes_hash<Key>,
-          class KeyEqual = bitwise_equal<Key>>
+/// The default configuration: default_bucket_bytes, two choices, lookahead
+/// eviction, one thread per find.
+template <class Key, class Value>
+using default_config = bucketed_cuckoo_config<default_bucket_bytes<Key, Value>>;
+
+/// Config: a bucketed_cuckoo_config (gpuhash/bucketed_cuckoo_config.hpp).
+template <class Key, class Value, class Backend, class Config = default_config<Key, Value>,
+          class Hash = key_bytes_hash<Key>, class KeyEqual = bitwise_equal<Key>>
 class engine {
   static_assert(is_word_sized_v<Key>,
                 "gpuhash::bucketed_cuckoo_map stores keys of 4, 8 or 16 bytes of a trivially "
@@ -70,8 +75,8 @@ class engine {
   using backend_type = Backend;
   using stream_type = typename Backend::stream_type;
   /// The per-key algorithms over words, which every batch runs.
-  using word_view_type =
-      table_view<key_word, value_word, BucketBytes, Choices, Eviction, hash_type, equal_type>;
+  using word_view_type = table_view<key_word, value_word, Config::bucket_bytes, Config::choices,
+                                    Config::eviction, hash_type, equal_type>;
   /// What refs call: the word view itself for the library's integer types,
   /// else typed_view's conversions around it.
   using view_type =
@@ -79,26 +84,28 @@ class engine {
                          word_view_type, typed_view<word_view_type, Key, Value>>;
   using slot_type = typename word_view_type::slot_type;
 
-  static_assert(FindPath != find_path::tile ||
-                    ((BucketBytes & (BucketBytes - 1)) == 0 && BucketBytes <= 512),
-                "gpuhash::bucketed_cuckoo_map: find_path::tile gives each key BucketBytes / 16 "
-                "lanes of a warp, so it needs a power-of-two bucket of at most 512 bytes");
-  static_assert(FindPath != find_path::tile || word_view_type::has_tile_find,
-                "gpuhash::bucketed_cuckoo_map: find_path::tile takes keys and values of at most "
-                "8 bytes each (std::uint32_t or std::uint64_t pairs) compared by their bytes "
-                "(bitwise_equal); use find_path::per_thread, the default, for other types");
-
   static constexpr std::string_view name = "bucketed_cuckoo";
   static constexpr float default_max_load_factor = 0.9f;
   /// Erase leaves a tombstone; eviction walks and rebuilds reuse them.
   static constexpr bool erase_frees_slot = false;
-  static constexpr std::uint32_t bucket_bytes = BucketBytes;
-  static constexpr std::uint32_t choices = Choices;
-  static constexpr eviction_policy eviction = Eviction;
+  static constexpr std::uint32_t bucket_bytes = Config::bucket_bytes;
+  static constexpr std::uint32_t choices = Config::choices;
+  static constexpr bucketed_cuckoo_eviction eviction = Config::eviction;
   /// How find and contains batches run (the tile only on the GPU).
-  static constexpr find_path finds = FindPath;
+  static constexpr bucketed_cuckoo_find_path finds = Config::find_path;
   /// Exchanges an eviction walk makes before its key counts as homeless.
   static constexpr std::uint32_t max_exchanges = 4096;
+
+  static_assert(finds != bucketed_cuckoo_find_path::tile ||
+                    ((bucket_bytes & (bucket_bytes - 1)) == 0 && bucket_bytes <= 512),
+                "gpuhash::bucketed_cuckoo_map: bucketed_cuckoo_find_path::tile gives each key "
+                "BucketBytes / 16 lanes of a warp, so it needs a power-of-two bucket of at most "
+                "512 bytes");
+  static_assert(finds != bucketed_cuckoo_find_path::tile || word_view_type::has_tile_find,
+                "gpuhash::bucketed_cuckoo_map: bucketed_cuckoo_find_path::tile takes keys and "
+                "values of at most 8 bytes each (std::uint32_t or std::uint64_t pairs) compared "
+                "by their bytes (bitwise_equal); use bucketed_cuckoo_find_path::per_thread, the "
+                "default, for other types");
 
   static constexpr bool is_reserved(Key key) noexcept {
     return word_view_type::is_reserved(to_word(key));

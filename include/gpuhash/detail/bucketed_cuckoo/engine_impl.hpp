@@ -119,10 +119,9 @@ struct walk_pending {
   }
 };
 
-template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction, find_path FindPath, class Hash, class KeyEqual>
-engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash, KeyEqual>::engine(
-    std::size_t min_capacity, std::uint64_t seed, stream_type stream)
+template <class Key, class Value, class Backend, class Config, class Hash, class KeyEqual>
+engine<Key, Value, Backend, Config, Hash, KeyEqual>::engine(std::size_t min_capacity,
+                                                            std::uint64_t seed, stream_type stream)
     : buckets_(std::max<std::uint64_t>(1, (min_capacity + word_view_type::slots_per_bucket - 1) /
                                               word_view_type::slots_per_bucket)),
       seed_(seed) {
@@ -130,22 +129,19 @@ engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash, KeyE
   clear(stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction, find_path FindPath, class Hash, class KeyEqual>
-void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash, KeyEqual>::clear(
-    stream_type stream) {
+template <class Key, class Value, class Backend, class Config, class Hash, class KeyEqual>
+void engine<Key, Value, Backend, Config, Hash, KeyEqual>::clear(stream_type stream) {
   // Both layouts' empty slot is all one bits (empty key ~0), so one byte fill.
   Backend::fill_bytes(slots_.data(), capacity() * sizeof(slot_type), 0xff, stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction, find_path FindPath, class Hash, class KeyEqual>
-void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash,
-            KeyEqual>::execute_async(const batch<Key, Value>& args, table_counters* counters,
-                                     stream_type stream) {
+template <class Key, class Value, class Backend, class Config, class Hash, class KeyEqual>
+void engine<Key, Value, Backend, Config, Hash, KeyEqual>::execute_async(
+    const batch<Key, Value>& args, table_counters* counters, stream_type stream) {
   const word_batch words = words_of(args);
   if (!args.may_insert()) {
-    if constexpr (FindPath == find_path::tile && cooperative_finds<Backend>::available) {
+    if constexpr (finds == bucketed_cuckoo_find_path::tile &&
+                  cooperative_finds<Backend>::available) {
       if (args.kind == batch_kind::find || args.kind == batch_kind::contains) {
         cooperative_finds<Backend>::run(word_view(), words, stream);
         return;
@@ -164,10 +160,9 @@ void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash,
 
 /// Runs the batch's one concurrent pass; pending inserts are left with
 /// status `full`. Waits for the totals (phase 2 needs the pending count).
-template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction, find_path FindPath, class Hash, class KeyEqual>
-auto engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash,
-            KeyEqual>::run_phase_one(const word_batch& args, stream_type stream)
+template <class Key, class Value, class Backend, class Config, class Hash, class KeyEqual>
+auto engine<Key, Value, Backend, Config, Hash, KeyEqual>::run_phase_one(const word_batch& args,
+                                                                        stream_type stream)
     -> phase_one_totals {
   auto scratch = Backend::template allocate<table_counters>(1, stream);
   Backend::fill_bytes(scratch.data(), sizeof(table_counters), 0, stream);
@@ -180,11 +175,9 @@ auto engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash,
 /// Phase 2: collects the pending inserts, reduces them to one leader per key,
 /// places the leaders by eviction walks, and grows the table if a walk ends
 /// with a homeless key. Returns the number of keys it inserted.
-template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction, find_path FindPath, class Hash, class KeyEqual>
-std::uint64_t engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash,
-                     KeyEqual>::place_pending(const word_batch& args, std::uint64_t pending,
-                                              stream_type stream) {
+template <class Key, class Value, class Backend, class Config, class Hash, class KeyEqual>
+std::uint64_t engine<Key, Value, Backend, Config, Hash, KeyEqual>::place_pending(
+    const word_batch& args, std::uint64_t pending, stream_type stream) {
   using exec_type = exec<Backend>;
   auto positions = Backend::template allocate<std::size_t>(pending, stream);
   const std::size_t found =
@@ -264,11 +257,11 @@ std::uint64_t engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPa
   return outcome.inserted;
 }
 
-template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction, find_path FindPath, class Hash, class KeyEqual>
-void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash,
-            KeyEqual>::insert_unique(const key_word* keys, const value_word* values, std::size_t n,
-                                     stream_type stream) {
+template <class Key, class Value, class Backend, class Config, class Hash, class KeyEqual>
+void engine<Key, Value, Backend, Config, Hash, KeyEqual>::insert_unique(const key_word* keys,
+                                                                        const value_word* values,
+                                                                        std::size_t n,
+                                                                        stream_type stream) {
   if (n == 0) return;
   auto statuses = Backend::template allocate<status>(n, stream);
   const word_batch args{batch_kind::insert, n,      keys, const_cast<value_word*>(values), nullptr,
@@ -277,10 +270,9 @@ void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash,
   if (totals.pending != 0) place_pending(args, totals.pending, stream);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction, find_path FindPath, class Hash, class KeyEqual>
-void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash, KeyEqual>::rehash(
-    std::size_t min_capacity, stream_type stream) {
+template <class Key, class Value, class Backend, class Config, class Hash, class KeyEqual>
+void engine<Key, Value, Backend, Config, Hash, KeyEqual>::rehash(std::size_t min_capacity,
+                                                                 stream_type stream) {
   using exec_type = exec<Backend>;
   const std::uint64_t live =
       exec_type::count_if(slots_.data(), capacity(), is_live_slot<word_view_type>{}, stream);
@@ -297,11 +289,10 @@ void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash,
   *this = std::move(grown);
 }
 
-template <class Key, class Value, class Backend, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction, find_path FindPath, class Hash, class KeyEqual>
-void engine<Key, Value, Backend, BucketBytes, Choices, Eviction, FindPath, Hash,
-            KeyEqual>::retrieve_all(Key* keys, Value* values, std::size_t count,
-                                    stream_type stream) const {
+template <class Key, class Value, class Backend, class Config, class Hash, class KeyEqual>
+void engine<Key, Value, Backend, Config, Hash, KeyEqual>::retrieve_all(Key* keys, Value* values,
+                                                                       std::size_t count,
+                                                                       stream_type stream) const {
   // Keys and values are stored as their words: the output arrays take them.
   retrieve_live<Backend, word_view_type>(
       slots_.data(), capacity(), reinterpret_cast<key_word*>(keys),

@@ -1,7 +1,7 @@
 #pragma once
 // A bucketed cuckoo search by one cooperative tile of threads per key, for
-// find_path::tile batches (cooperative_find.cuh) and refs' cooperative find
-// (map_ref.hpp). A tile has one lane per 16-byte piece of a bucket
+// bucketed_cuckoo_find_path::tile batches (cooperative_find.cuh) and refs'
+// cooperative find (map_ref.hpp). A tile has one lane per 16-byte piece of a bucket
 // (table_view::find_tile_size) and each lane reads its piece with one weak
 // vector load, so a bucket's pieces are adjacent addresses of one warp
 // instruction, which can be served as one coalesced request; one thread per

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "gpuhash/bucketed_cuckoo_config.hpp"
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/slot_steps.hpp"
 #include "gpuhash/detail/typed_view.hpp"
@@ -25,16 +26,6 @@
 #endif
 
 namespace gpuhash::detail::bucketed_cuckoo {
-
-/// How an eviction walk picks the key it evicts from a full bucket.
-enum class eviction_policy : std::uint8_t {
-  /// A random slot (the classic random walk).
-  random_walk,
-  /// A breadth-first look one level deep: read the other bucket of every key
-  /// in the target bucket (independent reads, issued together) and evict one
-  /// whose other bucket has a free slot; a random slot when none has.
-  lookahead,
-};
 
 /// What the eviction walk ends with: placed, or the key left in hand.
 template <class Key, class Value>
@@ -58,7 +49,7 @@ using slot_steps_for = std::conditional_t<sizeof(Key) == 4 && sizeof(Value) == 4
 /// as hash_family's member i, seeded_hash. `Equal` compares a stored key
 /// word with a searched one (word_equal, or a key type's policy_equal).
 template <class Key, class Value, std::uint32_t BucketBytes, std::uint32_t Choices,
-          eviction_policy Eviction = eviction_policy::lookahead,
+          bucketed_cuckoo_eviction Eviction = bucketed_cuckoo_eviction::lookahead,
           class Hash = policy_hash<Key, key_bytes_hash<Key>>, class Equal = word_equal>
 class table_view
     : public view_writes<table_view<Key, Value, BucketBytes, Choices, Eviction, Hash, Equal>, Key,
@@ -197,7 +188,7 @@ class table_view
       std::uint64_t target = bucket_index(key, choice);
       if (target == from_bucket) target = bucket_index(key, (choice + 1) % Choices);
       auto position = static_cast<std::uint32_t>((random >> 32) % slots_per_bucket);
-      if constexpr (Eviction == eviction_policy::lookahead)
+      if constexpr (Eviction == bucketed_cuckoo_eviction::lookahead)
         position = slot_with_room_behind(target, position);
       const slot_type evicted = slot_ops::exchange(bucket(target) + position, key, value);
       const Key evicted_key = slot_ops::key_of(evicted);

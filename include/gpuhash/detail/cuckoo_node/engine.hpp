@@ -3,7 +3,9 @@
 // node pool that DACHash uses (detail/node_pool.hpp), one thread per key
 // (view.hpp). The public face is gpuhash::cuckoo_node_map. Members are in
 // engine_impl.hpp, compiled into the library for 32/32 and 64/64-bit pairs
-// with the default and paper presets (preset.hpp) on each backend.
+// with the default, paper and local presets (gpuhash/cuckoo_node_config.hpp)
+// on each backend; other presets compile in the user's own .cpp (CPU) or .cu
+// (CUDA) file (gpuhash/cuckoo_node_map_impl.hpp).
 //
 // Capacity and growth, as DACHash's: the bucket count is fixed at
 // construction (the capacity hint over a node's slots, so that the head
@@ -18,15 +20,15 @@
 #include <span>
 #include <string_view>
 
+#include "gpuhash/cuckoo_node_config.hpp"
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/counters.hpp"
-#include "gpuhash/detail/cuckoo_node/preset.hpp"
 #include "gpuhash/detail/cuckoo_node/view.hpp"
 #include "gpuhash/detail/node_pool.hpp"
 
 namespace gpuhash::detail::cuckoo_node {
 
-template <class Key, class Value, class Backend, class Preset = default_preset>
+template <class Key, class Value, class Backend, class Preset = cuckoo_node_default_preset>
 class engine {
   static_assert((sizeof(Key) == 4 && sizeof(Value) == 4) ||
                     (sizeof(Key) == 8 && sizeof(Value) == 8),
@@ -73,9 +75,9 @@ class engine {
   /// Pool nodes not in any chain (waits for the stream).
   std::size_t free_nodes(stream_type stream) const { return pool_.free_nodes(stream); }
 
-  const cuckoo_node::settings& settings() const noexcept { return settings_; }
+  const cuckoo_node_settings& settings() const noexcept { return settings_; }
   /// Takes effect from the next batch.
-  void configure(const cuckoo_node::settings& s) { settings_ = s; }
+  void configure(const cuckoo_node_settings& s) { settings_ = s; }
 
   /// Runs a batch, through the reorder when the settings switch it on (its
   /// time is part of the batch's).
@@ -109,7 +111,7 @@ class engine {
   std::uint64_t seed_ = 0;
   node_pool<node_type, Backend> pool_;
   typename Backend::template buffer<probe_tally> tally_;
-  cuckoo_node::settings settings_ = Preset::initial;
+  cuckoo_node_settings settings_ = Preset::initial;
 };
 
 }  // namespace gpuhash::detail::cuckoo_node

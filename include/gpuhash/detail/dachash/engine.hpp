@@ -1,11 +1,11 @@
 #pragma once
 // The DACHash engine: buckets of chained super nodes over a node pool, and
 // batch execution by the one-to-one, many-to-one or dynamic mapping
-// (mapping.hpp). The public face is gpuhash::dachash_map and its presets.
-// Members are defined in engine_impl.hpp and compiled into the library for
-// 32/32 and 64/64-bit pairs with the thesis, paper and slab presets on each
-// backend; other node and tile sizes instantiate engine_impl.hpp in the
-// user's own .cpp (CPU) or .cu (CUDA) file.
+// (mapping.hpp). The public face is gpuhash::dachash_map and its presets
+// (gpuhash/dachash_config.hpp). Members are defined in engine_impl.hpp and
+// compiled into the library for 32/32 and 64/64-bit pairs with the thesis,
+// paper and slab presets on each backend; other presets compile in the
+// user's own .cpp (CPU) or .cu (CUDA) file (gpuhash/dachash_map_impl.hpp).
 //
 // Capacity and growth. The bucket count is fixed at construction: the
 // capacity hint over the pairs a node holds, so that the head nodes alone
@@ -30,7 +30,7 @@
 
 namespace gpuhash::detail::dachash {
 
-template <class Key, class Value, class Backend, class Preset = thesis_preset>
+template <class Key, class Value, class Backend, class Preset = dachash_thesis_preset>
 class engine {
   static_assert((sizeof(Key) == 4 && sizeof(Value) == 4) ||
                     (sizeof(Key) == 8 && sizeof(Value) == 8),
@@ -84,14 +84,14 @@ class engine {
     return static_cast<double>(keys) / (2.0 * static_cast<double>(buckets_ * pairs_per_node));
   }
 
-  const dachash::settings& settings() const noexcept { return settings_; }
+  const dachash_settings& settings() const noexcept { return settings_; }
   /// Takes effect from the next batch.
-  void configure(const dachash::settings& s) { settings_ = s; }
+  void configure(const dachash_settings& s) { settings_ = s; }
   /// The mapping a batch runs with: the setting, or the dynamic scheme's
   /// choice (which reads the table's counters, waiting for the stream, for
   /// mixed batches only); one-to-one on backends without tiles.
-  mapping_scheme mapping_for(const batch<Key, Value>& args, const table_counters* counters,
-                             stream_type stream) const;
+  dachash_mapping mapping_for(const batch<Key, Value>& args, const table_counters* counters,
+                              stream_type stream) const;
 
   void execute_async(const batch<Key, Value>& args, table_counters* counters, stream_type stream);
   /// Cleans, then adds pool chunks until the capacity reaches `min_capacity`.
@@ -120,7 +120,7 @@ class engine {
   std::size_t buckets_ = 0;
   std::uint64_t seed_ = 0;
   node_pool<node_type, Backend> pool_;
-  dachash::settings settings_ = Preset::initial;
+  dachash_settings settings_ = Preset::initial;
 };
 
 }  // namespace gpuhash::detail::dachash

@@ -72,7 +72,7 @@ template <class Key, class Value, class Backend, class Preset>
 void engine<Key, Value, Backend, Preset>::run_mapped(const batch<Key, Value>& args,
                                                      table_counters* counters, stream_type stream) {
   if constexpr (many_to_one_mapping<Backend>::available) {
-    if (mapping_for(args, counters, stream) == mapping_scheme::many_to_one) {
+    if (mapping_for(args, counters, stream) == dachash_mapping::many_to_one) {
       many_to_one_mapping<Backend>::template run<tile_size>(view(), args, counters, stream);
       return;
     }
@@ -93,17 +93,17 @@ void engine<Key, Value, Backend, Preset>::run_reordered(const batch<Key, Value>&
 }
 
 template <class Key, class Value, class Backend, class Preset>
-mapping_scheme engine<Key, Value, Backend, Preset>::mapping_for(const batch<Key, Value>& args,
-                                                                const table_counters* counters,
-                                                                stream_type stream) const {
-  if (!many_to_one_mapping<Backend>::available) return mapping_scheme::one_to_one;
-  if (settings_.mapping != mapping_scheme::dynamic) return settings_.mapping;
-  if (args.kind != batch_kind::apply || counters == nullptr) return mapping_scheme::one_to_one;
+dachash_mapping engine<Key, Value, Backend, Preset>::mapping_for(const batch<Key, Value>& args,
+                                                                 const table_counters* counters,
+                                                                 stream_type stream) const {
+  if (!many_to_one_mapping<Backend>::available) return dachash_mapping::one_to_one;
+  if (settings_.mapping != dachash_mapping::dynamic) return settings_.mapping;
+  if (args.kind != batch_kind::apply || counters == nullptr) return dachash_mapping::one_to_one;
   table_counters now;
   Backend::copy_to_host(&now, counters, 1, stream);
   const auto keys = static_cast<std::size_t>(now.inserted - now.erased);
-  return expected_chain_length(keys) < settings_.threshold ? mapping_scheme::one_to_one
-                                                           : mapping_scheme::many_to_one;
+  return expected_chain_length(keys) < settings_.threshold ? dachash_mapping::one_to_one
+                                                           : dachash_mapping::many_to_one;
 }
 
 template <class Key, class Value, class Backend, class Preset>

@@ -1,0 +1,54 @@
+#pragma once
+// The bucketed cuckoo table's configurations (docs/designs/bucketed_cuckoo.md):
+// bucket size, number of choices, eviction policy and find path, all
+// compile-time, each configuration a set of kernels of its own. A table of
+// one: bucketed_cuckoo_map_with (gpuhash/bucketed_cuckoo_map.hpp).
+//
+// The library compiles the default configuration (bucketed_cuckoo_map's:
+// four-slot buckets, two choices, lookahead eviction, one thread per find);
+// others compile where gpuhash/bucketed_cuckoo_map_impl.hpp is included, or
+// once in a file that instantiates them
+// (GPUHASH_INSTANTIATE_BUCKETED_CUCKOO_MAP).
+
+#include <cstdint>
+
+namespace gpuhash {
+
+/// How an eviction walk picks the key it evicts from a full bucket.
+enum class bucketed_cuckoo_eviction : std::uint8_t {
+  /// A random slot (the classic random walk).
+  random_walk,
+  /// A breadth-first look one level deep: read the other bucket of every key
+  /// in the target bucket (independent reads, issued together) and evict one
+  /// whose other bucket has a free slot; a random slot when none has.
+  lookahead,
+};
+
+/// How find and contains batches run. The results are the same; only the
+/// memory requests differ ("One tile per key" in the design doc).
+enum class bucketed_cuckoo_find_path : std::uint8_t {
+  /// One thread per key reads each bucket whole (BucketBytes / 16 vector loads).
+  per_thread,
+  /// On the GPU, a tile of BucketBytes / 16 threads per key, each loading one
+  /// 16-byte piece of a bucket, so that a bucket is one coalesced request.
+  /// Needs a power-of-two bucket of at most 512 bytes and keys and values of
+  /// at most 8 bytes compared by their bytes. Other backends run the
+  /// per-thread path.
+  tile,
+};
+
+/// BucketBytes: a bucket's size, a multiple of 16 holding at least two
+/// slots (8-byte slots for 4/4-byte pairs, 16-byte slots for other pairs of
+/// at most 8-byte words, 32-byte slots where a word has 16 bytes); Choices:
+/// the buckets a key may live in, 2 to 4; Eviction and FindPath as above.
+template <std::uint32_t BucketBytes, std::uint32_t Choices = 2,
+          bucketed_cuckoo_eviction Eviction = bucketed_cuckoo_eviction::lookahead,
+          bucketed_cuckoo_find_path FindPath = bucketed_cuckoo_find_path::per_thread>
+struct bucketed_cuckoo_config {
+  static constexpr std::uint32_t bucket_bytes = BucketBytes;
+  static constexpr std::uint32_t choices = Choices;
+  static constexpr bucketed_cuckoo_eviction eviction = Eviction;
+  static constexpr bucketed_cuckoo_find_path find_path = FindPath;
+};
+
+}  // namespace gpuhash
