@@ -70,7 +70,9 @@ void run_meta_debug(shard_state& state, const protocol::request& request, key_re
   }
   const store::item& item = items.at(where);
   out.append("ME ").append(request.key);
-  append_item_fields(item, item.expires_at - items.now(), items.now() - item.accessed_at,
+  // exp= as memcached 1.6.18's me prints it: current time - expiry, the
+  // negative of the seconds left (metadump prints the expiry itself).
+  append_item_fields(item, items.now() - item.expires_at, items.now() - item.accessed_at,
                      items.store().reported_size(item), out);
   out.append("\r\n");
 }

@@ -658,6 +658,13 @@ class MetaCommandsTest(ServerTestCase):
         self.assertRegex(c.read_line(),
                          rb"^ME medbg exp=-1 la=\d+ cas=\d+ fetch=(yes|no) cls=\d+ size=\d+\r\n$")
         c.request(b"me medbg-missing\r\n", b"EN\r\n")
+        # An item with an expiry: memcached prints the negative of the
+        # seconds it has left (its current_time - exptime).
+        c.request(b"ms medbg-ttl 3 T100\r\nabc\r\n", b"HD\r\n")
+        c.send(b"me medbg-ttl\r\n")
+        match = re.match(rb"^ME medbg-ttl exp=(-?\d+) la=", c.read_line())
+        self.assertIsNotNone(match)
+        self.assertIn(int(match.group(1)), range(-100, -97))
 
     def test_meta_errors(self):
         c = self.connect()
