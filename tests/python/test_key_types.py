@@ -10,6 +10,8 @@ import pytest
 import gpuhash
 from gpuhash import Operation, Status
 
+from dict_model import DictModel
+
 STRUCT16 = np.dtype([("hi", "<u8"), ("lo", "<u8")])
 
 # (key dtype, value dtype), one or more of each family.
@@ -88,36 +90,11 @@ def random_values(rng, dtype, n):
     return from_bytes(rng.integers(0, 256, size=(n, dtype.itemsize), dtype=np.uint8), dtype)
 
 
-class Model:
+class Model(DictModel):
     """The expected contents (bytes to bytes) and each operation's status."""
 
     def __init__(self, reserved):
-        self.pairs = {}
-        self.reserved = set(item_bytes(reserved))
-
-    def run(self, op, key, value):
-        if key in self.reserved:
-            return Status.invalid_key, None
-        present = key in self.pairs
-        if op == Operation.search:
-            return (Status.found, self.pairs[key]) if present else (Status.not_found, None)
-        if op == Operation.insert:
-            if present:
-                return Status.exists, None
-            self.pairs[key] = value
-            return Status.inserted, None
-        if op == Operation.update:
-            if not present:
-                return Status.not_found, None
-            self.pairs[key] = value
-            return Status.updated, None
-        if op == Operation.upsert:
-            self.pairs[key] = value
-            return (Status.updated if present else Status.inserted), None
-        if present:
-            del self.pairs[key]
-            return Status.erased, None
-        return Status.not_found, None
+        super().__init__(item_bytes(reserved))
 
 
 def check_batch(place, m, model, rng, universe, value_dtype):

@@ -7,6 +7,8 @@ import pytest
 import gpuhash
 from gpuhash import Operation, Status
 
+from dict_model import DictModel
+
 DTYPES = ["uint32", "int32", "uint64", "int64"]
 
 
@@ -20,37 +22,15 @@ def key_universe(rng, dtype, size, reserved):
     return np.unique(keys)
 
 
-class Model:
-    """The expected contents, and the status each operation must report."""
+class Model(DictModel):
+    """The expected contents, and the status each operation must report, by
+    the keys' and values' integers."""
 
     def __init__(self, reserved):
-        self.pairs = {}
-        self.reserved = {int(k) for k in reserved}
+        super().__init__(int(k) for k in reserved)
 
     def run(self, op, key, value):
-        key, value = int(key), int(value)
-        if key in self.reserved:
-            return Status.invalid_key, None
-        present = key in self.pairs
-        if op == Operation.search:
-            return (Status.found, self.pairs[key]) if present else (Status.not_found, None)
-        if op == Operation.insert:
-            if present:
-                return Status.exists, None
-            self.pairs[key] = value
-            return Status.inserted, None
-        if op == Operation.update:
-            if not present:
-                return Status.not_found, None
-            self.pairs[key] = value
-            return Status.updated, None
-        if op == Operation.upsert:
-            self.pairs[key] = value
-            return (Status.updated if present else Status.inserted), None
-        if present:
-            del self.pairs[key]
-            return Status.erased, None
-        return Status.not_found, None
+        return super().run(op, int(key), int(value))
 
 
 def check_batch(place, m, model, rng, universe, dtype):
