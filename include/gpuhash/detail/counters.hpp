@@ -123,10 +123,17 @@ GPUHASH_HD status run_counted(ref_counts* counts, Work&& work) {
   const ::cooperative_groups::coalesced_group group = ::cooperative_groups::coalesced_threads();
   const status result = work();
   group.sync();
+  // The count's group is taken again after the sync, from the threads that
+  // run together now, never reused from the entry: with the entry group's
+  // mask, the partition's match right after the sync hangs on sm_90 (CUDA
+  // 13.0) when the group's threads reach the sync at different times, some
+  // of them spinning on a wide value's version (docs/device_api.md,
+  // "Warps").
+  const ::cooperative_groups::coalesced_group together = ::cooperative_groups::coalesced_threads();
   // Threads of one group may use refs of different tables: each table
   // counts its own threads.
-  const ::cooperative_groups::coalesced_group same_table =
-      ::cooperative_groups::labeled_partition(group, reinterpret_cast<unsigned long long>(counts));
+  const ::cooperative_groups::coalesced_group same_table = ::cooperative_groups::labeled_partition(
+      together, reinterpret_cast<unsigned long long>(counts));
   if (counts != nullptr) counts->count(same_table, result);
   return result;
 #else
