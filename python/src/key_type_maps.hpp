@@ -12,7 +12,8 @@
 //
 // These tables are header-only. Each list below is instantiated in its own
 // pair of files, one per backend, after the *_impl.hpp headers, so that the
-// two compile side by side: linear_probing_and_hashgraph_maps in
+// two compile side by side (build times: docs/results/python.md, "Key types
+// with bucketed cuckoo"): linear_probing_and_hashgraph_maps in
 // key_type_maps_cpu.cpp and key_type_maps_cuda.cu (nvcc),
 // bucketed_cuckoo_key_type_maps in key_type_maps_bucketed_cuckoo_cpu.cpp and
 // key_type_maps_bucketed_cuckoo_cuda.cu. tables.cpp reads key_type_maps for
