@@ -27,9 +27,10 @@ class Map(BatchTable):
     (n, k) of base; a 16-byte scalar dtype takes arrays of that dtype, or
     rows of two 8-byte or four 4-byte integers, the form CuPy and PyTorch
     have for it. Every design takes keys and values of 4/4 and 8/8 bytes;
-    linear_probing and hashgraph also take keys and values of 4, 8 or 16
-    bytes each, and 8-byte keys with rows of 32, 64 or 128 bytes
-    (gpuhash.designs(key_dtype, value_dtype) names the designs of a pair).
+    linear_probing, hashgraph and bucketed_cuckoo also take keys and values
+    of 4, 8 or 16 bytes each, and linear_probing and hashgraph 8-byte keys
+    with rows of 32, 64 or 128 bytes (gpuhash.designs(key_dtype,
+    value_dtype) names the designs of a pair).
 
     Each design keeps a few key values as sentinels (`reserved_keys`); a batch
     reports them as Status.invalid_key rather than raising. `capacity` is a

@@ -1,23 +1,30 @@
 #pragma once
 // The maps gpuhash.Map takes beyond the library's precompiled 4/4- and
-// 8/8-byte tables (docs/key_types.md): linear probing and dynamic HashGraph
-// (CSR buckets, the design named "hashgraph") with keys and values of 4, 8
-// or 16 bytes each, and 8-byte keys with rows of 32, 64 or 128 bytes (8, 16
-// or 32 float32). A key or value is stored by its width, whatever its dtype:
-// float32 and uint32 values share one table type. Each pair is a template
-// instantiation per backend, so the list is kept short: two designs (the
-// others, and HashGraph's Ellpack layouts, stay at the precompiled pairs),
-// and rows only with 8-byte keys.
+// 8/8-byte tables (docs/key_types.md): linear probing, dynamic HashGraph
+// (CSR buckets, the design named "hashgraph") and bucketed cuckoo with keys
+// and values of 4, 8 or 16 bytes each, and linear probing and dynamic
+// HashGraph also with 8-byte keys and rows of 32, 64 or 128 bytes (8, 16 or
+// 32 float32; bucketed cuckoo takes no wide values). A key or value is
+// stored by its width, whatever its dtype: float32 and uint32 values share
+// one table type. Each pair is a template instantiation per backend, so the
+// list is kept short: three designs (the others, and HashGraph's Ellpack
+// layouts, stay at the precompiled pairs), and rows only with 8-byte keys.
 //
-// These tables are header-only: key_type_maps_cpu.cpp and
-// key_type_maps_cuda.cu (nvcc) instantiate them, each for its backend, after
-// the *_impl.hpp headers; tables.cpp reads the list for names and widths only.
+// These tables are header-only. Each list below is instantiated in its own
+// pair of files, one per backend, after the *_impl.hpp headers, so that the
+// two compile side by side (build times: docs/results/python.md, "Key types
+// with bucketed cuckoo"): linear_probing_and_hashgraph_maps in
+// key_type_maps_cpu.cpp and key_type_maps_cuda.cu (nvcc),
+// bucketed_cuckoo_key_type_maps in key_type_maps_bucketed_cuckoo_cpu.cpp and
+// key_type_maps_bucketed_cuckoo_cuda.cu. tables.cpp reads key_type_maps for
+// names and widths only.
 
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <type_traits>
 
+#include "gpuhash/bucketed_cuckoo_map.hpp"
 #include "gpuhash/cpu/backend.hpp"
 #include "gpuhash/hashgraph_dynamic_map.hpp"
 #include "gpuhash/linear_probing_map.hpp"
@@ -66,12 +73,15 @@ template <template <class, class, class> class Table, std::size_t KeyBytes,
 using with_values =
     support::type_list<support::design_instance<Table, item_of<KeyBytes>, item_of<ValueBytes>>...>;
 
-/// `Table` at the pairs Python takes beyond the library's precompiled 4/4
-/// and 8/8: rows only with 8-byte keys (the embedding tables' int64 ids).
+/// `Table` at the pairs of 4-, 8- and 16-byte keys and values beyond the
+/// library's precompiled 4/4 and 8/8.
 template <template <class, class, class> class Table>
-using key_type_pairs =
-    typename concat<with_values<Table, 4, 8, 16>, with_values<Table, 8, 4, 16, 32, 64, 128>,
-                    with_values<Table, 16, 4, 8, 16>>::type;
+using word_pairs = typename concat<with_values<Table, 4, 8, 16>, with_values<Table, 8, 4, 16>,
+                                   with_values<Table, 16, 4, 8, 16>>::type;
+
+/// `Table` with 8-byte keys (the embedding tables' int64 ids) and rows.
+template <template <class, class, class> class Table>
+using row_pairs = with_values<Table, 8, 32, 64, 128>;
 
 }  // namespace detail
 
@@ -91,8 +101,16 @@ constexpr design_shape shape_of() {
           {sizeof(typename map_type::key_type), sizeof(typename map_type::mapped_type)}};
 }
 
+/// Linear probing and dynamic HashGraph (CSR), rows included.
+using linear_probing_and_hashgraph_maps = typename detail::concat<
+    detail::word_pairs<linear_probing_map>, detail::row_pairs<linear_probing_map>,
+    detail::word_pairs<hashgraph_csr_map>, detail::row_pairs<hashgraph_csr_map>>::type;
+/// Bucketed cuckoo, which takes no rows (its eviction walks move pairs
+/// between slots, which wide values' per-slot versions do not cover).
+using bucketed_cuckoo_key_type_maps = detail::word_pairs<bucketed_cuckoo_map>;
+
 /// The maps of this file, as support/designs.hpp lists the precompiled ones.
-using key_type_maps = typename detail::concat<detail::key_type_pairs<linear_probing_map>,
-                                              detail::key_type_pairs<hashgraph_csr_map>>::type;
+using key_type_maps =
+    typename detail::concat<linear_probing_and_hashgraph_maps, bucketed_cuckoo_key_type_maps>::type;
 
 }  // namespace gpuhash::python

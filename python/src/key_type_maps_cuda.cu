@@ -1,5 +1,6 @@
-// The CUDA backend's maps of key_type_maps.hpp, header-only: their engines'
-// kernels are compiled here, by nvcc.
+// The CUDA backend's linear probing and dynamic HashGraph maps of
+// key_type_maps.hpp, header-only: their engines' kernels are compiled here,
+// by nvcc.
 
 #include "backends.hpp"
 #include "cuda_support.hpp"
@@ -12,7 +13,8 @@ namespace gpuhash::python {
 
 std::unique_ptr<map_interface> make_cuda_key_type_map(std::string_view design, item_widths widths,
                                                       const table_options& options, int ordinal) {
-  return find_map<cuda_backend>(key_type_maps{}, design, widths, options, ordinal);
+  return find_map<cuda_backend>(linear_probing_and_hashgraph_maps{}, design, widths, options,
+                                ordinal);
 }
 
 }  // namespace gpuhash::python

@@ -94,11 +94,13 @@ std::unique_ptr<map_interface> make_map(std::string_view design, item_widths wid
   if (device.kind == device_kind::cpu) {
     map = make_cpu_map(design, widths, options);
     if (!map) map = make_cpu_key_type_map(design, widths, options);
+    if (!map) map = make_cpu_bucketed_cuckoo_key_type_map(design, widths, options);
   } else {
 #if defined(GPUHASH_HAS_CUDA)
     require_gpu();
     map = make_cuda_map(design, widths, options, device.ordinal);
     if (!map) map = make_cuda_key_type_map(design, widths, options, device.ordinal);
+    if (!map) map = make_cuda_bucketed_cuckoo_key_type_map(design, widths, options, device.ordinal);
 #else
     no_cuda();
 #endif

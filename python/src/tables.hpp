@@ -5,7 +5,8 @@
 // map_model.hpp, string_map_model.hpp and static_hashgraph_model.hpp,
 // instantiated per backend (tables_cpu.cpp, tables_cuda.cpp,
 // static_hashgraph_cuda.cu; the maps of key_type_maps.hpp in
-// key_type_maps_cpu.cpp and key_type_maps_cuda.cu).
+// key_type_maps{,_bucketed_cuckoo}_cpu.cpp and
+// key_type_maps{,_bucketed_cuckoo}_cuda.cu).
 //
 // Pointers are backend memory: host memory for the CPU backend, device
 // memory of the table's GPU for the CUDA backend. `stream` is a cudaStream_t

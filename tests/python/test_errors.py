@@ -74,9 +74,9 @@ def test_gpu_arrays_on_a_cpu_map_are_a_value_error(gpu_place):
 def test_bad_construction_arguments():
     with pytest.raises(ValueError, match=r"no design named 'nope'; the designs are .*dachash"):
         gpuhash.Map(design="nope")
-    with pytest.raises(ValueError, match=r"the design 'bucketed_cuckoo' takes no 4-byte keys with "
-                                         r"8-byte values .*designs that take them: linear_probing"):
-        gpuhash.Map(key_dtype="uint32", value_dtype="uint64")
+    with pytest.raises(ValueError, match=r"the design 'bucketed_cuckoo' takes no 8-byte keys with "
+                                         r"32-byte values .*designs that take them: linear_probing"):
+        gpuhash.Map(key_dtype="uint64", value_dtype=("float32", 8))
     with pytest.raises(TypeError, match=r"key_dtype float16 has 2 bytes; a Map takes keys of 4, 8 "):
         gpuhash.Map(key_dtype="float16", value_dtype="float64")
     with pytest.raises(ValueError, match=r"device must be 'cpu', 'cuda' or 'cuda:N'"):

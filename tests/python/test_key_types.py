@@ -235,7 +235,10 @@ def test_structured_keys_on_the_cpu():
 
 def test_designs_of_a_pair():
     assert gpuhash.designs("uint32", "float32") == gpuhash.designs()  # 4/4: every design
-    assert set(gpuhash.designs("uint64", "float32")) == {"linear_probing", "hashgraph"}
+    word_designs = {"linear_probing", "hashgraph", "bucketed_cuckoo"}
+    assert set(gpuhash.designs("uint64", "float32")) == word_designs
+    assert set(gpuhash.designs("V16", "uint32")) == word_designs
+    assert set(gpuhash.designs(STRUCT16, "complex128")) == word_designs
     assert set(gpuhash.designs("V16", ("float32", 32))) == set()
     assert set(gpuhash.designs("int64", np.dtype((np.float32, 32)))) == {"linear_probing",
                                                                          "hashgraph"}

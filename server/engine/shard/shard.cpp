@@ -193,7 +193,17 @@ void engine::shard::poll_for_groups(std::uint64_t us) {
     spin_pause();
 }
 
-void engine::shard::sleep_until_work(std::unique_lock<std::mutex>& lock) {
+void engine::shard::sleep_until_work(std::unique_lock<std::mutex>& lock, bool after_own_batch) {
+  // The inserts and erases this thread's own last batch left go at once, in
+  // a batch of their own: the shard is free and the server otherwise idle.
+  // (No submitter ran a batch since: it leaves a polled shard's groups here.)
+  if (after_own_batch && pipeline_->has_unsent_changes()) return;
+  // Those a submitter's batch left wait for the next batch, whoever runs it
+  // (run_once), also when this thread wakes before that batch comes (to
+  // look again, for upkeep, or spuriously): sending them would leave the
+  // shard busy (polling) for a while, and whether the next submitter found
+  // it idle would turn on when this thread happened to wake.
+  //
   // The index may want upkeep between batches (the GPU's resident kernel is
   // renewed before it ages out: index_port::upkeep_at), done here, by the
   // thread that would run the next batch, while none is to run.
@@ -204,7 +214,7 @@ void engine::shard::sleep_until_work(std::unique_lock<std::mutex>& lock) {
       wake_.wait_for(lock, look_again);
       continue;
     }
-    if (stopping_ || !queue_.empty() || pipeline_->has_unsent_changes()) return;
+    if (stopping_ || !queue_.empty()) return;
     const auto upkeep_at = pipeline_->index_upkeep().upkeep_at();
     if (!upkeep_at) {
       wake_.wait(lock);
@@ -227,6 +237,7 @@ void engine::shard::run() {
   std::vector<request_group*> batch;
   std::size_t last_operations = 0;  // the size of the last batch, when it had several groups
   std::uint64_t poll_us = settings_.spin_us;
+  bool after_own_batch = false;  // the last batch was this thread's (not a submitter's)
   for (;;) {
     batch.clear();
     // After a batch, poll for the next groups (for as long as the rate of
@@ -238,7 +249,7 @@ void engine::shard::run() {
     {
       std::unique_lock lock(mutex_);
       polling_ = false;
-      sleep_until_work(lock);
+      sleep_until_work(lock, after_own_batch);
       if (stopping_ && queue_.empty()) break;
       running_ = true;
       std::size_t operations = 0;
@@ -269,6 +280,7 @@ void engine::shard::run() {
     if (batch.size() > 1)
       for (const request_group* group : batch) last_operations += operations_of(*group);
     run_and_complete(batch, true);
+    after_own_batch = true;
     std::lock_guard lock(mutex_);
     running_ = false;
     polling_ = true;  // in the same step: no submitter finds the shard idle in between

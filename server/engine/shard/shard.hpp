@@ -78,7 +78,9 @@ class engine::shard {
   void poll_for_groups(std::uint64_t us);
   /// The batch thread: sleeps (under `lock`) until it has a batch to run or
   /// must stop, doing the index's upkeep meanwhile (index_port::upkeep_at).
-  void sleep_until_work(std::unique_lock<std::mutex>& lock);
+  /// `after_own_batch`: the last batch was this thread's, and the inserts
+  /// and erases its resolve left are a batch to run.
+  void sleep_until_work(std::unique_lock<std::mutex>& lock, bool after_own_batch);
   /// The batch thread (index on the GPU).
   void run();
 

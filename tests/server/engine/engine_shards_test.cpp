@@ -176,7 +176,9 @@ TEST(Shards, AThreadRunsTheIdleShardsBatchesEachInsideTheRoundTripOfTheOneBefore
   const auto [sets, get, expected] = sets_and_a_multi_get(200, false);
   harness.run(sets);
   // (A `stats` request runs on every shard, and its own parts are counted
-  // after they have answered: in the next `stats`.)
+  // after they have answered: in the next `stats`. They overlap as well: each
+  // carries its shard's inserts of the sets, which wait for the shard's next
+  // batch, even when its batch thread wakes before it: shard.cpp.)
   const std::size_t before = harness.stat("index_batches_overlapped");
   EXPECT_EQ(before, shards - 1);  // the sets' parts
   const auto parsed = harness.parse(get + "\r\n");
