@@ -1,6 +1,6 @@
 #pragma once
 // How the shards of a sharded_map trade keys and results
-// (docs/designs/sharded.md, "Exchange"): an exchange_plan says how many
+// (docs/designs/sharded.md): an exchange_plan says how many
 // elements each shard sends each other shard and where they lie, and an
 // exchange moves them: host_exchange (gpuhash/host_exchange.hpp: the CPU
 // backend, a host thread per shard) or nccl_exchange

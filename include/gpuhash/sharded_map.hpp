@@ -5,10 +5,11 @@
 // the GPUs of a host with nccl_exchange, host threads with host_exchange
 // (docs/designs/sharded.md).
 //
-//   gpuhash::sharded_map<gpuhash::bucketed_cuckoo_map<std::uint32_t, std::uint32_t>> table(4);
-//   gpuhash::sharded_map<gpuhash::bucketed_cuckoo_map<std::uint64_t, std::uint64_t,
-//                                                     gpuhash::cuda_backend>> gpus(2);  //
-//                                                     gpuhash::nccl
+//   using cpu_table = gpuhash::bucketed_cuckoo_map<std::uint32_t, std::uint32_t>;
+//   gpuhash::sharded_map<cpu_table> table(4);  // 4 shards, on host threads
+//   using gpu_table =
+//       gpuhash::bucketed_cuckoo_map<std::uint64_t, std::uint64_t, gpuhash::cuda_backend>;
+//   gpuhash::sharded_map<gpu_table> gpus(2);  // GPUs 0 and 1 (link gpuhash::nccl)
 //
 // A batch comes in one of two forms. On one shard: arrays in the memory of
 // shard `source` (its GPU), results written there. Spread over the shards:

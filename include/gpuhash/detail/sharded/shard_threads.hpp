@@ -4,7 +4,7 @@
 // A thread per shard because a shard's table calls are synchronous: on the
 // GPU, G shards driven from one thread would take turns, and on the CPU the
 // host exchange is this concurrency. Both exchanges run their
-// for_each_shard here (docs/designs/sharded.md, "Exchange").
+// for_each_shard here (docs/designs/sharded.md, "The NCCL exchange").
 
 #include <condition_variable>
 #include <cstddef>
