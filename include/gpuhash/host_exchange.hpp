@@ -54,16 +54,17 @@ class host_exchange {
     threads_->run(std::function<void(std::size_t)>(std::ref(task)));
   }
 
-  /// Each receiving shard copies, on its own thread, every part sent to it.
+  /// Each receiving shard copies, on its own thread, every piece sent to it.
   template <class T>
   void all_to_all(const exchange_plan& plan, std::span<const T* const> send,
                   std::span<T* const> receive) {
+    const std::vector<exchange_piece> pieces = plan.pieces(sizeof(T));
     for_each_shard([&](std::size_t to) {
-      for (std::size_t from = 0; from < plan.shard_count(); ++from) {
-        const std::size_t count = plan.count(from, to);
-        if (count == 0) continue;
-        std::memcpy(receive[to] + plan.receive_offset(to, from),
-                    send[from] + plan.send_offset(from, to), count * sizeof(T));
+      for (const exchange_piece& piece : pieces) {
+        if (piece.to != to) continue;
+        std::memcpy(reinterpret_cast<unsigned char*>(receive[to]) + piece.receive_offset,
+                    reinterpret_cast<const unsigned char*>(send[piece.from]) + piece.send_offset,
+                    piece.bytes);
       }
     });
   }

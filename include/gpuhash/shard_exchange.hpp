@@ -27,7 +27,8 @@
 //                                            ordered after the work queued on each
 //                                            shard's stream (and before the work
 //                                            queued there afterwards)
-// and a constructor from a shard count.
+// and a constructor from a shard count. Both exchanges move exactly
+// plan.pieces(sizeof(T)).
 
 #include <cstddef>
 #include <stdexcept>
@@ -36,6 +37,18 @@
 #include <vector>
 
 namespace gpuhash {
+
+/// One point-to-point piece of an all-to-all: shard `from` sends `bytes`
+/// bytes from `send_offset` bytes into its send buffer, and shard `to`
+/// receives them `receive_offset` bytes into its receive buffer (from == to:
+/// a shard's part for itself).
+struct exchange_piece {
+  std::size_t from;
+  std::size_t to;
+  std::size_t send_offset;
+  std::size_t receive_offset;
+  std::size_t bytes;
+};
 
 /// Who sends whom how many elements, and where each part lies: a shard's
 /// send buffer holds its parts in the order of their destinations, a
@@ -83,6 +96,21 @@ class exchange_plan {
   std::size_t sent(std::size_t from) const { return sent_[from]; }
   /// Elements shard `to` receives in all: its receive buffer's size.
   std::size_t received(std::size_t to) const { return received_[to]; }
+
+  /// The all-to-all of elements of `element_bytes` bytes as its pieces, one
+  /// per pair of shards with a part to move (empty parts left out), by
+  /// source, then destination. Each exchange moves exactly these, so both
+  /// sides of a piece agree on its size and places by construction.
+  std::vector<exchange_piece> pieces(std::size_t element_bytes) const {
+    std::vector<exchange_piece> all;
+    for (std::size_t from = 0; from < shards_; ++from)
+      for (std::size_t to = 0; to < shards_; ++to)
+        if (count(from, to) != 0)
+          all.push_back({from, to, send_offset(from, to) * element_bytes,
+                         receive_offset(to, from) * element_bytes,
+                         count(from, to) * element_bytes});
+    return all;
+  }
 
   /// The way back: every part returns from where it went to where it came
   /// from, so a receive buffer of this plan is laid out as the send buffer

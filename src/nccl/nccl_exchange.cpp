@@ -185,46 +185,39 @@ void nccl_exchange::run_on_devices(const std::function<void(std::size_t)>& task)
 
 void nccl_exchange::all_to_all_bytes(const exchange_plan& plan, std::span<const void* const> send,
                                      std::span<void* const> receive, std::size_t element_bytes) {
-  const std::size_t shards = shard_count();
   const auto& streams = state_->streams;
   const auto& comms = state_->comms;
+  const std::vector<exchange_piece> pieces = plan.pieces(element_bytes);
 
   // A shard's part for itself: a copy on its own device and stream.
   {
     const device_restorer restore;
-    for (std::size_t g = 0; g < shards; ++g) {
-      const std::size_t count = plan.count(g, g);
-      if (count == 0) continue;
-      GPUHASH_CUDA_TRY(cudaSetDevice(state_->devices[g]));
-      GPUHASH_CUDA_TRY(
-          cudaMemcpyAsync(bytes(receive[g]) + plan.receive_offset(g, g) * element_bytes,
-                          bytes(send[g]) + plan.send_offset(g, g) * element_bytes,
-                          count * element_bytes, cudaMemcpyDeviceToDevice, streams[g]));
+    for (const exchange_piece& piece : pieces) {
+      if (piece.from != piece.to) continue;
+      GPUHASH_CUDA_TRY(cudaSetDevice(state_->devices[piece.from]));
+      GPUHASH_CUDA_TRY(cudaMemcpyAsync(bytes(receive[piece.to]) + piece.receive_offset,
+                                       bytes(send[piece.from]) + piece.send_offset, piece.bytes,
+                                       cudaMemcpyDeviceToDevice, streams[piece.from]));
     }
   }
 
-  // The parts between shards: every send and receive of every
-  // communicator in one group, as NCCL requires when one thread drives
-  // several devices (each call would otherwise wait for its peer's). Both
-  // sides of a pair know its count from the plan, so empty parts are
-  // skipped on both. Bytes travel as ncclUint8: any element type.
+  // Every other piece: a send on its source's communicator and stream and
+  // the matching receive on its destination's, all in one group over every
+  // communicator, as NCCL requires when one thread drives several devices
+  // (each call would otherwise wait for its peer's). One piece per ordered
+  // pair of shards, so the sends and receives of a pair match one to one.
+  // Bytes travel as ncclUint8: any element type.
   ncclResult_t first_error = ncclSuccess;
   const auto keep = [&](ncclResult_t code) {
     if (first_error == ncclSuccess) first_error = code;
   };
   GPUHASH_NCCL_TRY(ncclGroupStart());
-  for (std::size_t g = 0; g < shards; ++g) {
-    for (std::size_t peer = 0; peer < shards; ++peer) {
-      if (peer == g) continue;
-      if (const std::size_t count = plan.count(g, peer); count != 0)
-        keep(ncclSend(bytes(send[g]) + plan.send_offset(g, peer) * element_bytes,
-                      count * element_bytes, ncclUint8, static_cast<int>(peer), comms[g],
-                      streams[g]));
-      if (const std::size_t count = plan.count(peer, g); count != 0)
-        keep(ncclRecv(bytes(receive[g]) + plan.receive_offset(g, peer) * element_bytes,
-                      count * element_bytes, ncclUint8, static_cast<int>(peer), comms[g],
-                      streams[g]));
-    }
+  for (const exchange_piece& piece : pieces) {
+    if (piece.from == piece.to) continue;
+    keep(ncclSend(bytes(send[piece.from]) + piece.send_offset, piece.bytes, ncclUint8,
+                  static_cast<int>(piece.to), comms[piece.from], streams[piece.from]));
+    keep(ncclRecv(bytes(receive[piece.to]) + piece.receive_offset, piece.bytes, ncclUint8,
+                  static_cast<int>(piece.from), comms[piece.to], streams[piece.to]));
   }
   keep(ncclGroupEnd());  // ends the group even when a call in it failed
   GPUHASH_NCCL_TRY(first_error);

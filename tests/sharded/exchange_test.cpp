@@ -63,6 +63,27 @@ TEST(exchange_plan, the_way_back_lands_where_the_way_there_started) {
   }
 }
 
+TEST(exchange_plan, pieces_are_the_nonempty_parts_in_bytes) {
+  const exchange_plan plan(count_matrix{{1, 2, 0}, {0, 0, 0}, {4, 5, 6}});
+  const auto pieces = plan.pieces(8);
+  ASSERT_EQ(pieces.size(), 5U);  // (0,0) (0,1) (2,0) (2,1) (2,2)
+  const auto expect_piece = [](const exchange_piece& p, std::size_t from, std::size_t to,
+                               std::size_t send_offset, std::size_t receive_offset,
+                               std::size_t bytes) {
+    EXPECT_EQ(p.from, from);
+    EXPECT_EQ(p.to, to);
+    EXPECT_EQ(p.send_offset, send_offset);
+    EXPECT_EQ(p.receive_offset, receive_offset);
+    EXPECT_EQ(p.bytes, bytes);
+  };
+  expect_piece(pieces[0], 0, 0, 0, 0, 8);
+  expect_piece(pieces[1], 0, 1, 8, 0, 16);
+  expect_piece(pieces[2], 2, 0, 0, 8, 32);
+  expect_piece(pieces[3], 2, 1, 32, 16, 40);
+  expect_piece(pieces[4], 2, 2, 72, 0, 48);
+  EXPECT_TRUE(exchange_plan(count_matrix{{0, 0}, {0, 0}}).pieces(4).empty());
+}
+
 TEST(exchange_plan, rejects_a_matrix_that_is_not_square) {
   EXPECT_THROW(exchange_plan(count_matrix{{1, 2}, {3}}), std::invalid_argument);
 }
