@@ -1,12 +1,16 @@
 # `cmake --install` puts headers, the libraries and a package config in place so
 # that a user's project can `find_package(gpuhash)` and link gpuhash::gpuhash
-# (and gpuhash::cuda when the library was built with CUDA).
+# (and gpuhash::cuda when the library was built with CUDA, gpuhash::nccl with
+# NCCL).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(gpuhash_install_targets gpuhash)
 if(GPUHASH_HAS_CUDA)
   list(APPEND gpuhash_install_targets gpuhash_cuda)
+endif()
+if(GPUHASH_HAS_NCCL)
+  list(APPEND gpuhash_install_targets gpuhash_nccl)
 endif()
 
 install(TARGETS ${gpuhash_install_targets} EXPORT gpuhashTargets

@@ -30,6 +30,16 @@ GPUHASH_HD constexpr std::uint64_t murmur3_fmix64(std::uint64_t k) noexcept {
   return k;
 }
 
+/// SplitMix64's finalizer (Stafford's Mix13): a bijection on 64-bit values
+/// with shifts and multipliers of its own, for a hash that must share no
+/// structure with the tables' fmix64 (the sharded map's placement,
+/// shard_placement.hpp).
+GPUHASH_HD constexpr std::uint64_t splitmix64_mix(std::uint64_t z) noexcept {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
 /// A 64-bit hash of a 32- or 64-bit key under a seed. Both widths go through
 /// the 64-bit finalizer so that positions in tables of more than 2^32 slots
 /// are reachable and every bit of the seed matters.

@@ -1,0 +1,15 @@
+// The sharded map's per-device steps on the CUDA backend (partition by
+// shard, found values back into the caller's order), for the library's
+// key/value widths and the default placement: the same functors the CPU
+// backend runs in CI, as grid-stride kernels and CUB's radix sort.
+
+#include <cstdint>
+
+#include "gpuhash/cuda/backend.hpp"
+#include "gpuhash/detail/sharded/steps_impl.hpp"
+#include "gpuhash/shard_placement.hpp"
+
+namespace gpuhash::detail::sharded {
+template struct steps<cuda_backend, std::uint32_t, std::uint32_t, shard_placement<std::uint32_t>>;
+template struct steps<cuda_backend, std::uint64_t, std::uint64_t, shard_placement<std::uint64_t>>;
+}  // namespace gpuhash::detail::sharded
