@@ -16,7 +16,8 @@
 // spans per key, not one: a key with one span has a single choice of bin,
 // and a span that draws more keys than it has slots sends them to a second
 // node while its node has room elsewhere (docs/results/cuckoo_node.md).
-// Everything else is the same.
+// An eviction walk moves a pair to its other span (next_choice). Everything
+// else is the same.
 //
 // Concurrency (the guarantee the paper does not give): every
 // bucket has a version word used as a sequence lock.
@@ -399,11 +400,9 @@ class chain_view : public view_writes<
   }
 
   /// Alg. 2's eviction loop inside one node: the carried pair takes the slot
-  /// of its next hash function (with local spans: the next slot of its span,
-  /// from a span's last slot the first of its other span) and carries on
-  /// with the pair it evicts, up to max_loop times. On failure the walk is
-  /// undone in reverse, so the node is as it was and the caller still holds
-  /// (key, value).
+  /// of its next choice (next_choice) and carries on with the pair it
+  /// evicts, up to max_loop times. On failure the walk is undone in reverse,
+  /// so the node is as it was and the caller still holds (key, value).
   GPUHASH_HD bool evict_within(node_type& n, Key key, Value value) const {
     constexpr std::uint32_t max_walk = 64;  // bound of the undo record
     const std::uint32_t walk = max_loop_ < max_walk ? max_loop_ : max_walk;
@@ -417,7 +416,7 @@ class chain_view : public view_writes<
       write_slot(n.pairs[at], carried);
       if (evicted.key == empty_key) return true;
       carried = evicted;
-      choice = (choice_of(carried.key, at) + 1) % Choices;
+      choice = next_choice(n, carried.key, at, step);
     }
     for (std::uint32_t step = walk; step-- > 0;) {
       const pair_slot<Key, Value> back = read_slot(n.pairs[path[step]]);
@@ -425,6 +424,28 @@ class chain_view : public view_writes<
       carried = back;
     }
     return false;
+  }
+
+  /// Where a pair evicted from position `at` of node n goes at step `step`
+  /// of a walk: its next function of H; with local spans, its other span
+  /// (the one it was not evicted from), into a free slot there if it has
+  /// one, else onto a slot picked by h_3 of the key and the step. Local
+  /// spans walk like a bucketed cuckoo table: a step reads a whole span (a
+  /// sector) for a free slot, and the hashed pick keeps two full spans from
+  /// trading the same pairs back and forth; the walk needs fewer second
+  /// nodes than a walk along a span's slots (docs/results/cuckoo_node.md).
+  GPUHASH_HD std::uint32_t next_choice(const node_type& n, Key key, std::uint32_t at,
+                                       std::uint32_t step) const {
+    if constexpr (!LocalSpans) {
+      return (choice_of(key, at) + 1) % Choices;
+    } else {
+      const std::uint32_t other = choice_of(key, at) < span_slots ? span_slots : 0;
+      GPUHASH_UNROLL
+      for (std::uint32_t j = 0; j < span_slots; ++j)
+        if (load_relaxed(&n.pairs[position(key, other + j)].key) == empty_key) return other + j;
+      return other + static_cast<std::uint32_t>(
+                         reduce_range(murmur3_fmix64(hash_(key, 3) + step), span_slots));
+    }
   }
 
   /// Which hash function of H put `key` at position `at` (the first that
