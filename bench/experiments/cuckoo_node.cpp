@@ -6,7 +6,7 @@
 //   cuckoo_node_paper_no_reorder  the same without the reorder
 //   cuckoo_node                   the library's default: 32-slot nodes, no reorder
 //   cuckoo_node_local             our variant: the paper's node with a key's
-//                                 positions in one 64-byte span, no reorder
+//                                 |H| = 8 positions in two spans, no reorder
 //   dachash_paper                 DACHash as the paper ran it: 32x4-byte nodes,
 //                                 Alg. 1's reorder combining 2^10 buckets
 //   dachash_slab                  SlabHash's design (DACHash's slab preset)

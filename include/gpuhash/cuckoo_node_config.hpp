@@ -30,8 +30,9 @@ struct cuckoo_node_settings {
 /// in a node; CombinedBuckets: the reorder's combining factor a table
 /// starts with (0: no reorder); CountProbes: searches count their probes
 /// (the paper's Table I, read with engine().probes()), off it costs
-/// nothing; LocalSpans: a key's positions lie in one 64-byte span of the
-/// node (our variant, detail/cuckoo_node/view.hpp); PaperInsert: the
+/// nothing; LocalSpans: a key's |H| positions are every slot of two spans
+/// of |H| / 2 pairs, 32 or 64 bytes each (our variant,
+/// detail/cuckoo_node/view.hpp); PaperInsert: the
 /// paper's own insert policy instead of ours (for reproducing its Table I).
 template <std::uint32_t Slots = 32, std::uint32_t Choices = 4, std::uint64_t CombinedBuckets = 0,
           bool CountProbes = false, bool LocalSpans = false, bool PaperInsert = false>
@@ -55,9 +56,9 @@ struct cuckoo_node_paper_preset : cuckoo_node_preset<128, 4, 128> {
   static constexpr std::string_view name = "cuckoo_node_paper";
 };
 /// Our variant of the paper's node (cuckoo_node_local_map): 128 slots,
-/// |H| = 4 within one 64-byte span, no reorder (measured against the
-/// paper's layout in docs/results/cuckoo_node.md).
-struct cuckoo_node_local_preset : cuckoo_node_preset<128, 4, 0, false, true> {
+/// |H| = 8, every slot of two spans of 4 pairs (a 32-byte sector of 32/32
+/// pairs, 64 bytes of 64/64), no reorder (docs/designs/cuckoo_node.md).
+struct cuckoo_node_local_preset : cuckoo_node_preset<128, 8, 0, false, true> {
   static constexpr std::string_view name = "cuckoo_node_local";
 };
 

@@ -47,7 +47,8 @@ template <class Key, class Value, class Backend = cpu_backend>
 using cuckoo_node_paper_map = cuckoo_node_map_with<Key, Value, Backend, cuckoo_node_paper_preset>;
 
 /// Our variant of the paper's node (128 slots, no reorder) with a key's
-/// |H| = 4 positions in one 64-byte span: a search reads one span per node.
+/// |H| = 8 positions in two spans of 4 pairs: a search reads two spans per
+/// node (two 32-byte sectors of 32/32 pairs).
 template <class Key, class Value, class Backend = cpu_backend>
 using cuckoo_node_local_map = cuckoo_node_map_with<Key, Value, Backend, cuckoo_node_local_preset>;
 

@@ -41,24 +41,35 @@ TEST(cuckoo_node_probe_counting, a_miss_probes_every_choice_of_every_node) {
 
 namespace gpuhash::testing {
 
-TEST(cuckoo_node_local_spans, a_keys_positions_share_one_64_byte_span) {
-  using view = detail::cuckoo_node::chain_view<std::uint32_t, std::uint32_t, 128, 4, false, true>;
-  static_assert(view::span_slots == 8);  // 8-byte pairs
+TEST(cuckoo_node_local_spans, a_keys_positions_are_two_whole_spans) {
+  using view = detail::cuckoo_node::chain_view<std::uint32_t, std::uint32_t, 128, 8, false, true>;
+  static_assert(view::span_slots == 4 && view::span_bytes == 32);  // one sector of 8-byte pairs
   static_assert(sizeof(view::node_type) % 64 == 0 && alignof(view::node_type) == 64);
+  using wide_view =
+      detail::cuckoo_node::chain_view<std::uint64_t, std::uint64_t, 128, 8, false, true>;
+  static_assert(wide_view::span_slots == 4 && wide_view::span_bytes == 64);
   seeded_random random;
   const view v(nullptr, nullptr, 1, random.next(), {}, 64);
-  std::vector<std::uint32_t> spans_used(16, 0);
-  for (int i = 0; i < 10000; ++i) {
+  std::vector<std::uint32_t> first_spans(32, 0), second_spans(32, 0);
+  for (int i = 0; i < 32000; ++i) {
     const auto key = static_cast<std::uint32_t>(random.next());
-    const std::uint32_t span = v.position(key, 0) / 8;
-    ++spans_used[span];
-    for (std::uint32_t c = 1; c < 4; ++c) {
-      ASSERT_LT(v.position(key, c), 128U);
-      ASSERT_EQ(v.position(key, c) / 8, span) << "key " << key << ", choice " << c;
+    const std::uint32_t first = v.position(key, 0);
+    const std::uint32_t second = v.position(key, 4);
+    ASSERT_EQ(first % 4, 0U) << "key " << key;
+    ASSERT_EQ(second % 4, 0U) << "key " << key;
+    ASSERT_NE(first, second) << "key " << key << ": its two spans are one";
+    ASSERT_LT(second, 128U);
+    for (std::uint32_t c = 0; c < 4; ++c) {
+      ASSERT_EQ(v.position(key, c), first + c) << "key " << key << ", choice " << c;
+      ASSERT_EQ(v.position(key, 4 + c), second + c) << "key " << key << ", choice " << 4 + c;
     }
+    ++first_spans[first / 4];
+    ++second_spans[second / 4];
   }
-  for (std::size_t span = 0; span < 16; ++span)  // spans are picked evenly: 625 each
-    EXPECT_GT(spans_used[span], 400U) << "span " << span;
+  for (std::size_t span = 0; span < 32; ++span) {  // spans are picked evenly: 1000 each
+    EXPECT_GT(first_spans[span], 800U) << "span " << span;
+    EXPECT_GT(second_spans[span], 800U) << "span " << span;
+  }
 }
 
 }  // namespace gpuhash::testing

@@ -6,12 +6,18 @@
 // insert evicts within a node up to max_loop times before it moves on to the
 // next node, attaching one from the pool when the chain ends (Alg. 2).
 //
-// Local spans (our variant): with LocalSpans, a key's |H|
-// positions all lie in one 64-byte span of the node, chosen by one more hash
-// function, instead of anywhere in the node as the paper has them. A search
-// then reads one span per node (two 32-byte sectors, adjacent) instead of
-// |H| scattered sectors, and an eviction walk stays inside the span; nodes
-// are 64-byte aligned so that spans are. Everything else is the same.
+// Local spans (our variant): with LocalSpans, a node is cut into spans of
+// |H| / 2 adjacent slots (32 or 64 bytes), and a key's |H| positions are
+// every slot of two distinct spans, picked by two hash functions, instead
+// of |H| single slots anywhere in the node as the paper has them. A search
+// then reads two spans per node (two 32-byte sectors of 32/32 pairs with
+// |H| = 8) instead of |H| scattered sectors; nodes are 64-byte aligned, so
+// a 32-byte span is one sector and a 64-byte span two adjacent ones. Two
+// spans per key, not one: a key with one span has a single choice of bin,
+// and a span that draws more keys than it has slots sends them to a second
+// node while its node has room elsewhere (docs/results/cuckoo_node.md).
+// An eviction walk moves a pair to its other span (next_choice). Everything
+// else is the same.
 //
 // Concurrency (the guarantee the paper does not give): every
 // bucket has a version word used as a sequence lock.
@@ -84,14 +90,19 @@ class chain_view : public view_writes<
   friend view_writes<chain_view, Key, Value, write_mode::upsert>;
 
  public:
-  /// Slots a key's positions range over: a 64-byte span, or the node.
-  static constexpr std::uint32_t span_slots =
-      LocalSpans ? static_cast<std::uint32_t>(64 / sizeof(pair_slot<Key, Value>)) : Slots;
+  /// Slots of a span (local spans: half a key's positions); the node
+  /// without them.
+  static constexpr std::uint32_t span_slots = LocalSpans ? Choices / 2 : Slots;
+  static constexpr std::size_t span_bytes = span_slots * sizeof(pair_slot<Key, Value>);
 
  private:
-  static_assert(Choices >= 2 && Choices <= span_slots,
-                "gpuhash: |H| must be in [2, the slots a key can take]");
-  static_assert(Slots % span_slots == 0, "gpuhash: local spans need whole 64-byte spans");
+  static_assert(Choices >= 2 && Choices <= Slots,
+                "gpuhash: |H| must be in [2, the slots of a node]");
+  static_assert(!LocalSpans || (Choices % 2 == 0 && (span_bytes == 32 || span_bytes == 64)),
+                "gpuhash: local spans take every slot of two spans of 32 or 64 bytes: |H| must "
+                "be twice the pairs of one (8 for 32/32 or 64/64 pairs)");
+  static_assert(!LocalSpans || (Slots % span_slots == 0 && Slots / span_slots >= 2),
+                "gpuhash: local spans need a node of at least two whole spans");
 
  public:
   using key_type = Key;
@@ -153,17 +164,15 @@ class chain_view : public view_writes<
     return slot != nullptr ? status::erased : status::not_found;
   }
 
-  /// Position of `key` under hash function `choice` of H, in [0, Slots):
-  /// in the key's span with local spans.
+  /// Position of `key` under hash function `choice` of H, in [0, Slots).
+  /// With local spans, choices [0, span_slots) are the slots of the key's
+  /// first span in order and the rest those of its second.
   GPUHASH_HD std::uint32_t position(Key key, std::uint32_t choice) const {
-    const auto within =
-        static_cast<std::uint32_t>(reduce_range(hash_(key, choice + 1), span_slots));
-    if constexpr (span_slots == Slots) {
-      return within;
+    if constexpr (!LocalSpans) {
+      return static_cast<std::uint32_t>(reduce_range(hash_(key, choice + 1), Slots));
     } else {
-      const auto span =
-          static_cast<std::uint32_t>(reduce_range(hash_(key, Choices + 1), Slots / span_slots));
-      return span * span_slots + within;
+      const std::uint32_t span = choice < span_slots ? first_span(key) : second_span(key);
+      return span * span_slots + choice % span_slots;
     }
   }
   GPUHASH_HD std::uint64_t bucket(Key key) const { return reduce_range(hash_(key, 0), buckets_); }
@@ -391,9 +400,9 @@ class chain_view : public view_writes<
   }
 
   /// Alg. 2's eviction loop inside one node: the carried pair takes the slot
-  /// of its next hash function and carries on with the pair it evicts, up to
-  /// max_loop times. On failure the walk is undone in reverse, so the node
-  /// is as it was and the caller still holds (key, value).
+  /// of its next choice (next_choice) and carries on with the pair it
+  /// evicts, up to max_loop times. On failure the walk is undone in reverse,
+  /// so the node is as it was and the caller still holds (key, value).
   GPUHASH_HD bool evict_within(node_type& n, Key key, Value value) const {
     constexpr std::uint32_t max_walk = 64;  // bound of the undo record
     const std::uint32_t walk = max_loop_ < max_walk ? max_loop_ : max_walk;
@@ -407,7 +416,7 @@ class chain_view : public view_writes<
       write_slot(n.pairs[at], carried);
       if (evicted.key == empty_key) return true;
       carried = evicted;
-      choice = (choice_of(carried.key, at) + 1) % Choices;
+      choice = next_choice(n, carried.key, at, step);
     }
     for (std::uint32_t step = walk; step-- > 0;) {
       const pair_slot<Key, Value> back = read_slot(n.pairs[path[step]]);
@@ -417,12 +426,49 @@ class chain_view : public view_writes<
     return false;
   }
 
+  /// Where a pair evicted from position `at` of node n goes at step `step`
+  /// of a walk: its next function of H; with local spans, its other span
+  /// (the one it was not evicted from), into a free slot there if it has
+  /// one, else onto a slot picked by h_3 of the key and the step. Local
+  /// spans walk like a bucketed cuckoo table: a step reads a whole span (a
+  /// sector) for a free slot, and the hashed pick keeps two full spans from
+  /// trading the same pairs back and forth; the walk needs fewer second
+  /// nodes than a walk along a span's slots (docs/results/cuckoo_node.md).
+  GPUHASH_HD std::uint32_t next_choice(const node_type& n, Key key, std::uint32_t at,
+                                       std::uint32_t step) const {
+    if constexpr (!LocalSpans) {
+      return (choice_of(key, at) + 1) % Choices;
+    } else {
+      const std::uint32_t other = choice_of(key, at) < span_slots ? span_slots : 0;
+      GPUHASH_UNROLL
+      for (std::uint32_t j = 0; j < span_slots; ++j)
+        if (load_relaxed(&n.pairs[position(key, other + j)].key) == empty_key) return other + j;
+      return other + static_cast<std::uint32_t>(
+                         reduce_range(murmur3_fmix64(hash_(key, 3) + step), span_slots));
+    }
+  }
+
   /// Which hash function of H put `key` at position `at` (the first that
   /// gives it, if several do).
   GPUHASH_HD std::uint32_t choice_of(Key key, std::uint32_t at) const {
-    for (std::uint32_t c = 0; c < Choices; ++c)
-      if (position(key, c) == at) return c;
-    return 0;
+    if constexpr (LocalSpans) {
+      return (at / span_slots == first_span(key) ? 0 : span_slots) + at % span_slots;
+    } else {
+      for (std::uint32_t c = 0; c < Choices; ++c)
+        if (position(key, c) == at) return c;
+      return 0;
+    }
+  }
+
+  /// Local spans: the key's two spans, never the same one (h_1, and h_2
+  /// over the other spans).
+  static constexpr std::uint32_t spans = Slots / span_slots;
+  GPUHASH_HD std::uint32_t first_span(Key key) const {
+    return static_cast<std::uint32_t>(reduce_range(hash_(key, 1), spans));
+  }
+  GPUHASH_HD std::uint32_t second_span(Key key) const {
+    const auto other = static_cast<std::uint32_t>(reduce_range(hash_(key, 2), spans - 1));
+    return other < first_span(key) ? other : other + 1;
   }
 
   GPUHASH_HD static pair_slot<Key, Value> read_slot(const pair_slot<Key, Value>& slot) {
