@@ -90,9 +90,12 @@ void array_checker::check_items(const array_facts& array, const item_rule& rule)
   const std::size_t element_bytes = array.dtype.bits / 8;
   if (array.ndim == 1 && element_bytes == rule.bytes) return check_shape(array, rule.role);
   if (array.ndim == 2 && element_bytes * array.row_length == rule.bytes) {
-    // Rows: each item's elements next to each other, and the items too.
-    if ((array.row_length > 1 && array.row_stride != 1) ||
-        (array.length > 1 && array.stride != static_cast<std::int64_t>(array.row_length)))
+    // Rows: each item's elements next to each other, and the items too. An
+    // array of no items has nothing to lay out (CuPy gives its empty rows
+    // strides of 0).
+    if (array.length > 0 &&
+        ((array.row_length > 1 && array.row_stride != 1) ||
+         (array.length > 1 && array.stride != static_cast<std::int64_t>(array.row_length))))
       fail_value(who + " are not contiguous rows (strides of " + std::to_string(array.stride) +
                  " and " + std::to_string(array.row_stride) +
                  " elements): pass a contiguous copy (numpy.ascontiguousarray(" + who +
