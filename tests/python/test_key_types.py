@@ -202,7 +202,8 @@ def test_embedding_rows(place, rng):
 
 def test_empty_batches_of_rows(place):
     """A batch of no items, its keys or values in rows, is taken whatever
-    strides its library gives it (CuPy gives empty rows strides of 0)."""
+    strides its library gives it: CuPy gives empty rows strides of 0 (NumPy
+    reports them contiguous, so on the CPU this only checks the results)."""
     cases = [("V16", "float32", "bucketed_cuckoo", (0, 2), np.uint64, None),
              ("uint64", ("float16", 64), "linear_probing", (0,), np.uint64, (0, 64))]
     for key_dtype, value_dtype, design, key_shape, key_type, row_shape in cases:
@@ -210,9 +211,6 @@ def test_empty_batches_of_rows(place):
                         device=place.device)
         keys = place.array(np.zeros(key_shape, key_type))
         values = place.array(np.zeros(row_shape or (0,), np.float16 if row_shape else np.float32))
-        if place.library == "numpy":
-            keys = np.lib.stride_tricks.as_strided(keys, strides=(0,) * keys.ndim)
-            values = np.lib.stride_tricks.as_strided(values, strides=(0,) * values.ndim)
         assert len(m.insert(keys, values)) == 0
         found_values, found = m.find(keys)
         assert len(found) == 0 and tuple(found_values.shape)[0] == 0
