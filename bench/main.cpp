@@ -13,6 +13,8 @@
 
 #include "args.hpp"
 #include "experiment.hpp"
+#include "gpuhash/cpu/backend.hpp"
+#include "tables.hpp"
 
 #ifndef GPUHASH_GIT_COMMIT
 #define GPUHASH_GIT_COMMIT "unknown"
@@ -23,7 +25,8 @@ namespace {
 void print_usage() {
   std::printf(
       "usage: gpuhash-bench <experiment> [--name=value ...]\n"
-      "       gpuhash-bench --list\n\n"
+      "       gpuhash-bench --list\n"
+      "       gpuhash-bench --designs   (registered designs: NAME KEY_BITS/VALUE_BITS)\n\n"
       "Common options:\n"
       "  --backend=cpu,cuda   backends to run (default: every one available)\n"
       "  --design=NAME,...    designs to run (default: all)\n"
@@ -52,6 +55,16 @@ int main(int argc, char** argv) {
     for (const auto& e : all_experiments())
       std::printf("%-*s %s\n", static_cast<int>(width), std::string(e.name).c_str(),
                   std::string(e.description).c_str());
+    return 0;
+  }
+  if (std::string(argv[1]) == "--designs") {
+    // The registry (support/designs.hpp), which --design selects from; the
+    // same on every backend. scripts/peers-compare runs each one by name.
+    for_each_design<gpuhash::cpu_backend>([]<class Table>() {
+      std::printf("%s %d/%d\n", std::string(Table::design_name).c_str(),
+                  static_cast<int>(8 * sizeof(typename Table::key_type)),
+                  static_cast<int>(8 * sizeof(typename Table::mapped_type)));
+    });
     return 0;
   }
   try {
