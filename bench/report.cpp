@@ -65,14 +65,11 @@ void emit_basic_ops(context& ctx, const std::string& experiment, const point_rep
         .add("memory_bytes", static_cast<std::uint64_t>(report.memory_bytes))
         .add("verified", true);
     if (report.backend == "cuda") {
-      const double measured = ctx.measured_limits(report.memory_bytes).by_name(op.limit);
+      const access_measurement& measured = ctx.measured_limit(op.limit, report.memory_bytes);
       line.add("limit", op.limit)
-          .add("limit_gops", measured)
-          .add("fraction_of_limit", rate / measured);
-      if (const auto reference = reference_limits(device)) {
-        const double value = reference->by_name(op.limit);
-        line.add("reference_limit_gops", value).add("fraction_of_reference_limit", rate / value);
-      }
+          .add("limit_gops", measured.gops)
+          .add("limit_buffer_bytes", measured.buffer_bytes)
+          .add("fraction_of_limit", rate / measured.gops);
     }
     if (op.bytes_per_key > 0) {
       const copy_limit& copy = ctx.measured_copy(report.backend);
@@ -128,7 +125,7 @@ void rate_table::add(const point_report& report) {
     char cell[32];
     if (report.backend == "cuda")
       std::snprintf(cell, sizeof cell, "%.3g (%.0f%%)", rate,
-                    100.0 * rate / ctx_.measured_limits(report.memory_bytes).by_name(op.limit));
+                    100.0 * rate / ctx_.measured_limit(op.limit, report.memory_bytes).gops);
     else
       std::snprintf(cell, sizeof cell, "%.3g", 1000 * rate);  // M ops/s: CPU rates are small
     std::printf(" %-14s", cell);
