@@ -3,7 +3,7 @@
 // access patterns (G accesses/s), and of copying (bytes/s), the yardstick of
 // rates in bytes. Every limit is measured on the device at hand, in the same
 // run as the rates it judges (context::measured_limit), over a footprint that
-// matches the judged table; bench/access_profile.hpp says which limit judges
+// matches the judged table; bench/yardsticks.cpp says which limit judges
 // which operation of which design, docs/results/limits.md shows them measured.
 
 #include <cstdint>

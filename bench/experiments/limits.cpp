@@ -1,11 +1,13 @@
 // limits: the ceilings rates are judged against, measured here: the GPU's
-// random-access limits and each backend's copy bandwidth.
+// random-access limits and each backend's copy bandwidth; and the yardsticks,
+// which limit judges which operation of which design.
 
 #include <cstdio>
 #include <string>
 
 #include "../json.hpp"
 #include "../report.hpp"
+#include "../yardsticks.hpp"
 #include "experiments.hpp"
 
 namespace gpuhash::bench {
@@ -58,6 +60,20 @@ void report_copy_limit(context& ctx, const std::string& backend) {
   ctx.emit(line.str());
 }
 
+/// The yardstick table as Markdown (docs/results/limits.md shows it).
+void print_yardsticks() {
+  std::printf(
+      "\nyardsticks (bench/yardsticks.cpp): which limit judges each operation of each design; "
+      "random_read_unit is a random read of the design's bucket, node or slot\n"
+      "| design | op | limit | why | a rate above the limit |\n|---|---|---|---|---|\n");
+  for (const yardstick& stick : yardsticks())
+    std::printf(
+        "| %s | %s | %s | %s | %s |\n", std::string(stick.design).c_str(),
+        std::string(stick.op).c_str(), std::string(stick.limit).c_str(),
+        std::string(stick.why).c_str(),
+        stick.above_limit_because.empty() ? "-" : std::string(stick.above_limit_because).c_str());
+}
+
 }  // namespace
 
 experiment limits_experiment() {
@@ -65,7 +81,7 @@ experiment limits_experiment() {
           "the ceilings rates are judged against: on the GPU every access limit (random reads, "
           "CAS, read-then-CAS; limits.hpp) for a table of --table-mb=1024 (several: a list), on "
           "each backend the copy bandwidth in bytes copied per second over a 1 GiB copy "
-          "(--backend)",
+          "(--backend); then the yardsticks, which limit judges which operation",
           [](context& ctx) {
             for (const auto& backend : ctx.backends()) {
 #if defined(GPUHASH_HAS_CUDA)
@@ -73,6 +89,7 @@ experiment limits_experiment() {
 #endif
               report_copy_limit(ctx, backend);
             }
+            print_yardsticks();
           }};
 }
 
