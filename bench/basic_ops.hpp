@@ -16,7 +16,6 @@
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -37,11 +36,11 @@ struct sweep_point {
 };
 
 struct op_timing {
-  op_timing(std::string op_name, std::string limit_name, std::vector<double> times = {})
-      : op(std::move(op_name)), limit(std::move(limit_name)), ms(std::move(times)) {}
+  op_timing(std::string op_name, judged_by judgement, std::vector<double> times = {})
+      : op(std::move(op_name)), judged(std::move(judgement)), ms(std::move(times)) {}
 
   std::string op;
-  std::string limit;  ///< the access limit this operation is judged against
+  judged_by judged;  ///< the yardsticks this operation is judged against
   std::vector<double> ms;
   /// Bytes per key that the rate is also given in, against the copy limit
   /// (0: none), and which bytes they are ("value", "key+value", ...).
@@ -110,17 +109,17 @@ void require_no_growth(const Table& table, std::size_t initial_capacity) {
 }
 
 /// A report with the table's identity filled in and one empty timing per
-/// (operation, limit) pair.
+/// (operation, judgement) pair.
 template <class Table>
 point_report report_for(const sweep_point& point,
-                        std::vector<std::pair<std::string, std::string_view>> ops) {
+                        std::vector<std::pair<std::string, judged_by>> ops) {
   point_report report;
   report.design = std::string(Table::design_name);
   report.backend = std::string(Table::backend_type::name);
   report.key_bits = static_cast<int>(8 * sizeof(typename Table::key_type));
   report.value_bits = static_cast<int>(8 * sizeof(typename Table::mapped_type));
   report.point = point;
-  for (auto& [op, limit] : ops) report.ops.push_back({std::move(op), std::string(limit), {}});
+  for (auto& [op, judgement] : ops) report.ops.push_back({std::move(op), std::move(judgement), {}});
   return report;
 }
 
@@ -129,7 +128,6 @@ point_report run_basic_ops(const sweep_point& point) {
   using backend = typename Table::backend_type;
   using key_type = typename Table::key_type;
   using value_type = typename Table::mapped_type;
-  using profile = access_profile<Table>;
   const std::uint64_t n = point.n;
   const typename backend::stream_type stream{};
 
@@ -143,10 +141,10 @@ point_report run_basic_ops(const sweep_point& point) {
   auto found = backend::template allocate<value_type>(n);
   auto statuses = backend::template allocate<status>(n);
 
-  point_report report = report_for<Table>(point, {{"insert", profile::write},
-                                                  {"find_hit", profile::find},
-                                                  {"find_miss", profile::find},
-                                                  {"erase", profile::write}});
+  point_report report = report_for<Table>(point, {{"insert", judge(table, "insert")},
+                                                  {"find_hit", judge(table, "find_hit")},
+                                                  {"find_miss", judge(table, "find_miss")},
+                                                  {"erase", judge(table, "erase")}});
   step_timer<backend> timer;
   for (int repetition = -point.warmups; repetition < point.repetitions; ++repetition) {
     const key_spec spec = repetition_keys(point, repetition);

@@ -46,20 +46,30 @@ bool context::selected_width(int key_bits, const std::vector<std::string>& fallb
   return std::find(widths.begin(), widths.end(), std::to_string(key_bits)) != widths.end();
 }
 
-const access_limits& context::measured_limits(std::uint64_t bytes) {
+const access_measurement& context::measured_limit(std::string_view name,
+                                                  std::uint64_t table_bytes) {
 #if defined(GPUHASH_HAS_CUDA)
-  constexpr std::uint64_t step = std::uint64_t{256} << 20;
-  const std::uint64_t rounded = std::max(step, (bytes + step - 1) / step * step);
-  auto it = limits_.find(rounded);
+  const access_limit* limit = find_access_limit(name);
+  if (limit == nullptr)
+    throw std::invalid_argument("no access limit named '" + std::string(name) + "'");
+  // A limit in L2 is one buffer size whatever the table's.
+  const std::uint64_t buffer =
+      limit->footprint == limit_footprint::l2 ? 0 : limit_buffer_bytes(table_bytes);
+  auto it = limits_.find({std::string(name), buffer});
   if (it == limits_.end()) {
-    std::cerr << "measuring random-access limits of " << cuda_backend::device_name() << " over "
-              << (rounded >> 20) << " MB ...\n";
-    it = limits_.emplace(rounded, measure_limits(5, rounded)).first;
+    std::cerr << "measuring " << name << " on " << cuda_backend::device_name();
+    if (buffer != 0) std::cerr << " over " << (buffer >> 20) << " MiB";
+    std::cerr << " ...\n";
+    it = limits_
+             .emplace(std::pair{std::string(name), buffer},
+                      measure_access_limit(name, table_bytes, 5))
+             .first;
   }
   return it->second;
 #else
-  (void)bytes;
-  throw std::logic_error("measured_limits needs the CUDA backend");
+  (void)name;
+  (void)table_bytes;
+  throw std::logic_error("measured_limit needs the CUDA backend");
 #endif
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "args.hpp"
@@ -33,10 +34,11 @@ class context {
   /// Whether --key-bits selects this width (default: the experiment's `fallback`).
   bool selected_width(int key_bits, const std::vector<std::string>& fallback = {"32"}) const;
 
-  /// The GPU's access limits over a buffer of about `bytes` (a table's size:
-  /// the limits fall as the footprint grows), measured on first use for each
-  /// size (rounded up to 256 MB steps).
-  const access_limits& measured_limits(std::uint64_t bytes);
+  /// The GPU's access limit `name` (limits.hpp) for a table of `table_bytes`
+  /// (the limits fall as the footprint grows), measured on first use of each
+  /// limit over each buffer size (limit_buffer_bytes), so a run measures the
+  /// limits its reports use and no others.
+  const access_measurement& measured_limit(std::string_view name, std::uint64_t table_bytes);
   /// The copy bandwidth of a backend ("cpu", "cuda"), the yardstick of rates
   /// in bytes, measured on first use.
   const copy_limit& measured_copy(const std::string& backend);
@@ -45,7 +47,7 @@ class context {
   const args& arguments_;
   std::ostream* json_;
   std::string commit_;
-  std::map<std::uint64_t, access_limits> limits_;
+  std::map<std::pair<std::string, std::uint64_t>, access_measurement> limits_;
   std::map<std::string, copy_limit> copies_;
 };
 

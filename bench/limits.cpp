@@ -1,6 +1,7 @@
 #include "limits.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <vector>
 
@@ -9,25 +10,19 @@
 
 namespace gpuhash::bench {
 
-double access_limits::by_name(std::string_view name) const {
-  if (name == "random_read_32") return random_read_32;
-  if (name == "random_read_64") return random_read_64;
-  if (name == "random_read_128") return random_read_128;
-  if (name == "two_reads_64") return two_reads_64;
-  if (name == "cas_8") return cas_8;
-  if (name == "read_then_cas") return read_then_cas;
-  if (name == "read_then_cas_write") return read_then_cas_write;
-  return 0;
+const access_limit* find_access_limit(std::string_view name) {
+  for (const access_limit& limit : access_limits)
+    if (limit.name == name) return &limit;
+  return nullptr;
 }
 
-std::optional<access_limits> reference_limits(const std::string& device_name) {
-  // Measured in 2026-11 on these machines: random accesses over 2^26 keys,
-  // buffers far larger than L2 (docs/results/limits.md has the H200's runs).
-  if (device_name.find("H200") != std::string::npos)
-    return access_limits{36.7, 36.7, 26.9, 18.5, 16.0, 13.8, 0};
-  if (device_name.find("H100") != std::string::npos)
-    return access_limits{29.6, 29.6, 21.0, 15.1, 13.6, 10.9, 0};
-  return std::nullopt;
+std::uint64_t limit_buffer_bytes(std::uint64_t table_bytes) {
+  constexpr std::uint64_t smallest = std::uint64_t{1} << 20;
+  if (table_bytes <= smallest) return smallest;
+  // A quarter of the largest power of two not above the size: the steps
+  // between one power of two and the next.
+  const std::uint64_t step = std::bit_floor(table_bytes) / 4;
+  return (table_bytes + step - 1) / step * step;
 }
 
 copy_limit measure_cpu_copy(int repetitions, std::uint64_t buffer_bytes) {

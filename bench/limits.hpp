@@ -1,38 +1,82 @@
 #pragma once
 // Physical limits against which table rates are judged: of random memory
-// access (G accesses/s), and of copying (bytes/s), the yardstick of rates in
-// bytes. Reference values of the access limits were measured earlier on an
-// H200 and an H100 (docs/results/limits.md); the `limits` experiment measures
-// both kinds again on the device at hand, and a rate is judged against the
-// limit of its own run.
+// access patterns (G accesses/s), and of copying (bytes/s), the yardstick of
+// rates in bytes. Every limit is measured on the device at hand, in the same
+// run as the rates it judges (context::measured_limit), over a footprint that
+// matches the judged table; bench/yardsticks.cpp says which limit judges
+// which operation of which design, docs/results/limits.md shows them measured.
 
 #include <cstdint>
-#include <optional>
-#include <string>
 #include <string_view>
 
 namespace gpuhash::bench {
 
-struct access_limits {
-  double random_read_32 = 0;       ///< G accesses/s: one random 32-byte read per key
-  double random_read_64 = 0;       ///< one random 64-byte read per key
-  double random_read_128 = 0;      ///< one random 128-byte read per key
-  double two_reads_64 = 0;         ///< two independent random 64-byte reads per key
-  double cas_8 = 0;                ///< one random 8-byte atomicCAS per key
-  double read_then_cas = 0;        ///< a random 64-byte read, then a (failing) CAS in that line
-  double read_then_cas_write = 0;  ///< the same with a CAS that succeeds: the line is written back
-
-  /// The limit by its JSON name ("random_read_64", ...), 0 if unknown.
-  double by_name(std::string_view name) const;
+/// Where the random accesses of a limit land.
+enum class limit_footprint : std::uint8_t {
+  /// A buffer of the judged table's size (limit_buffer_bytes): a table far
+  /// larger than L2 is judged against DRAM, one that fits against L2.
+  table,
+  /// A buffer of half the device's L2 cache: every access can hit L2.
+  l2,
 };
 
-/// Names of all limits, in report order.
-inline constexpr const char* limit_names[] = {
-    "random_read_32", "random_read_64", "random_read_128",    "two_reads_64",
-    "cas_8",          "read_then_cas",  "read_then_cas_write"};
+/// One random-access pattern the tables' operations are made of.
+struct access_limit {
+  std::string_view name;     ///< its name in results ("limit" in JSON)
+  std::string_view pattern;  ///< what one access does
+  limit_footprint footprint;
+};
 
-/// The earlier measurements for an H200 or H100 (by device name), if known.
-std::optional<access_limits> reference_limits(const std::string& device_name);
+/// Every access limit, in report order. Reads load 16 bytes per lane; a read
+/// wider than a sector is made by a tile of lanes, one 16-byte piece each
+/// (one request per line, the cheapest way to read it). Atomics are 8 bytes
+/// wide.
+inline constexpr access_limit access_limits[] = {
+    {"random_read_32", "one random 32-byte sector (one 16-byte load: memory moves whole sectors)",
+     limit_footprint::table},
+    {"random_read_64", "one random 64-byte line, read by a tile of 4 lanes",
+     limit_footprint::table},
+    {"random_read_128", "one random 128-byte line, read by a tile of 8 lanes",
+     limit_footprint::table},
+    {"two_reads_32", "two independent random 32-byte sectors", limit_footprint::table},
+    {"two_reads_64", "two independent random 64-byte lines, by a tile of 4 lanes",
+     limit_footprint::table},
+    {"l2_then_random_read_32",
+     "an 8-byte read at a random position of a buffer of half the L2 cache, then a random "
+     "32-byte sector of the table-sized buffer at a position that depends on the value read",
+     limit_footprint::table},
+    {"random_read_32_l2", "random_read_32 in a buffer of half the L2 cache", limit_footprint::l2},
+    {"two_reads_32_l2", "two_reads_32 in a buffer of half the L2 cache", limit_footprint::l2},
+    {"cas_8", "a random 8-byte CAS that fails (no read before it; nothing is written)",
+     limit_footprint::table},
+    {"cas_8_write",
+     "a random 8-byte CAS that succeeds (no read before it; each word once per run, so every "
+     "access writes)",
+     limit_footprint::table},
+    {"read_then_cas",
+     "a random 8-byte relaxed load, then a CAS of the word read that fails (nothing is written)",
+     limit_footprint::table},
+    {"read_then_cas_write",
+     "a random 8-byte relaxed load, then a CAS of the word read that succeeds (the sector is "
+     "written back)",
+     limit_footprint::table},
+};
+
+/// The access limit of this name; nullptr if there is none.
+const access_limit* find_access_limit(std::string_view name);
+
+/// The size of the buffer a limit measured for a table of `table_bytes` reads
+/// at random: the table's size rounded up to a quarter of an octave (1, 1.25,
+/// 1.5 or 1.75 times a power of two), at least 1 MiB. The limits change slowly
+/// with the footprint, so the points of a sweep share measurements, and a
+/// table that fits in L2 is judged over a buffer that fits too.
+std::uint64_t limit_buffer_bytes(std::uint64_t table_bytes);
+
+/// One measured access limit.
+struct access_measurement {
+  double gops = 0;                 ///< G accesses/s
+  std::uint64_t buffer_bytes = 0;  ///< the size of the buffer read at random
+};
 
 /// The bandwidth of one large copy within a backend's memory, in bytes copied
 /// per second: a byte read once and written once counts once, so an
@@ -57,10 +101,14 @@ copy_limit measure_cpu_copy(int repetitions, std::uint64_t buffer_bytes = copy_b
 /// events); one warm-up, then the median of `repetitions` copies.
 copy_limit measure_cuda_copy(int repetitions, std::uint64_t buffer_bytes = copy_buffer_bytes);
 
-/// Measures the limits on the current CUDA device (about a second) over a
-/// buffer of `buffer_bytes` (default 1 GiB: the size of a table of 2^26
-/// 32/32-bit pairs at load 0.5; far larger than the L2 cache).
-access_limits measure_limits(int repetitions, std::uint64_t buffer_bytes = std::uint64_t{1} << 30);
+/// Measures the access limit `name` (one of access_limits) on the current
+/// CUDA device for a table of `table_bytes`: 2^26 accesses per run (fewer for
+/// cas_8_write over a buffer of fewer words: each word once), CUDA events,
+/// one warm-up, then the median of `repetitions` runs. Throws if the
+/// atomics did not do what the limit says (a CAS meant to fail succeeded, or
+/// one meant to succeed failed).
+access_measurement measure_access_limit(std::string_view name, std::uint64_t table_bytes,
+                                        int repetitions);
 #endif
 
 }  // namespace gpuhash::bench

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -56,7 +57,8 @@ point_report run_hit_ratio(const sweep_point& point, double hit_ratio) {
   auto found = backend::template allocate<value_type>(n);
   auto statuses = backend::template allocate<status>(n);
 
-  point_report report = report_for<Table>(point, {{"find", access_profile<Table>::find}});
+  point_report report = report_for<Table>(
+      point, {{"find", judge_mix(table, {{"find_hit", hit_ratio}, {"find_miss", 1 - hit_ratio}})}});
   report.parameters = {{"hit_ratio", hit_ratio}};
   step_timer<backend> timer;
   for (int repetition = -point.warmups; repetition < point.repetitions; ++repetition) {
@@ -86,7 +88,6 @@ point_report run_zipf_queries(const sweep_point& point) {
   using backend = typename Table::backend_type;
   using key_type = typename Table::key_type;
   using value_type = typename Table::mapped_type;
-  using profile = access_profile<Table>;
   const std::uint64_t n = point.n;
   const typename backend::stream_type stream{};
 
@@ -109,8 +110,13 @@ point_report run_zipf_queries(const sweep_point& point) {
   sweep_point zipf_point = point;
   zipf_point.keys.kind = distribution::zipf;
   zipf_point.keys.universe = n;
-  point_report report =
-      report_for<Table>(zipf_point, {{"find", profile::find}, {"upsert", profile::write}});
+  char exponent[24];
+  std::snprintf(exponent, sizeof exponent, "%g", point.keys.zipf_exponent);
+  const std::string hot_keys =
+      std::string("Zipf keys repeat (exponent ") + exponent + "): the hot keys' sectors stay in L2";
+  point_report report = report_for<Table>(
+      zipf_point,
+      {{"find", judge(table, "find_hit", hot_keys)}, {"upsert", judge(table, "upsert", hot_keys)}});
   report.parameters = {{"zipf_exponent", point.keys.zipf_exponent},
                        {"upsert_batch", static_cast<double>(upsert_batch)}};
   step_timer<backend> timer;

@@ -3,9 +3,11 @@
 #include <bit>
 #include <cstdint>
 #include <cstdio>
+#include <vector>
 
 #include "gpuhash/cpu/backend.hpp"
 #include "json.hpp"
+#include "yardsticks.hpp"
 #if defined(GPUHASH_HAS_CUDA)
 #include "gpuhash/cuda/backend.hpp"
 #endif
@@ -37,6 +39,31 @@ bool counts_bytes(const point_report& report) {
     if (op.bytes_per_key > 0) return true;
   return false;
 }
+
+/// An operation's rate on the GPU against its yardstick, whose limits are
+/// measured for the report's table (context::measured_limit).
+struct judged_rate {
+  resolved_yardstick yardstick;
+  double limit_gops = 0;
+  std::uint64_t limit_buffer_bytes = 0;  ///< the buffer of the first limit
+  double fraction = 0;
+
+  bool above_limit() const { return fraction > 1; }
+  bool explained() const { return !yardstick.above_limit_because.empty(); }
+};
+
+judged_rate judge_rate(context& ctx, const point_report& report, const op_timing& op) {
+  judged_rate judged{resolve(op.judged)};
+  std::vector<double> gops;
+  for (const limit_share& part : judged.yardstick.parts) {
+    const access_measurement& measured = ctx.measured_limit(part.limit, report.memory_bytes);
+    gops.push_back(measured.gops);
+    if (judged.limit_buffer_bytes == 0) judged.limit_buffer_bytes = measured.buffer_bytes;
+  }
+  judged.limit_gops = combined_limit(judged.yardstick.parts, gops);
+  judged.fraction = rate_gops(report.point.n, op.median_ms()) / judged.limit_gops;
+  return judged;
+}
 }  // namespace
 
 void emit_basic_ops(context& ctx, const std::string& experiment, const point_report& report) {
@@ -65,13 +92,21 @@ void emit_basic_ops(context& ctx, const std::string& experiment, const point_rep
         .add("memory_bytes", static_cast<std::uint64_t>(report.memory_bytes))
         .add("verified", true);
     if (report.backend == "cuda") {
-      const double measured = ctx.measured_limits(report.memory_bytes).by_name(op.limit);
-      line.add("limit", op.limit)
-          .add("limit_gops", measured)
-          .add("fraction_of_limit", rate / measured);
-      if (const auto reference = reference_limits(device)) {
-        const double value = reference->by_name(op.limit);
-        line.add("reference_limit_gops", value).add("fraction_of_reference_limit", rate / value);
+      const judged_rate judged = judge_rate(ctx, report, op);
+      line.add("yardstick", judged.yardstick.yardstick)
+          .add("limit", judged.yardstick.limit)
+          .add("limit_gops", judged.limit_gops)
+          .add("limit_buffer_bytes", judged.limit_buffer_bytes)
+          .add("fraction_of_limit", judged.fraction);
+      if (judged.above_limit()) {
+        line.add("above_limit_because", judged.explained() ? judged.yardstick.above_limit_because
+                                                           : std::string(unexplained));
+        if (!judged.explained())
+          std::fprintf(stderr,
+                       "warning: %s %s runs at %.0f%% of its limit (%s), and no reason the "
+                       "yardstick or the workload gives explains it\n",
+                       report.design.c_str(), op.op.c_str(), 100 * judged.fraction,
+                       judged.yardstick.limit.c_str());
       }
     }
     if (op.bytes_per_key > 0) {
@@ -91,7 +126,9 @@ void emit_basic_ops(context& ctx, const std::string& experiment, const point_rep
 rate_table::rate_table(context& ctx, const std::string& experiment, const std::string& backend)
     : ctx_(ctx),
       title_(experiment + " on " + device_name(backend) + ", rates in " +
-             (backend == "cuda" ? "G ops/s (% of the measured access limit)" : "M ops/s")) {}
+             (backend == "cuda" ? "G ops/s (% of the yardstick's measured access limit; ^ above "
+                                  "it for a reason the JSON gives, ! above it unexplained)"
+                                : "M ops/s")) {}
 
 void rate_table::add(const point_report& report) {
   const bool in_bytes = counts_bytes(report);
@@ -126,10 +163,13 @@ void rate_table::add(const point_report& report) {
   for (const auto& op : report.ops) {
     const double rate = rate_gops(report.point.n, op.median_ms());
     char cell[32];
-    if (report.backend == "cuda")
-      std::snprintf(cell, sizeof cell, "%.3g (%.0f%%)", rate,
-                    100.0 * rate / ctx_.measured_limits(report.memory_bytes).by_name(op.limit));
-    else
+    if (report.backend == "cuda") {
+      const judged_rate judged = judge_rate(ctx_, report, op);
+      std::snprintf(cell, sizeof cell, "%.3g (%.0f%%%s)", rate, 100.0 * judged.fraction,
+                    !judged.above_limit() ? ""
+                    : judged.explained()  ? "^"
+                                          : "!");
+    } else
       std::snprintf(cell, sizeof cell, "%.3g", 1000 * rate);  // M ops/s: CPU rates are small
     std::printf(" %-14s", cell);
   }

@@ -12,9 +12,12 @@ namespace gpuhash::bench {
 std::string device_name(const std::string& backend);
 
 /// One JSON line per operation of the report, with rates, the report's
-/// parameters and, on the GPU, the fraction of the measured (and of the
-/// reference) access limit; for an operation that counts bytes, its rate in
-/// bytes per second and the fraction of the backend's copy limit.
+/// parameters and, on the GPU, the operation's yardstick (yardsticks.hpp):
+/// its limit measured for the report's table, the fraction of it, and for a
+/// rate above it the reasons that can take it there (above_limit_because,
+/// "unexplained" if none; also a warning on stderr); for an operation that
+/// counts bytes, its rate in bytes per second and the fraction of the
+/// backend's copy limit.
 void emit_basic_ops(context& ctx, const std::string& experiment, const point_report& report);
 
 /// The readable table of an experiment on one backend: a row per report

@@ -50,7 +50,7 @@ point_report time_reorder(const sweep_point& point, reorder_scheme scheme, bool 
   report.key_bits = 32;
   report.value_bits = 0;
   report.point = point;
-  report.ops.push_back({"reorder", "random_read_32", {}});
+  report.ops.push_back({"reorder", judged_by{"reorder_by_bucket", 32, {{"reorder", 1.0}}, {}}, {}});
   report.parameters = {{"buckets", static_cast<double>(buckets)},
                        {"combining_factor", static_cast<double>(combined)}};
 

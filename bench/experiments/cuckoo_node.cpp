@@ -207,8 +207,9 @@ point_report run_case(const sweep_point& point, const std::string& label, std::u
   auto statuses = backend::template allocate<status>(n);
 
   point_report report = report_for<Table>(
-      point, {{name_of(work), work == workload::build ? access_profile<Table>::write
-                                                      : access_profile<Table>::find}});
+      point, {{name_of(work), judge(table, work == workload::build            ? "insert"
+                                           : work == workload::search_present ? "find_hit"
+                                                                              : "find_miss")}});
   report.design = label;
   report.parameters = {{"buckets", static_cast<double>(buckets)},
                        {"node_slots", static_cast<double>(slots_per_node<Table>())},

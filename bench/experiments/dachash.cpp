@@ -125,9 +125,20 @@ point_report run_case(const sweep_point& point, const dachash_case& c, workload 
   const char* op_name = work == workload::build    ? "build"
                         : work == workload::search ? "search"
                                                    : "mixed";
-  point_report report = report_for<Table>(
-      point, {{op_name, work == workload::search ? access_profile<Table>::find
-                                                 : access_profile<Table>::write}});
+  // A mixed batch under the dynamic mapping runs many-to-one once the
+  // expected chain length reaches tau (dachash_config.hpp): its searches read
+  // whole nodes by tiles, as under the many-to-one mapping.
+  const bool mixed_by_tiles = work == workload::mixed &&
+                              c.settings.mapping == dachash_mapping::dynamic &&
+                              table.engine().expected_chain_length(n) >= c.settings.threshold;
+  const std::string search_op = mixed_by_tiles ? "find_hit_tile" : "find_hit";
+  const judged_by judgement = work == workload::build ? judge(table, "insert")
+                              : work == workload::search
+                                  ? judge(table, "find_hit")
+                                  : judge_mix(table, {{search_op, mix.search},
+                                                      {"upsert", mix.update},
+                                                      {"erase", 1 - mix.search - mix.update}});
+  point_report report = report_for<Table>(point, {{op_name, judgement}});
   report.design = c.label;
   report.parameters = {
       {"expected_length",

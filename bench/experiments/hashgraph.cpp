@@ -85,7 +85,8 @@ point_report time_dynamic(const sweep_point& point, dynamic_work work, const std
                                                           : "probe_after_batches";
   const bool writes = work == dynamic_work::build || work == dynamic_work::insert_batches;
   point_report report = report_for<Table>(
-      point, {{op, writes ? access_profile<Table>::write : access_profile<Table>::find}});
+      point, {{op, judge(table, writes ? "insert" : "find_hit",
+                         bucket_order ? std::string(bucket_order_reason) : std::string())}});
   report.design = label;
 
   const auto insert_all = [&] {

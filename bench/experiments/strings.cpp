@@ -104,7 +104,7 @@ point_report strings_report(std::string design, std::string backend, const sweep
   report.value_bits = 32;
   report.point = point;
   for (const char* op : {"insert", "find_hit", "find_miss", "erase"})
-    report.ops.push_back({op, op[0] == 'f' ? "two_reads_64" : "read_then_cas_write", {}});
+    report.ops.push_back({op, judged_by{report.design, 32, {{op, 1.0}}, {}}, {}});
   report.parameters.push_back({"min_key_bytes", static_cast<double>(lengths.min)});
   report.parameters.push_back({"max_key_bytes", static_cast<double>(lengths.max)});
   return report;

@@ -42,11 +42,13 @@ point_report time_unordered_set(const sweep_point& point, hashgraph_work work) {
   report.point = point;
   // Named as the HashGraph operation it is compared with (a find is a find:
   // std::unordered_set has no binned probe).
-  report.ops.push_back({work == hashgraph_work::build            ? "build"
-                        : work == hashgraph_work::probe_standard ? "probe_standard"
-                                                                 : "probe_binned",
-                        work == hashgraph_work::build ? "cas_8" : "random_read_64",
-                        {}});
+  report.ops.push_back(
+      {work == hashgraph_work::build            ? "build"
+       : work == hashgraph_work::probe_standard ? "probe_standard"
+                                                : "probe_binned",
+       judged_by{
+           report.design, 32, {{work == hashgraph_work::build ? "insert" : "find_hit", 1.0}}, {}},
+       {}});
   const auto timed = [](auto&& step) {
     const auto start = std::chrono::steady_clock::now();
     step();

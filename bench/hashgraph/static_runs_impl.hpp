@@ -33,21 +33,26 @@ point_report run_static(const sweep_point& point, const static_case& c) {
   auto statuses = Backend::template allocate<status>(c.map ? n : 0);
   auto flags = Backend::template allocate<bool>(c.map ? 0 : n);
 
-  // A find reads a bucket's offsets then the bucket (CSR, Sliced Ellpack),
-  // or the bucket alone (Ellpack); a build runs two atomic passes per key.
   const char* op = c.work == hashgraph_work::build            ? "build"
                    : c.work == hashgraph_work::probe_standard ? "probe_standard"
                                                               : "probe_binned";
-  const char* limit = c.work == hashgraph_work::build         ? "cas_8"
-                      : c.segments == segment_layout::ellpack ? "random_read_32"
-                                                              : "two_reads_64";
+  // The static tables' yardsticks are by segment layout (yardsticks.cpp):
+  // a build is an insert, a probe a find of stored keys.
+  const std::string layout = c.segments == segment_layout::csr       ? "csr"
+                             : c.segments == segment_layout::ellpack ? "ellpack"
+                                                                     : "sliced_ellpack";
+  const judged_by judgement{
+      "hashgraph_static_" + layout,
+      32,
+      {{c.work == hashgraph_work::build ? "insert" : "find_hit", 1.0}},
+      c.work == hashgraph_work::probe_binned ? std::string(bucket_order_reason) : std::string()};
   point_report report;
   report.design = static_case_label(c);
   report.backend = std::string(Backend::name);
   report.key_bits = 32;
   report.value_bits = c.map ? 32 : 0;
   report.point = point;
-  report.ops.push_back({op, limit, {}});
+  report.ops.push_back({op, judgement, {}});
 
   const auto probe = [&](hashgraph_probe how) {
     if constexpr (requires {
