@@ -7,8 +7,9 @@
 //  * one warm-up repetition, then the median of >= 5 timed repetitions;
 //  * every timed result checked afterwards (statuses, and values of hits);
 //    a failed check aborts the run.
-// The pieces (repetition_keys, table_for, require_no_growth, report_for) are
-// shared with the skeletons of query_ops.hpp.
+// The pieces (repetition_keys, options_for, table_for, require_no_growth,
+// report_for) are shared with the skeletons of query_ops.hpp and
+// sharded/scaling_runs_impl.hpp.
 
 #include <algorithm>
 #include <cmath>
@@ -93,13 +94,18 @@ inline key_spec repetition_keys(const sweep_point& point, int repetition) {
   return spec;
 }
 
-/// A table sized for the point's load factor, with max_load_factor 1: it
-/// must not grow while timed (require_no_growth checks).
-template <class Table>
-Table table_for(const sweep_point& point) {
+/// The options of a table sized for the point's load factor, with
+/// max_load_factor 1: it must not grow while timed (require_no_growth
+/// checks).
+inline table_options options_for(const sweep_point& point) {
   const auto capacity =
       static_cast<std::size_t>(std::ceil(static_cast<double>(point.n) / point.load_factor));
-  return Table(table_options{capacity, 1.0f, 0x5eed5eedULL});
+  return table_options{capacity, 1.0f, 0x5eed5eedULL};
+}
+
+template <class Table>
+Table table_for(const sweep_point& point) {
+  return Table(options_for(point));
 }
 
 template <class Table>

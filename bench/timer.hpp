@@ -1,7 +1,8 @@
 #pragma once
 // Timing of one benchmark step: CUDA events on the stream for the CUDA
 // backend (device time, no host overhead), a steady clock for the CPU backend
-// (whose batches are synchronous).
+// (whose batches are synchronous) and for any call that returns only when
+// its work is done (wall_clock_ms).
 
 #include <algorithm>
 #include <chrono>
@@ -23,6 +24,18 @@ inline double median(std::vector<double> values) {
   return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
 }
 
+/// Milliseconds of host wall-clock time taken by step(): the time of a call
+/// that returns only when its results are written (a CPU batch; a sharded
+/// map's call, whose work runs on several devices and on the host between
+/// them).
+template <class Step>
+double wall_clock_ms(Step&& step) {
+  const auto start = std::chrono::steady_clock::now();
+  step();
+  const auto stop = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::milli>(stop - start).count();
+}
+
 template <class Backend>
 class step_timer;
 
@@ -32,10 +45,7 @@ class step_timer<cpu_backend> {
   /// Milliseconds taken by step().
   template <class Step>
   double time(Step&& step, cpu::stream = {}) {
-    const auto start = std::chrono::steady_clock::now();
-    step();
-    const auto stop = std::chrono::steady_clock::now();
-    return std::chrono::duration<double, std::milli>(stop - start).count();
+    return wall_clock_ms(step);
   }
 };
 
