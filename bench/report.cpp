@@ -22,13 +22,14 @@ std::string device_name(const std::string& backend) {
   return cpu_backend::device_name();
 }
 
-namespace {
-double rate_gops(std::uint64_t n, double ms) {
-  return static_cast<double>(n) / (ms * 1e6);
-}
 std::string size_text(std::uint64_t n) {
   if (std::has_single_bit(n)) return "2^" + std::to_string(std::countr_zero(n));
   return std::to_string(n);
+}
+
+namespace {
+double rate_gops(std::uint64_t n, double ms) {
+  return static_cast<double>(n) / (ms * 1e6);
 }
 /// Bytes per second of an operation over n keys that counts bytes.
 double bytes_rate(std::uint64_t n, const op_timing& op) {

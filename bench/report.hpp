@@ -1,6 +1,7 @@
 #pragma once
 // Turning measurements into JSON lines and a readable table.
 
+#include <cstdint>
 #include <string>
 
 #include "basic_ops.hpp"
@@ -10,6 +11,9 @@ namespace gpuhash::bench {
 
 /// Device name of a backend ("NVIDIA H200", "<cpu model> (N threads)").
 std::string device_name(const std::string& backend);
+
+/// n as the tables show it: 2^k for a power of two.
+std::string size_text(std::uint64_t n);
 
 /// One JSON line per operation of the report, with rates, the report's
 /// parameters and, on the GPU, the operation's yardstick (yardsticks.hpp):

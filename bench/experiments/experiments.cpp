@@ -17,6 +17,7 @@ const std::vector<experiment>& all_experiments() {
     for (auto& e : device_api_experiments()) list.push_back(std::move(e));
     for (auto& e : key_types_experiments()) list.push_back(std::move(e));
     list.push_back(strings_experiment());
+    list.push_back(sharded_scaling_experiment());
     return list;
   }();
   return experiments;

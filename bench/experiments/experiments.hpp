@@ -21,5 +21,6 @@ std::vector<experiment> cnh_experiments();
 std::vector<experiment> device_api_experiments();
 std::vector<experiment> key_types_experiments();
 experiment strings_experiment();
+experiment sharded_scaling_experiment();
 
 }  // namespace gpuhash::bench
