@@ -16,9 +16,9 @@
 #include <span>
 #include <vector>
 
+#include "../timer.hpp"
 #include "gpuhash/shard_exchange.hpp"
 #include "gpuhash/status.hpp"
-#include "timer.hpp"
 
 namespace gpuhash::bench {
 
