@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <initializer_list>
 #include <limits>
 #include <new>
@@ -406,9 +407,11 @@ void unless_out_of_memory(scaling_report& report, const std::string& what, Body&
 template <class Exchange, class Table>
 void measure_point(scaling_report& report, const scaling_options& options,
                    const sweep_point& point) {
-  const std::string at =
-      std::string(Table::design_name) + " " + std::to_string(8 * sizeof(typename Table::key_type)) +
-      "-bit n=" + size_text(point.n) + " load=" + std::to_string(point.load_factor);
+  char load[16];
+  std::snprintf(load, sizeof load, "%.2f", point.load_factor);
+  const std::string at = std::string(Table::design_name) + " " +
+                         std::to_string(8 * sizeof(typename Table::key_type)) +
+                         "-bit n=" + size_text(point.n) + " load=" + load;
   unless_out_of_memory(report, at + ", one table",
                        [&] { report.add(run_one_table<Table>(point)); });
   for (const std::size_t shards : options.shard_counts) {
