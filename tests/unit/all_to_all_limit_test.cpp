@@ -1,4 +1,4 @@
-// The all-to-all yardstick of gpuhash-bench's sharded.scaling
+// The all-to-all limit of gpuhash-bench's sharded.scaling
 // (bench/sharded/all_to_all_limit.hpp): the plan it times must move the
 // bytes a sharded batch moves, piece for piece, and count them right, or the
 // share of it that a batch reaches means nothing.
