@@ -148,7 +148,7 @@ int grid_of(void (*kernel)(Args...)) {
   return cuda::resident_blocks(kernel, block_threads);
 }
 
-/// The seed of run r (0: the warm-up).
+/// The seed of repetition r (0: the warm-up).
 std::uint64_t run_seed(int run) {
   return murmur3_fmix64(0x1234 + static_cast<std::uint64_t>(run));
 }

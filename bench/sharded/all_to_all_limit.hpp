@@ -5,7 +5,7 @@
 // device copy of each shard's part for itself; host_exchange: memcpy),
 // timed moving the bytes a batch moves and nothing else. A batch of n keys
 // that must move those bytes runs at no more than n over that time, which
-// is the rate a map fed from one GPU is judged against (issue #35: >= 70%).
+// is the rate a map fed from one GPU is judged against (the target: >= 70% of it).
 // Beside the ceilings of limits.hpp, but measured on the exchange of the
 // map being timed (the same communicators and streams), so it is a template
 // over the exchange rather than a function of a backend.
