@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <ctime>
 #include <stdexcept>
+#include <string>
 
 #include "net/connection_memory.hpp"
 
@@ -57,7 +59,12 @@ network::worker::~worker() {
 
 void network::worker::start(engine::engine& engine) {
   engine_ = &engine;
-  thread_ = std::thread([this] { loop(); });
+  thread_ = std::thread([this] {
+    // Named as memcached names its threads (top -H, perf).
+    const std::string name = "gh-worker-" + std::to_string(number_);
+    prctl(PR_SET_NAME, name.c_str(), 0UL, 0UL, 0UL);
+    loop();
+  });
 }
 
 void network::worker::stop() {

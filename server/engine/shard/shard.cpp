@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <utility>
 
 #include "engine/shard/reply_sender.hpp"
@@ -55,7 +56,15 @@ engine::shard::shard(engine& owner, const engine_settings& settings, std::size_t
   inline_ = settings_.runner == batch_runner::submitting_thread || (automatic && !on_device);
   idle_submitter_ =
       settings_.runner == batch_runner::batch_thread_unless_idle || (automatic && on_device);
-  if (!inline_) thread_ = std::thread([this] { run(); });
+  if (!inline_) {
+    thread_ = std::thread([this, number] {
+      // Named as memcached names its threads, so that top -H and perf tell
+      // the batch threads from the workers.
+      const std::string name = "gh-batch-" + std::to_string(number);
+      prctl(PR_SET_NAME, name.c_str(), 0UL, 0UL, 0UL);
+      run();
+    });
+  }
 }
 
 engine::shard::~shard() {
