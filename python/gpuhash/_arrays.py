@@ -229,6 +229,38 @@ def default_library(device):
     raise TypeError("gpuhash: outputs of a CUDA table need CuPy or PyTorch, and neither imports")
 
 
+class ExtensionTable:
+    """An extension table as the package calls it on a GPU: PyTorch tensors
+    among a call's arguments go to the extension as DLPack capsules
+    (torch.utils.dlpack.to_dlpack), the same memory with no copy and no
+    wait. Given the tensor itself, the extension calls its __dlpack__,
+    which spends microseconds per array in Python on stream bookkeeping that
+    the package does itself (stream_of). Everything else passes through."""
+
+    __slots__ = ("_table",)
+
+    def __init__(self, table):
+        self._table = table
+
+    def __getattr__(self, name):
+        attribute = getattr(self._table, name)
+        torch = sys.modules.get("torch")
+        if torch is None or not callable(attribute):
+            return attribute
+        tensor, capsule = torch.Tensor, torch.utils.dlpack.to_dlpack
+
+        def call(*args):
+            return attribute(*[capsule(a) if isinstance(a, tensor) else a for a in args])
+
+        return call
+
+
+def extension_table(table, device):
+    """The extension's table `table` as the package calls it (ExtensionTable
+    on a GPU; itself on the CPU, where PyTorch tensors are not taken)."""
+    return ExtensionTable(table) if device.kind == "cuda" else table
+
+
 def stream_of(stream, library, like, device):
     """The CUDA stream of a call, as an integer (cudaStream_t).
 
@@ -250,8 +282,18 @@ def stream_of(stream, library, like, device):
         with cupy.cuda.Device(like.device.id):
             return cupy.cuda.get_current_stream().ptr
     if library == "torch" and like.device.type == "cuda":
-        return sys.modules["torch"].cuda.current_stream(like.device).cuda_stream
+        return _torch_current_stream(sys.modules["torch"], like.device)
     return 0
+
+
+def _torch_current_stream(torch, device):
+    """torch.cuda.current_stream(device).cuda_stream, without making a Stream
+    object (microseconds a call) where this PyTorch has the raw query that its
+    own kernels' launchers use."""
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(device.index)
+    return torch.cuda.current_stream(device).cuda_stream
 
 
 def _wait_for_current_stream(pointer, library, like):

@@ -34,7 +34,7 @@ def _placement(keys, device):
 
 class _StaticTable:
     def __init__(self, table, device, key_dtype, value_dtype):
-        self._table = table
+        self._table = _arrays.extension_table(table, device)
         self._device = device
         self._key_dtype = key_dtype
         self._value_dtype = value_dtype

@@ -45,8 +45,9 @@ class Map(BatchTable):
         self._sequence_dtypes = (self._key.sequence_dtype(self._device),
                                  self._value.sequence_dtype(self._device))
         self._design = design
-        self._table = MapTable(design, self._key.nbytes, self._value.nbytes, self._device.kind,
-                               self._device.ordinal, capacity, max_load_factor, seed)
+        self._table = _arrays.extension_table(
+            MapTable(design, self._key.nbytes, self._value.nbytes, self._device.kind,
+                     self._device.ordinal, capacity, max_load_factor, seed), self._device)
 
     # ---- Batches ------------------------------------------------------------
 

@@ -42,8 +42,9 @@ class StringMap(BatchTable):
         if storage is None:
             raise TypeError(f"gpuhash: StringMap's value_dtype must be one of "
                             f"{', '.join(_VALUE_STORAGE)}, got {self._value_dtype!r}")
-        self._table = StringMapTable(storage, self._device.kind, self._device.ordinal, capacity,
-                                     max_load_factor, seed, arena_bytes)
+        self._table = _arrays.extension_table(
+            StringMapTable(storage, self._device.kind, self._device.ordinal, capacity,
+                           max_load_factor, seed, arena_bytes), self._device)
 
     # ---- Batches ------------------------------------------------------------
 

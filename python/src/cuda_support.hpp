@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 
 #include "backend_support.hpp"
 #include "gpuhash/cuda/backend.hpp"
@@ -33,26 +34,35 @@ struct backend_support<cuda_backend> {
   class call_stream {
    public:
     /// On the current device (the table's: construct inside its device_scope).
-    call_stream() { GPUHASH_CUDA_TRY(cudaStreamCreateWithFlags(&own_, cudaStreamNonBlocking)); }
-    ~call_stream() { GPUHASH_CUDA_REPORT(cudaStreamDestroy(own_)); }
+    call_stream() {
+      GPUHASH_CUDA_TRY(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+      const cudaError_t made = cudaStreamCreateWithFlags(&own_, cudaStreamNonBlocking);
+      if (made != cudaSuccess) GPUHASH_CUDA_REPORT(cudaEventDestroy(ready_));
+      GPUHASH_CUDA_TRY(made);
+    }
+    ~call_stream() {
+      GPUHASH_CUDA_REPORT(cudaStreamDestroy(own_));
+      GPUHASH_CUDA_REPORT(cudaEventDestroy(ready_));
+    }
     call_stream(const call_stream&) = delete;
     call_stream& operator=(const call_stream&) = delete;
 
     /// The table's stream, ordered after what `caller` holds now. One event
-    /// per call, so that calls from several Python threads do not share one.
+    /// serves every call: a wait takes the event's state when it is queued,
+    /// so the next call may record it again at once. The lock keeps one
+    /// thread's record and wait together (a static HashGraph's finds run
+    /// from several Python threads at once).
     cudaStream_t after(stream_handle caller) const {
-      cudaEvent_t ready = nullptr;
-      GPUHASH_CUDA_TRY(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
-      const cudaError_t recorded = cudaEventRecord(ready, stream(caller));
-      const cudaError_t waited =
-          recorded == cudaSuccess ? cudaStreamWaitEvent(own_, ready, 0) : recorded;
-      GPUHASH_CUDA_REPORT(cudaEventDestroy(ready));  // released once the wait is done
-      GPUHASH_CUDA_TRY(waited);
+      const std::lock_guard lock(mutex_);
+      GPUHASH_CUDA_TRY(cudaEventRecord(ready_, stream(caller)));
+      GPUHASH_CUDA_TRY(cudaStreamWaitEvent(own_, ready_, 0));
       return own_;
     }
 
    private:
     cudaStream_t own_ = nullptr;
+    cudaEvent_t ready_ = nullptr;
+    mutable std::mutex mutex_;
   };
 
   /// Makes the table's GPU current for the scope of a call and restores the
