@@ -140,9 +140,12 @@ def batch_rows(args, library, bits):
         # of the GPU; the results are checked after the timing (a check
         # between runs leaves the GPU idle for a while, which slowed the next
         # run by as much as the Python layer costs).
-        for _ in range(args.repeats + 1):  # the first round warms up
-            cpp_runs += m._table.time_bulk_call(call, keys, values, cpp_values, cpp_statuses, 1,
-                                                library.stream())
+        # The C++ run goes first in even rounds and last in odd ones, so that
+        # neither side always follows the other.
+        for round_number in range(args.repeats + 1):  # the first round warms up
+            if round_number % 2 == 0:
+                cpp_runs += m._table.time_bulk_call(call, keys, values, cpp_values,
+                                                    cpp_statuses, 1, library.stream())
             if call == "insert":
                 m.clear()
                 seconds, result = timed(lambda: m.insert(keys, values), library.synchronize)
@@ -153,6 +156,9 @@ def batch_rows(args, library, bits):
                 seconds, result = timed(lambda: m.find(keys), library.synchronize)
                 out_seconds, out_result = timed(
                     lambda: m.find(keys, out=(out_values, out_found)), library.synchronize)
+            if round_number % 2 == 1:
+                cpp_runs += m._table.time_bulk_call(call, keys, values, cpp_values,
+                                                    cpp_statuses, 1, library.stream())
             python_runs.append(seconds)
             out_runs.append(out_seconds)
         for checked in (result, out_result):
@@ -165,11 +171,15 @@ def batch_rows(args, library, bits):
         cpp = statistics.median(cpp_runs[1:])
         python = statistics.median(python_runs[1:])
         python_out = statistics.median(out_runs[1:])
+        # each round's Python run less its own C++ run: the machine's drift
+        # between rounds cancels
+        paired_out = statistics.median(o - c for o, c in zip(out_runs[1:], cpp_runs[1:]))
         rows.append({"part": "batch", "library": library.name, "op": call, "key_bits": bits,
                      "n": n, "cpp_s": cpp, "python_s": python,
                      "overhead_pct": 100.0 * (python - cpp) / cpp,
                      "python_out_s": python_out,
                      "overhead_out_pct": 100.0 * (python_out - cpp) / cpp,
+                     "overhead_out_paired_pct": 100.0 * paired_out / cpp,
                      "python_gops": n / python / 1e9})
     return rows
 
@@ -303,7 +313,8 @@ def main():
             print(f"{row['library']:6} {row['op']:7} {row['key_bits']}-bit n=2^{args.n_log2}: "
                   f"C++ {1e3 * row['cpp_s']:9.3f} ms  Python {1e3 * row['python_s']:9.3f} ms  "
                   f"overhead {row['overhead_pct']:+6.2f}%  ({row['python_gops']:.3f} G keys/s); "
-                  f"with out= {1e3 * row['python_out_s']:.3f} ms ({row['overhead_out_pct']:+.2f}%)")
+                  f"with out= {1e3 * row['python_out_s']:.3f} ms ({row['overhead_out_pct']:+.2f}%; "
+                  f"paired by round {row['overhead_out_paired_pct']:+.2f}%)")
         elif row["part"] == "single_key":
             print(f"{row['library']:6} {row['op']:7} {row['key_bits']}-bit one key: "
                   f"Python {row['python_us']:.2f} us  (C++ {row['cpp_us']:.2f} us)")
