@@ -3,8 +3,8 @@
 // the sparse-matrix formats HashGraph's thesis stores its buckets in
 // (hashgraph-tnl-thesis.txt, 2.2.1, 2.3 and 3.2: TNL's Segments; we implement
 // the concept, not a port). A segments object holds no data: it maps
-// (segment, local index) to a position of the caller's flat array. Issue #6
-// builds HashGraph's buckets on it. Included by implementations only (it
+// (segment, local index) to a position of the caller's flat array.
+// HashGraph's buckets are built on it. Included by implementations only (it
 // launches work through exec).
 //
 //   csr             segment s starts at offsets[s]; no padding; one offset
