@@ -27,6 +27,10 @@ def test_inputs_are_read_in_place(place):
         # unsigned tensors a signed view of it.
         passed = _arrays.bits_view(array, place.library)
         assert _gpuhash.data_pointer(passed) == address(place, array)
+        # The same through the hand-off the tables' calls go through on a
+        # GPU (PyTorch tensors as DLPack capsules).
+        handed = _arrays.ExtensionTable(_gpuhash).data_pointer(passed)
+        assert handed == address(place, array)
     # A slice is a view, not a copy: the tables read from its first element.
     whole = place.array(np.arange(100, dtype=np.int64))
     part = whole[10:]
