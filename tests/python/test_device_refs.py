@@ -156,8 +156,7 @@ def launch(kernel, n, *args):
 @pytest.mark.parametrize("design", DESIGNS)
 @pytest.mark.parametrize("dtype", ["uint32", "uint64"])
 def test_a_kernel_inserts_through_the_ref(design, dtype, rng):
-    n = 100_000
-    keys = np.unique(rng.integers(1, 2**31, size=n, dtype=dtype))
+    keys = np.unique(rng.integers(1, 2**31, size=100_000, dtype=dtype))
     values = rng.integers(0, 2**31, size=keys.size, dtype=dtype)
     m = gpuhash.Map(dtype, dtype, design=design, device="cuda")
     m.reserve(keys.size)
@@ -165,8 +164,20 @@ def test_a_kernel_inserts_through_the_ref(design, dtype, rng):
     statuses = cupy.empty(keys.size, dtype=np.uint8)
     launch(compiled(ref).get_function("insert"), keys.size, ref.as_argument(),
            cupy.asarray(keys), cupy.asarray(values), statuses, np.uint64(keys.size))
-    assert np.all(cupy.asnumpy(statuses) == gpuhash.Status.inserted)
-    assert len(m) == keys.size
+    statuses = cupy.asnumpy(statuses)
+    inserted = statuses == gpuhash.Status.inserted
+    full = statuses == gpuhash.Status.full
+    assert np.all(inserted | full)
+    # Linear probing's ref answers full only in a table with no free slot;
+    # bucketed cuckoo's also for a key whose two buckets are full, which
+    # reserve's load (up to 0.9) leaves for a few percent of the keys
+    # (docs/results/device_api.md).
+    if design == "linear_probing":
+        assert not full.any()
+    else:
+        assert full.mean() < 0.5
+    assert len(m) == np.count_nonzero(inserted)
+    m.insert(cupy.asarray(keys[full]), cupy.asarray(values[full]))
     found_values, found = m.find(cupy.asarray(keys))
     assert bool(found.all())
     np.testing.assert_array_equal(cupy.asnumpy(found_values), values)
@@ -179,12 +190,23 @@ def test_a_kernel_counts_groups_through_the_ref(design, rng):
     groups, counts = np.unique(rows, return_counts=True)
     m = gpuhash.Map("uint64", "uint64", design=design, device="cuda")
     m.reserve(groups.size)
-    ref = m.ref()
-    statuses = cupy.empty(rows.size, dtype=np.uint8)
-    launch(compiled(ref).get_function("count"), rows.size, ref.as_argument(), cupy.asarray(rows),
-           statuses, np.uint64(rows.size))
-    assert np.all(np.isin(cupy.asnumpy(statuses), [gpuhash.Status.inserted,
-                                                   gpuhash.Status.updated]))
+
+    def count(rows_gpu):
+        ref = m.ref()
+        statuses = cupy.empty(rows_gpu.size, dtype=np.uint8)
+        launch(compiled(ref).get_function("count"), rows_gpu.size, ref.as_argument(), rows_gpu,
+               statuses, np.uint64(rows_gpu.size))
+        return cupy.asnumpy(statuses)
+
+    statuses = count(cupy.asarray(rows))
+    full = statuses == gpuhash.Status.full
+    assert np.all(np.isin(statuses[~full], [gpuhash.Status.inserted, gpuhash.Status.updated]))
+    assert len(m) == np.count_nonzero(statuses == gpuhash.Status.inserted)
+    # The retry of docs/device_api.md: a batch inserts the full rows' groups
+    # at 0, then the kernel counts those rows again through a new ref.
+    if full.any():
+        m.insert(cupy.asarray(rows[full]), cupy.zeros(int(full.sum()), dtype=np.uint64))
+        assert np.all(count(cupy.asarray(rows[full])) == gpuhash.Status.updated)
     assert len(m) == groups.size
     sums, found = m.find(cupy.asarray(groups))
     assert bool(found.all())
