@@ -22,3 +22,12 @@
 #else
 #define GPUHASH_UNROLL _Pragma("GCC unroll 16")
 #endif
+
+// Marks a declaration that uses a GNU extension (unsigned __int128) so that
+// GCC's -Wpedantic passes it; NVRTC, which has the type but no GNU
+// keywords, gets nothing.
+#if defined(__CUDACC_RTC__)
+#define GPUHASH_GNU_EXTENSION
+#else
+#define GPUHASH_GNU_EXTENSION __extension__
+#endif

@@ -48,7 +48,7 @@ struct word_for<8> {
 };
 template <>
 struct word_for<16> {
-  __extension__ typedef unsigned __int128 type;  // GCC's and nvcc's 128-bit integer
+  GPUHASH_GNU_EXTENSION typedef unsigned __int128 type;  // GCC's and nvcc's 128-bit integer
 };
 }  // namespace detail
 

@@ -3,8 +3,13 @@
 // caller can always tell what happened to each key: nothing is lost silently.
 
 #include <cstdint>
+
+// The names are host only: NVRTC has no <string_view> or <ostream>
+// (docs/device_api.md, "Kernels compiled at run time").
+#if !defined(__CUDACC_RTC__)
 #include <ostream>
 #include <string_view>
+#endif
 
 namespace gpuhash {
 
@@ -22,6 +27,7 @@ enum class status : std::uint8_t {
 
 inline constexpr int status_count = 9;
 
+#if !defined(__CUDACC_RTC__)
 constexpr std::string_view to_string(status s) noexcept {
   switch (s) {
     case status::inserted: return "inserted";
@@ -40,5 +46,6 @@ constexpr std::string_view to_string(status s) noexcept {
 inline std::ostream& operator<<(std::ostream& out, status s) {
   return out << to_string(s);
 }
+#endif
 
 }  // namespace gpuhash

@@ -7,13 +7,15 @@
 
 device="cuda" takes CuPy arrays and PyTorch CUDA tensors, without copies, on
 the caller's current stream. gpuhash.StringMap takes byte-string keys (lists
-of str or bytes, NumPy string arrays, or Arrow's offsets and bytes). See
-README.md, "Python".
+of str or bytes, NumPy string arrays, or Arrow's offsets and bytes). A CUDA
+map's ref() is a DeviceRef for the caller's own kernels, compiled at run time
+(cupy.RawModule with gpuhash.nvrtc_options()). See README.md, "Python".
 """
 
 import enum
 
 from . import _gpuhash, _items
+from ._device_refs import DeviceRef, DeviceRefType, device_ref_type, include_dirs, nvrtc_options
 from ._hashgraph import HashGraphMap, HashGraphSet
 from ._map import Map
 from ._string_map import StringMap
@@ -49,6 +51,8 @@ def cuda_available():
 
 
 __all__ = [
+    "DeviceRef",
+    "DeviceRefType",
     "HashGraphMap",
     "HashGraphSet",
     "Map",
@@ -58,4 +62,7 @@ __all__ = [
     "built_with_cuda",
     "cuda_available",
     "designs",
+    "device_ref_type",
+    "include_dirs",
+    "nvrtc_options",
 ]

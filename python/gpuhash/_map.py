@@ -3,7 +3,7 @@ a GPU."""
 
 import numpy as np
 
-from . import _arrays, _items
+from . import _arrays, _device_refs, _items
 from ._batches import BatchTable
 from ._gpuhash import MapTable
 
@@ -117,6 +117,23 @@ class Map(BatchTable):
         self._table.apply(ops, passed, values, result_passed, statuses,
                           self._stream(stream, library, keys))
         return result, statuses
+
+    # ---- Refs for the caller's kernels ---------------------------------------
+
+    def ref(self):
+        """A DeviceRef of this map, for kernels of the caller's compiled at run
+        time (cupy.RawModule with gpuhash.nvrtc_options()), whose threads call
+        find, insert, insert_or_apply, ... for their own keys. device="cuda"
+        only; the designs linear_probing and bucketed_cuckoo with keys and
+        values of 4 or 8 bytes (gpuhash.device_ref_type). Valid until the
+        map's next call that may rebuild or grow it (insert,
+        insert_or_assign, apply, reserve, clear): reserve room first, and take
+        a new ref after such calls."""
+        if self._device.kind != "cuda":
+            raise ValueError("gpuhash: Map.ref() is for kernels on a GPU: make the map with "
+                             "device='cuda'")
+        ref_type = _device_refs.device_ref_type(self._design, self._key.dtype, self._value.dtype)
+        return _device_refs.DeviceRef(self, ref_type, self._table.ref())
 
     # ---- The whole map ------------------------------------------------------
 

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "device_refs.hpp"
 #include "key_type_maps.hpp"
 #include "table_calls.hpp"
 #include "tables.hpp"
@@ -122,6 +123,23 @@ class map_model final : public map_interface, private table_calls<typename Map::
     std::vector<unsigned char> bytes(keys.size_bytes());
     if (!bytes.empty()) std::memcpy(bytes.data(), keys.data(), bytes.size());
     return bytes;
+  }
+
+  std::vector<unsigned char> ref_bytes() override {
+    if constexpr (has_named_ref<Map>) {
+      const call scope(*this);
+      const typename Map::ref_type ref = map_->ref();
+      std::vector<unsigned char> bytes(sizeof(ref));
+      std::memcpy(bytes.data(), &ref, sizeof(ref));
+      return bytes;
+    } else {
+      throw std::invalid_argument("gpuhash: Map.ref(): the design '" +
+                                  std::string(Map::design_name) + "' with " +
+                                  std::to_string(sizeof(key_type)) + "-byte keys and " +
+                                  std::to_string(sizeof(mapped_type)) +
+                                  "-byte values has no ref for kernels compiled at run time "
+                                  "(gpuhash.device_ref_type names the maps that have one)");
+    }
   }
 
   std::vector<double> time_bulk_call(bulk_call kind, const void* keys, const void* values,

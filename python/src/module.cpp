@@ -22,6 +22,7 @@
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "gpuhash/errors.hpp"
+#include "gpuhash/nvrtc_options.hpp"
 #include "tables.hpp"
 
 namespace gpuhash::python {
@@ -112,6 +113,11 @@ class map_table : public whole_table<map_interface> {
   /// The reserved keys' bytes, one key after the other.
   nb::bytes reserved_keys() const {
     const auto bytes = table_->reserved_keys();
+    return nb::bytes(bytes.data(), bytes.size());
+  }
+  /// A new ref's bytes (map_interface::ref_bytes).
+  nb::bytes ref() {
+    const auto bytes = table_->ref_bytes();
     return nb::bytes(bytes.data(), bytes.size());
   }
 
@@ -264,6 +270,31 @@ NB_MODULE(_gpuhash, m) {
         return shapes;
       },
       "(design, key bytes, value bytes) of every map MapTable makes.");
+  m.def(
+      "ref_types",
+      [] {
+        std::vector<std::tuple<std::string, std::size_t, std::size_t, std::string, std::string,
+                               std::size_t, std::size_t>>
+            types;
+        for (const auto& type : ref_types())
+          types.emplace_back(type.design, type.widths.key, type.widths.value, type.cuda_type,
+                             type.header, type.bytes, type.alignment);
+        return types;
+      },
+      "(design, key bytes, value bytes, C++ type, header, sizeof, alignof) of every map's ref "
+      "that MapTable.ref gives.");
+  m.def(
+      "nvrtc_flags",
+      [] {
+        return std::vector<std::string>(gpuhash::nvrtc_options.begin(),
+                                        gpuhash::nvrtc_options.end());
+      },
+      "NVRTC's options for kernels that use refs, besides the include folders "
+      "(gpuhash/nvrtc_options.hpp).");
+  m.def(
+      "nvrtc_std_folder", [] { return std::string(gpuhash::nvrtc_std_folder); },
+      "The folder under the headers' include folder that stands in for the standard headers "
+      "under NVRTC.");
   m.def("built_with_cuda", &built_with_cuda);
   m.def("cuda_available", &cuda_available);
   m.def("status_names", [] { return enum_names<gpuhash::status>(gpuhash::status_count); });
@@ -292,6 +323,7 @@ NB_MODULE(_gpuhash, m) {
       .def("items", &map_table::items, "keys"_a, "values"_a, "stream"_a)
       .def("reserve", &map_table::reserve, "n"_a, "stream"_a)
       .def_prop_ro("reserved_keys", &map_table::reserved_keys)
+      .def("ref", &map_table::ref, "A new ref of the table, as its bytes.")
       .def("time_bulk_call", &map_table::time_bulk_call, "call"_a, "keys"_a, "values"_a,
            "found_values"_a, "statuses"_a, "repeats"_a, "stream"_a,
            "Seconds of each of `repeats` bare C++ calls (insert or find) on these arrays.");

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "backends.hpp"
+#include "device_refs.hpp"
 #include "key_type_maps.hpp"
 #include "support/designs.hpp"
 
@@ -82,6 +83,17 @@ std::vector<map_shape> map_shapes() {
   support::for_each_type(support::registered_designs{}, add);
   support::for_each_type(key_type_maps{}, add);
   return shapes;
+}
+
+std::vector<ref_type_info> ref_types() {
+  std::vector<ref_type_info> types;
+  const auto add = [&]<class Design>() {
+    using map_type = typename Design::template on<cpu_backend>;
+    if constexpr (has_named_ref<map_type>) types.push_back(named_ref_type<map_type>());
+  };
+  support::for_each_type(support::registered_designs{}, add);
+  support::for_each_type(key_type_maps{}, add);
+  return types;
 }
 
 std::unique_ptr<map_interface> make_map(std::string_view design, item_widths widths,

@@ -81,6 +81,11 @@ class map_interface {
   /// The keys the design keeps as sentinels, one after the other, each as
   /// its key_width bytes.
   virtual std::vector<unsigned char> reserved_keys() const = 0;
+  /// A new ref of the table (gpuhash/map_ref.hpp) as its bytes, for a
+  /// kernel compiled at run time that names its type as ref_types() does;
+  /// std::invalid_argument where ref_types() has no entry for the map. The
+  /// ref is valid until the table's next call that may rebuild or grow it.
+  virtual std::vector<unsigned char> ref_bytes() = 0;
 
   /// The seconds of each of `repeats` synchronous basic_map calls on the
   /// given arrays, into outputs the caller allocated once (so that no
@@ -149,6 +154,17 @@ class string_map_interface {
   virtual float max_load_factor() const = 0;
 };
 
+/// A map's ref type (gpuhash/map_ref.hpp) as a kernel compiled at run time
+/// names it (device_refs.hpp).
+struct ref_type_info {
+  std::string design;
+  item_widths widths;
+  std::string cuda_type;  ///< "gpuhash::linear_probing_ref<std::uint32_t, std::uint32_t>"
+  std::string header;     ///< the header that declares it, "gpuhash/linear_probing_ref.hpp"
+  std::size_t bytes;      ///< its sizeof
+  std::size_t alignment;  ///< its alignof
+};
+
 /// The designs of support/designs.hpp, in its order, each named once.
 std::vector<std::string> design_names();
 
@@ -162,6 +178,11 @@ struct map_shape {
 /// tables), and the designs that take the key types at the pairs of
 /// key_type_maps.hpp.
 std::vector<map_shape> map_shapes();
+
+/// The maps whose refs Python hands out (gpuhash.DeviceRef), one entry per
+/// design and pair of widths; the same on every backend (a map's ref type
+/// does not depend on it).
+std::vector<ref_type_info> ref_types();
 
 /// A map of `design` with keys and values of `widths`; throws
 /// std::invalid_argument naming the designs that take those widths when

@@ -4,12 +4,17 @@
 // libcu++'s cuda::atomic_ref at device scope, on the host std::atomic_ref.
 // Memory orders are named in the function so a reader sees them at the call.
 
-#include <atomic>
 #include <cstdint>
-#include <thread>
 #include <type_traits>
 
 #include "gpuhash/host_device.hpp"
+
+// Host only: NVRTC, which compiles device code alone, has neither
+// (docs/device_api.md, "Kernels compiled at run time").
+#if !defined(__CUDACC_RTC__)
+#include <atomic>
+#include <thread>
+#endif
 
 #if defined(__CUDACC__)
 #include <cooperative_groups.h>
@@ -35,7 +40,7 @@ namespace mo = std;
 /// compare-exchange does not compile; generic addresses, device scope. On
 /// the host std::atomic_ref takes them: GCC sends 16-byte atomics to
 /// libatomic, which uses cmpxchg16b (lock-free; the library links it).
-__extension__ typedef unsigned __int128 word128;
+GPUHASH_GNU_EXTENSION typedef unsigned __int128 word128;
 
 #if defined(__CUDA_ARCH__)
 namespace b128 {

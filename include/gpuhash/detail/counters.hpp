@@ -10,7 +10,6 @@
 //    called the ref together (map_ref.hpp), on the CPU one per call into a
 //    shard of the thread's own.
 
-#include <atomic>
 #include <cstdint>
 
 #include "gpuhash/detail/atomic.hpp"
@@ -20,6 +19,11 @@
 
 #if defined(__CUDACC__)
 #include <cooperative_groups.h>
+#endif
+// Host only: NVRTC has no <atomic> (docs/device_api.md, "Kernels compiled
+// at run time").
+#if !defined(__CUDACC_RTC__)
+#include <atomic>
 #endif
 
 namespace gpuhash::detail {
@@ -90,6 +94,7 @@ struct ref_counts {
   }
 
  private:
+#if !defined(__CUDA_ARCH__)
   /// A shard per CPU thread (round robin as threads first count), so that
   /// threads do not share a cache line up to `shards` of them.
   static std::uint32_t host_thread_shard() {
@@ -97,6 +102,7 @@ struct ref_counts {
     thread_local const std::uint32_t mine = next.fetch_add(1, std::memory_order_relaxed) % shards;
     return mine;
   }
+#endif
 };
 
 /// Runs work() for the calling thread's key and returns its status; on the

@@ -24,31 +24,13 @@
 #include "gpuhash/bucketed_cuckoo_config.hpp"
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/bucketed_cuckoo/find_path.hpp"
+#include "gpuhash/detail/bucketed_cuckoo/table_views.hpp"
 #include "gpuhash/detail/bucketed_cuckoo/view.hpp"
 #include "gpuhash/detail/counters.hpp"
 #include "gpuhash/detail/typed_view.hpp"
 #include "gpuhash/key_types.hpp"
 
 namespace gpuhash::detail::bucketed_cuckoo {
-
-/// Default bucket: four slots. For 32/32 pairs that is one 32-byte sector
-/// (the cheapest random read at large footprints; docs/results/limits.md),
-/// 64 bytes for 64/64 pairs and the other pairs of 16-byte slots, 128 bytes
-/// for pairs with a 16-byte word (32-byte slots). For types that cannot be
-/// stored, any size: the engine's static_assert says what went wrong.
-template <class Key, class Value>
-inline constexpr std::uint32_t default_bucket_bytes = [] {
-  if constexpr (is_word_sized_v<Key> && is_word_sized_v<Value>)
-    return static_cast<std::uint32_t>(
-        4 * sizeof(typename slot_steps_for<word_of<Key>, word_of<Value>>::slot_type));
-  else
-    return std::uint32_t{64};
-}();
-
-/// The default configuration: default_bucket_bytes, two choices, lookahead
-/// eviction, one thread per find.
-template <class Key, class Value>
-using default_config = bucketed_cuckoo_config<default_bucket_bytes<Key, Value>>;
 
 /// Config: a bucketed_cuckoo_config (gpuhash/bucketed_cuckoo_config.hpp).
 template <class Key, class Value, class Backend, class Config = default_config<Key, Value>,
@@ -64,10 +46,11 @@ class engine {
                 "gpuhash::linear_probing_map or gpuhash::hashgraph_dynamic_map "
                 "(docs/designs/bucketed_cuckoo.md says why)");
 
-  using key_word = word_of<Key>;
-  using value_word = word_of<Value>;
-  using hash_type = policy_hash<Key, Hash>;
-  using equal_type = word_equality<Key, KeyEqual, slot_steps_for<key_word, value_word>>;
+  using views = table_views<Key, Value, Config, Hash, KeyEqual>;
+  using key_word = typename views::key_word;
+  using value_word = typename views::value_word;
+  using hash_type = typename views::hash_type;
+  using equal_type = typename views::equal_type;
 
  public:
   using key_type = Key;
@@ -75,13 +58,9 @@ class engine {
   using backend_type = Backend;
   using stream_type = typename Backend::stream_type;
   /// The per-key algorithms over words, which every batch runs.
-  using word_view_type = table_view<key_word, value_word, Config::bucket_bytes, Config::choices,
-                                    Config::eviction, hash_type, equal_type>;
-  /// What refs call: the word view itself for the library's integer types,
-  /// else typed_view's conversions around it.
-  using view_type =
-      std::conditional_t<std::is_same_v<Key, key_word> && std::is_same_v<Value, value_word>,
-                         word_view_type, typed_view<word_view_type, Key, Value>>;
+  using word_view_type = typename views::word_view_type;
+  /// What refs call (table_views.hpp).
+  using view_type = typename views::view_type;
   using slot_type = typename word_view_type::slot_type;
 
   static constexpr std::string_view name = "bucketed_cuckoo";

@@ -15,7 +15,7 @@
 
 #include <cstdint>
 
-#include "gpuhash/detail/batch.hpp"
+#include "gpuhash/detail/view_writes.hpp"
 #include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"
 

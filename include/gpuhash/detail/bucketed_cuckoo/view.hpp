@@ -14,9 +14,9 @@
 #include <type_traits>
 
 #include "gpuhash/bucketed_cuckoo_config.hpp"
-#include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/slot_steps.hpp"
 #include "gpuhash/detail/typed_view.hpp"
+#include "gpuhash/detail/view_writes.hpp"
 #include "gpuhash/hash.hpp"
 #include "gpuhash/host_device.hpp"
 #include "gpuhash/status.hpp"

@@ -11,6 +11,7 @@
 #include "gpuhash/detail/hashgraph/dynamic_engine.hpp"
 #include "gpuhash/detail/hashgraph/slots.hpp"
 #include "gpuhash/detail/hashgraph/steps.hpp"
+#include "gpuhash/detail/linear_probing/table_batches.hpp"
 #include "gpuhash/detail/live_slots.hpp"
 #include "gpuhash/errors.hpp"
 
@@ -113,7 +114,7 @@ void dynamic_engine<Key, Value, Backend, Layout, Hash, KeyEqual>::build(const ke
 template <class Key, class Value, class Backend, segment_layout Layout, class Hash, class KeyEqual>
 void dynamic_engine<Key, Value, Backend, Layout, Hash, KeyEqual>::execute_async(
     const batch<Key, Value>& args, table_counters* counters, stream_type stream) {
-  views::template run<Backend>(word_view(), args, counters, stream);
+  linear_probing::run_table_batch<Backend, views>(word_view(), args, counters, stream);
 }
 
 template <class Key, class Value, class Backend, segment_layout Layout, class Hash, class KeyEqual>

@@ -33,7 +33,7 @@ class engine {
                 "(std::uint32_t, std::uint64_t, or a type of your own: see "
                 "gpuhash/key_types.hpp)");
   using home_type = policy_home<Key, Hash>;
-  using views = table_views<Key, Value, home_type, KeyEqual>;
+  using views = hashed_table_views<Key, Value, Hash, KeyEqual>;
   using key_word = typename views::key_word;
   using value_word = typename views::value_word;
 

@@ -8,6 +8,7 @@
 
 #include "gpuhash/detail/exec.hpp"
 #include "gpuhash/detail/linear_probing/engine.hpp"
+#include "gpuhash/detail/linear_probing/table_batches.hpp"
 #include "gpuhash/detail/live_slots.hpp"
 #include "gpuhash/errors.hpp"
 
@@ -47,7 +48,7 @@ template <class Key, class Value, class Backend, class Hash, class KeyEqual>
 void engine<Key, Value, Backend, Hash, KeyEqual>::execute_async(const batch<Key, Value>& args,
                                                                 table_counters* counters,
                                                                 stream_type stream) {
-  views::template run<Backend>(word_view(), args, counters, stream);
+  run_table_batch<Backend, views>(word_view(), args, counters, stream);
 }
 
 template <class Key, class Value, class Backend, class Hash, class KeyEqual>

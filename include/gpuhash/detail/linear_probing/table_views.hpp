@@ -4,14 +4,14 @@
 // probe starts at a hashed slot, and hashgraph_dynamic_map, whose probe
 // starts at the key's bucket. Both engines store words, so they share how a
 // key type's policies reach the word view and how its reserved words read
-// as keys; only the Home (where a key's probe starts) is theirs.
+// as keys; only the Home (where a key's probe starts) is theirs. Refs name
+// their view type from here (gpuhash/linear_probing_ref.hpp), so this header
+// holds device code only; batches run through table_batches.hpp.
 
 #include <array>
 #include <cstddef>
 #include <type_traits>
 
-#include "gpuhash/detail/batch.hpp"
-#include "gpuhash/detail/counters.hpp"
 #include "gpuhash/detail/linear_probing/view.hpp"
 #include "gpuhash/detail/linear_probing/wide_view.hpp"
 #include "gpuhash/detail/typed_view.hpp"
@@ -40,22 +40,6 @@ struct table_views {
       std::conditional_t<std::is_same_v<Key, key_word> && std::is_same_v<Value, value_word>,
                          word_view_type, typed_view<word_view_type, Key, Value>>;
 
-  /// Runs a batch over the words' view `words`: find and contains batches
-  /// of wide values by one tile of threads per key where the backend has
-  /// tiles (wide_finds: a value read in coalesced pieces), everything else
-  /// by run_batch, one thread per key.
-  template <class Backend>
-  static void run(const word_view_type& words, const batch<Key, Value>& args,
-                  table_counters* counters, typename Backend::stream_type stream) {
-    if constexpr (is_wide_value_v<value_word> && wide_finds<Backend>::available) {
-      if (args.kind == batch_kind::find || args.kind == batch_kind::contains) {
-        wide_finds<Backend>::run(words, args, stream);
-        return;
-      }
-    }
-    run_batch<Backend>(view_type(words), args, counters, stream);
-  }
-
   static constexpr bool is_reserved(Key key) noexcept {
     return word_view_type::is_reserved(to_word(key));
   }
@@ -67,5 +51,12 @@ struct table_views {
     return keys;
   }();
 };
+
+/// linear_probing_map's views: a key's probe starts at its policy hash
+/// reduced onto the slots. The engine and gpuhash/linear_probing_ref.hpp
+/// both name them here, so that a map's ref_type and the ref a kernel names
+/// are one type.
+template <class Key, class Value, class Hash, class KeyEqual>
+using hashed_table_views = table_views<Key, Value, policy_home<Key, Hash>, KeyEqual>;
 
 }  // namespace gpuhash::detail::linear_probing

@@ -1,8 +1,9 @@
 #pragma once
 // Find and contains batches of wide values with one cooperative tile of
 // threads per key (wide_view::find_into), for the tables whose slots are
-// linear probing's (table_views.hpp). Compiled only by nvcc (included from
-// the engines' member definitions under __CUDACC__).
+// linear probing's (table_views.hpp), run by table_batches.hpp. Compiled
+// only by nvcc (included from the engines' member definitions under
+// __CUDACC__).
 
 #include <cooperative_groups.h>
 

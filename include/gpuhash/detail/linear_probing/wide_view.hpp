@@ -23,14 +23,12 @@
 // value in 16-byte pieces on the device, 8-byte ones on the host).
 // docs/designs/linear_probing.md, "Wide values".
 
-#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
 
 #include "gpuhash/detail/atomic.hpp"
-#include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/linear_probing/view.hpp"
 #include "gpuhash/detail/slot_layouts.hpp"
 #include "gpuhash/host_device.hpp"
@@ -194,7 +192,7 @@ class wide_view
   /// Lanes of find_into's tile: one per 16-byte piece of the value, up to a
   /// warp (a power of two).
   static constexpr unsigned copy_tile_size =
-      std::bit_ceil(static_cast<unsigned>(std::min<std::size_t>(layout::value_pieces, 32)));
+      std::bit_ceil(static_cast<unsigned>(layout::value_pieces < 32 ? layout::value_pieces : 32));
 
   wide_view() = default;
   GPUHASH_HD wide_view(slot_type* slots, std::uint64_t capacity, Home home, Equal equal = {})
