@@ -145,49 +145,16 @@ inline void keep_times(scaling_row& row, int repetition, std::initializer_list<d
 template <class Table>
 scaling_row run_one_table(const sweep_point& point) {
   using backend = typename Table::backend_type;
-  using key_type = typename Table::key_type;
-  using value_type = typename Table::mapped_type;
-  const std::uint64_t n = point.n;
-  const typename backend::stream_type stream{};
-
   Table table = table_for<Table>(point);
   const std::size_t initial_capacity = table.capacity();
-  auto keys = backend::template allocate<key_type>(n);
-  auto values = backend::template allocate<value_type>(n);
-  auto absent = backend::template allocate<key_type>(n);
-  auto found = backend::template allocate<value_type>(n);
-  auto statuses = backend::template allocate<status>(n);
-  const value_type* no_values = nullptr;
-
+  basic_batch<Table> batch(point.n);
   scaling_row row = row_for<Table>(point, "table", 1);
   row.devices = {backend::device_name()};
+  synchronous_calls calls;
   for (int repetition = -point.warmups; repetition < point.repetitions; ++repetition) {
-    const key_spec spec = repetition_keys(point, repetition);
-    generate_keys<key_type, value_type>(backend{}, spec, 0, n, keys.data(), values.data(), stream);
-    // The absent keys' values land in `found`, which the finds overwrite.
-    generate_keys<key_type, value_type>(backend{}, spec, n, n, absent.data(), found.data(), stream);
-    table.clear(stream);
-    backend::synchronize(stream);
-
-    const double insert_ms = wall_clock_ms(
-        [&] { table.insert(keys.data(), values.data(), n, statuses.data(), stream); });
-    require_all(
-        count_unexpected<key_type, value_type>(backend{}, keys.data(), no_values, statuses.data(),
-                                               n, status::inserted, stream),
-        n, "insert (one table)");
-    require_no_growth(table, initial_capacity);
-    const double hit_ms =
-        wall_clock_ms([&] { table.find(keys.data(), n, found.data(), statuses.data(), stream); });
-    require_all(count_unexpected<key_type, value_type>(backend{}, keys.data(), found.data(),
-                                                       statuses.data(), n, status::found, stream),
-                n, "find of present keys (one table)");
-    const double miss_ms =
-        wall_clock_ms([&] { table.find(absent.data(), n, found.data(), statuses.data(), stream); });
-    require_all(
-        count_unexpected<key_type, value_type>(backend{}, absent.data(), no_values, statuses.data(),
-                                               n, status::not_found, stream),
-        n, "find of absent keys (one table)");
-    keep_times(row, repetition, {insert_ms, hit_ms, miss_ms});
+    const insert_find_times times = time_insert_and_finds(
+        table, batch, repetition_keys(point, repetition), initial_capacity, calls, " (one table)");
+    keep_times(row, repetition, {times.insert_ms, times.hit_ms, times.miss_ms});
   }
   row.capacity = table.capacity();
   row.memory_bytes = table.memory_bytes();
