@@ -34,6 +34,7 @@
 #include "../timer.hpp"
 #include "../workload.hpp"
 #include "all_to_all_limit.hpp"
+#include "batch_parts.hpp"
 #include "gpuhash/errors.hpp"
 #include "gpuhash/sharded_map.hpp"
 #include "gpuhash/status.hpp"
@@ -161,113 +162,6 @@ scaling_row run_one_table(const sweep_point& point) {
   return row;
 }
 
-template <class Exchange>
-void synchronize_shards(Exchange& exchange) {
-  exchange.for_each_shard(
-      [&](std::size_t g) { Exchange::backend_type::synchronize(exchange.stream(g)); });
-}
-
-/// The arrays of a batch, one part per shard in that shard's memory,
-/// allocated and freed on the shard's thread: part g holds the keys of
-/// generator indices [starts[g], starts[g] + counts[g]), their values, as
-/// many absent keys (indices from n + starts[g]), found values and
-/// statuses. A shard without a part has empty arrays (null pointers).
-template <class Map>
-class batch_parts {
-  using backend = typename Map::backend_type;
-  using key_type = typename Map::key_type;
-  using value_type = typename Map::mapped_type;
-  template <class T>
-  using buffer = typename backend::template buffer<T>;
-
- public:
-  batch_parts(Map& map, std::vector<std::size_t> starts, std::vector<std::size_t> counts)
-      : map_(map),
-        starts_(std::move(starts)),
-        counts_(std::move(counts)),
-        keys_(counts_.size()),
-        absent_(counts_.size()),
-        values_(counts_.size()),
-        found_(counts_.size()),
-        statuses_(counts_.size()) {
-    map_.exchange().for_each_shard([&](std::size_t g) {
-      const auto stream = map_.exchange().stream(g);
-      keys_[g] = backend::template allocate<key_type>(counts_[g], stream);
-      absent_[g] = backend::template allocate<key_type>(counts_[g], stream);
-      values_[g] = backend::template allocate<value_type>(counts_[g], stream);
-      found_[g] = backend::template allocate<value_type>(counts_[g], stream);
-      statuses_[g] = backend::template allocate<status>(counts_[g], stream);
-    });
-  }
-  batch_parts(const batch_parts&) = delete;
-  batch_parts& operator=(const batch_parts&) = delete;
-
-  /// Frees every part on its shard's thread (in its stream's order).
-  void release() {
-    map_.exchange().for_each_shard([&](std::size_t g) {
-      keys_[g] = {}, absent_[g] = {}, values_[g] = {}, found_[g] = {}, statuses_[g] = {};
-    });
-  }
-
-  /// The keys, values and absent keys of one repetition, on every shard.
-  void generate(const key_spec& spec, std::uint64_t n) {
-    map_.exchange().for_each_shard([&](std::size_t g) {
-      if (counts_[g] == 0) return;
-      const auto stream = map_.exchange().stream(g);
-      generate_keys<key_type, value_type>(backend{}, spec, starts_[g], counts_[g], keys_[g].data(),
-                                          values_[g].data(), stream);
-      // The absent keys' values land in `found`, which the finds overwrite.
-      generate_keys<key_type, value_type>(backend{}, spec, n + starts_[g], counts_[g],
-                                          absent_[g].data(), found_[g].data(), stream);
-      backend::synchronize(stream);
-    });
-  }
-
-  /// Which keys of the parts a batch looked for.
-  enum class looked_for : std::uint8_t { present, absent };
-
-  /// Results of every part other than `expected` and, where `found` is
-  /// expected, found values other than the key's.
-  std::size_t wrong_results(looked_for keys, status expected) {
-    std::vector<std::size_t> wrong(counts_.size(), 0);
-    map_.exchange().for_each_shard([&](std::size_t g) {
-      if (counts_[g] == 0) return;
-      const key_type* part = keys == looked_for::present ? keys_[g].data() : absent_[g].data();
-      const value_type* values = expected == status::found ? found_[g].data() : nullptr;
-      wrong[g] =
-          count_unexpected<key_type, value_type>(backend{}, part, values, statuses_[g].data(),
-                                                 counts_[g], expected, map_.exchange().stream(g));
-    });
-    std::size_t total = 0;
-    for (const std::size_t w : wrong) total += w;
-    return total;
-  }
-
-  const std::vector<std::size_t>& counts() const { return counts_; }
-  std::vector<const key_type*> keys() { return pointers<const key_type*>(keys_); }
-  std::vector<const key_type*> absent() { return pointers<const key_type*>(absent_); }
-  std::vector<const value_type*> values() { return pointers<const value_type*>(values_); }
-  std::vector<value_type*> found() { return pointers<value_type*>(found_); }
-  std::vector<status*> statuses() { return pointers<status*>(statuses_); }
-
- private:
-  template <class Pointer, class T>
-  static std::vector<Pointer> pointers(std::vector<buffer<T>>& buffers) {
-    std::vector<Pointer> all;
-    for (auto& b : buffers) all.push_back(b.data());
-    return all;
-  }
-
-  Map& map_;
-  std::vector<std::size_t> starts_;
-  std::vector<std::size_t> counts_;
-  std::vector<buffer<key_type>> keys_;
-  std::vector<buffer<key_type>> absent_;
-  std::vector<buffer<value_type>> values_;
-  std::vector<buffer<value_type>> found_;
-  std::vector<buffer<status>> statuses_;
-};
-
 /// The sharded map fed in one input form: the map's operations timed, then
 /// the all-to-all of each operation's bytes on the map's own exchange.
 template <class Map>
@@ -280,48 +174,35 @@ scaling_row run_sharded(Map& map, const sweep_point& point, input_form form) {
   const std::uint64_t n = point.n;
 
   // One: all n keys on shard 0. Spread: part g is the g-th G-th of them.
-  std::vector<std::size_t> starts(shards, 0);
-  std::vector<std::size_t> counts(shards, 0);
-  for (std::size_t g = 0; g < shards; ++g) {
-    if (form == input_form::one) {
-      counts[g] = g == 0 ? n : 0;
-    } else {
-      starts[g] = n * g / shards;
-      counts[g] = n * (g + 1) / shards - starts[g];
-    }
-  }
-  batch_parts<Map> parts(map, starts, counts);
+  const part_layout layout = part_layout::of(n, shards, form == input_form::spread);
+  batch_parts<Map> parts(map, layout);
   using looked_for = typename batch_parts<Map>::looked_for;
-  const auto keys = parts.keys();
-  const auto absent = parts.absent();
-  const auto values = parts.values();
-  const auto found = parts.found();
-  const auto statuses = parts.statuses();
-  const std::span<const std::size_t> part_counts(parts.counts());
 
   // The one-GPU form calls the map's one-shard API, as a caller holding a
   // batch on GPU 0 would.
   const auto insert = [&] {
     if (form == input_form::one)
-      map.insert(keys[0], values[0], n, statuses[0], 0);
+      map.insert(parts.keys(0), parts.values(0), n, parts.statuses(0), 0);
     else
-      map.insert(std::span<const key_type* const>(keys), std::span<const value_type* const>(values),
-                 part_counts, std::span<status* const>(statuses));
+      parts.insert_spread();
   };
-  const auto find = [&](const std::vector<const key_type*>& queries) {
+  const auto find = [&](looked_for which) {
     if (form == input_form::one)
-      map.find(queries[0], n, found[0], statuses[0], 0);
+      map.find(which == looked_for::present ? parts.keys(0) : parts.absent(0), n, parts.found(0),
+               parts.statuses(0), 0);
     else
-      map.find(std::span<const key_type* const>(queries), part_counts,
-               std::span<value_type* const>(found), std::span<status* const>(statuses));
+      parts.find_spread(which);
   };
+
 
   const std::size_t initial_capacity = map.capacity();
   scaling_row row = row_for<typename Map::map_type>(point, name_of(form), shards);
   row.devices.resize(shards);
   exchange.for_each_shard([&](std::size_t g) { row.devices[g] = backend::device_name(); });
   for (int repetition = -point.warmups; repetition < point.repetitions; ++repetition) {
-    parts.generate(repetition_keys(point, repetition), n);
+    const key_spec spec = repetition_keys(point, repetition);
+    parts.generate(looked_for::present, spec, 0);
+    parts.generate(looked_for::absent, spec, n);
     map.clear();
     synchronize_shards(exchange);
 
@@ -331,10 +212,10 @@ scaling_row run_sharded(Map& map, const sweep_point& point, input_form form) {
       throw std::runtime_error(
           "a shard grew while being timed: its share of the keys passed its capacity (lower "
           "--load)");
-    const double hit_ms = wall_clock_ms([&] { find(keys); });
+    const double hit_ms = wall_clock_ms([&] { find(looked_for::present); });
     require_all(parts.wrong_results(looked_for::present, status::found), n,
                 "find of present keys (sharded)");
-    const double miss_ms = wall_clock_ms([&] { find(absent); });
+    const double miss_ms = wall_clock_ms([&] { find(looked_for::absent); });
     require_all(parts.wrong_results(looked_for::absent, status::not_found), n,
                 "find of absent keys (sharded)");
     keep_times(row, repetition, {insert_ms, hit_ms, miss_ms});
@@ -343,7 +224,7 @@ scaling_row run_sharded(Map& map, const sweep_point& point, input_form form) {
   row.memory_bytes = map.memory_bytes();
   parts.release();  // room for the all-to-all's buffers
 
-  const exchange_plan there = even_plan(counts);
+  const exchange_plan there = even_plan(layout.counts);
   const auto inserts = insert_transfers<key_type, value_type>();
   const auto finds = find_transfers<key_type, value_type>();
   row.ops[0].exchange =
