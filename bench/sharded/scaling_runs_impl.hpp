@@ -18,13 +18,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <initializer_list>
 #include <limits>
 #include <new>
 #include <span>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "../basic_ops.hpp"
@@ -35,6 +33,7 @@
 #include "../workload.hpp"
 #include "all_to_all_limit.hpp"
 #include "batch_parts.hpp"
+#include "capacity_run.hpp"
 #include "gpuhash/errors.hpp"
 #include "gpuhash/sharded_map.hpp"
 #include "gpuhash/status.hpp"
@@ -56,6 +55,10 @@ inline const char* name_of(input_form form) {
 struct scaling_options {
   std::vector<std::size_t> shard_counts;  ///< --gpus that fit here, increasing
   std::vector<input_form> forms;          ///< --inputs
+  /// --capacity: the keys of one batch (--batch) of the capacity run
+  /// (capacity_run.hpp), which replaces the rows of the comparison; 0
+  /// without --capacity.
+  std::uint64_t capacity_batch = 0;
 };
 
 /// How many shards an exchange can have in this process: a GPU each for
@@ -68,9 +71,10 @@ std::size_t shards_available() {
     return std::numeric_limits<std::size_t>::max();
 }
 
-/// --gpus (default 1,2,4) and --inputs (default one,spread). A G larger
-/// than the devices present is skipped, with a line saying so.
-inline scaling_options options_from(const context& ctx, std::size_t available,
+/// --gpus (default 1,2,4), and --inputs (default one,spread) or --capacity
+/// with --batch (default 2^28 keys on the GPUs, 2^16 on the CPU). A G
+/// larger than the devices present is skipped, with a line saying so.
+inline scaling_options options_from(const context& ctx, std::size_t available, bool host_backend,
                                     scaling_report& report) {
   scaling_options options;
   std::vector<std::uint64_t> wanted = ctx.arguments().sizes("gpus", {1, 2, 4});
@@ -87,6 +91,13 @@ inline scaling_options options_from(const context& ctx, std::size_t available,
   if (options.shard_counts.empty())
     throw std::invalid_argument("--gpus: no count fits the " + std::to_string(available) +
                                 " GPUs this process sees");
+  if (ctx.arguments().flag("capacity")) {
+    options.capacity_batch =
+        ctx.arguments().size("batch", std::uint64_t{1} << (host_backend ? 16 : 28));
+    if (options.capacity_batch == 0)
+      throw std::invalid_argument("--batch: a batch needs at least one key");
+    return options;
+  }
   for (const auto& name : ctx.arguments().list("inputs", {"one", "spread"})) {
     if (name == "one")
       options.forms.push_back(input_form::one);
@@ -101,44 +112,22 @@ inline scaling_options options_from(const context& ctx, std::size_t available,
 }
 
 /// Each point draws n present and n absent distinct keys (generator indices
-/// [0, 2n)): with 32-bit keys, at most 2^31 - 9 (2^32 - 17 keys are not
-/// reserved). Checked before anything is measured.
-inline void check_key_space(const context& ctx, const sweep_settings& settings, bool host_backend) {
+/// [0, 2n)), a capacity run n present keys and one batch of absent ones:
+/// with 32-bit keys, at most 2^32 - 17 in all (the keys not reserved).
+/// Checked before anything is measured.
+inline void check_key_space(const context& ctx, const sweep_settings& settings, bool host_backend,
+                            std::uint64_t capacity_batch) {
   if (!ctx.selected_width(32, settings.widths)) return;
   const std::uint64_t distinct = key_permutation<std::uint32_t>::largest_allowed();
   for (const std::uint64_t n :
-       ctx.arguments().sizes("n", host_backend ? settings.cpu_sizes : settings.gpu_sizes))
-    if (2 * n > distinct)
-      throw std::invalid_argument("--n=" + std::to_string(n) +
-                                  " with 32-bit keys: a point draws n present and n absent "
-                                  "distinct keys, and 32-bit keys have " +
-                                  std::to_string(distinct) +
-                                  " that are not reserved; use n <= 2^31 - 9 or --key-bits=64");
-}
-
-/// A row of Table's design at the point, its operations not yet timed.
-template <class Table>
-scaling_row row_for(const sweep_point& point, std::string inputs, std::size_t shards) {
-  scaling_row row;
-  row.design = std::string(Table::design_name);
-  row.backend = std::string(Table::backend_type::name);
-  row.key_bits = static_cast<int>(8 * sizeof(typename Table::key_type));
-  row.value_bits = static_cast<int>(8 * sizeof(typename Table::mapped_type));
-  row.n = point.n;
-  row.load_factor = point.load_factor;
-  row.distribution = to_string(point.keys.kind);
-  row.shards = shards;
-  row.inputs = std::move(inputs);
-  row.ops = {{"insert", {}, {}}, {"find_hit", {}, {}}, {"find_miss", {}, {}}};
-  return row;
-}
-
-/// Adds one repetition's times (insert, find_hit, find_miss); a warm-up's
-/// (repetition < 0) are dropped.
-inline void keep_times(scaling_row& row, int repetition, std::initializer_list<double> ms) {
-  if (repetition < 0) return;
-  std::size_t op = 0;
-  for (const double t : ms) row.ops.at(op++).ms.push_back(t);
+       ctx.arguments().sizes("n", host_backend ? settings.cpu_sizes : settings.gpu_sizes)) {
+    const std::uint64_t absent = capacity_batch == 0 ? n : std::min(n, capacity_batch);
+    if (n + absent > distinct)
+      throw std::invalid_argument(
+          "--n=" + std::to_string(n) + " with 32-bit keys: a point draws n present and " +
+          std::to_string(absent) + " absent distinct keys, and 32-bit keys have " +
+          std::to_string(distinct) + " that are not reserved; use a smaller n or --key-bits=64");
+  }
 }
 
 /// One table of the design on the backend's first device, each synchronous
@@ -193,7 +182,6 @@ scaling_row run_sharded(Map& map, const sweep_point& point, input_form form) {
     else
       parts.find_spread(which);
   };
-
 
   const std::size_t initial_capacity = map.capacity();
   scaling_row row = row_for<typename Map::map_type>(point, name_of(form), shards);
@@ -251,7 +239,8 @@ void unless_out_of_memory(scaling_report& report, const std::string& what, Body&
 
 /// One table of the design, then a sharded map over each shard count, fed
 /// in each input form (at G = 1 both forms are one batch on shard 0: it
-/// runs once, as "one").
+/// runs once, as "one"). With --capacity, a capacity run over each shard
+/// count instead.
 template <class Exchange, class Table>
 void measure_point(scaling_report& report, const scaling_options& options,
                    const sweep_point& point) {
@@ -260,6 +249,14 @@ void measure_point(scaling_report& report, const scaling_options& options,
   const std::string at = std::string(Table::design_name) + " " +
                          std::to_string(8 * sizeof(typename Table::key_type)) +
                          "-bit n=" + size_text(point.n) + " load=" + load;
+  if (options.capacity_batch != 0) {
+    for (const std::size_t shards : options.shard_counts)
+      unless_out_of_memory(report, at + ", G=" + std::to_string(shards) + ", capacity run", [&] {
+        sharded_map<Table, Exchange> map(shards, options_for(point));
+        report.add_capacity(run_capacity(map, point, options.capacity_batch));
+      });
+    return;
+  }
   unless_out_of_memory(report, at + ", one table",
                        [&] { report.add(run_one_table<Table>(point)); });
   for (const std::size_t shards : options.shard_counts) {
@@ -289,9 +286,10 @@ void run_sharded_scaling(context& ctx) {
                                 {"32", "64"}};
   sweep_point base = repetitions_from(ctx);
   base.keys.kind = distinct_distribution(ctx, settings.experiment);
-  check_key_space(ctx, settings, backend::host_accessible);
   scaling_report report(ctx, std::string(backend::name));
-  const scaling_options options = options_from(ctx, shards_available<Exchange>(), report);
+  const scaling_options options =
+      options_from(ctx, shards_available<Exchange>(), backend::host_accessible, report);
+  check_key_space(ctx, settings, backend::host_accessible, options.capacity_batch);
   for_each_design<backend>([&]<class Table>() {
     for_each_point<Table>(ctx, settings, base, [&](const sweep_point& point) {
       measure_point<Exchange, Table>(report, options, point);
