@@ -104,6 +104,14 @@ double args::number(const std::string& name, double fallback) const {
   return value ? std::stod(*value) : fallback;
 }
 
+bool args::flag(const std::string& name) const {
+  const auto value = lookup(name);
+  if (!value || *value == "false") return false;
+  if (*value == "true") return true;
+  throw std::invalid_argument("--" + name + " takes no value (or true or false), got '" + *value +
+                              "'");
+}
+
 std::vector<std::string> args::unused() const {
   std::vector<std::string> names;
   for (const auto& [name, value] : values_)

@@ -25,6 +25,8 @@ class args {
                                    const std::vector<std::uint64_t>& fallback) const;
   std::uint64_t size(const std::string& name, std::uint64_t fallback) const;
   double number(const std::string& name, double fallback) const;
+  /// Whether `--name` (or `--name=true`) was given; `--name=false` is false.
+  bool flag(const std::string& name) const;
 
   /// Names given on the command line that no experiment asked for.
   std::vector<std::string> unused() const;

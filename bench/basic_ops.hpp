@@ -8,8 +8,9 @@
 //  * every timed result checked afterwards (statuses, and values of hits);
 //    a failed check aborts the run.
 // The pieces (repetition_keys, options_for, table_for, require_no_growth,
-// report_for) are shared with the skeletons of query_ops.hpp and
-// sharded/scaling_runs_impl.hpp.
+// report_for, require_results, and the timed insert and finds of one
+// repetition, time_insert_and_finds) are shared with the skeletons of
+// query_ops.hpp and sharded/scaling_runs_impl.hpp.
 
 #include <algorithm>
 #include <cmath>
@@ -129,66 +130,174 @@ point_report report_for(const sweep_point& point,
   return report;
 }
 
+/// Stops the run unless each of the n results of a batch is `expected` and,
+/// where `found` is given (finds that hit), each found value is its key's
+/// (workload.hpp's count_unexpected, on the stream's device).
+template <class Backend, class Key, class Value>
+void require_results(const Key* keys, const Value* found, const status* statuses, std::uint64_t n,
+                     status expected, typename Backend::stream_type stream,
+                     const std::string& what) {
+  require_all(count_unexpected<Key, Value>(Backend{}, keys, found, statuses, n, expected, stream),
+              n, what.c_str());
+}
+
+/// The arrays of one table's batch on the backend's first device: n present
+/// keys (generator indices [0, n)) and their values, n absent keys
+/// ([n, 2n)), and what the table writes back, found values and statuses.
+template <class Table>
+struct basic_batch {
+  using backend = typename Table::backend_type;
+  using key_type = typename Table::key_type;
+  using value_type = typename Table::mapped_type;
+  template <class T>
+  using buffer = typename backend::template buffer<T>;
+
+  explicit basic_batch(std::uint64_t size)
+      : n(size),
+        keys(backend::template allocate<key_type>(n)),
+        values(backend::template allocate<value_type>(n)),
+        absent(backend::template allocate<key_type>(n)),
+        found(backend::template allocate<value_type>(n)),
+        statuses(backend::template allocate<status>(n)) {}
+
+  /// The present and absent keys of `spec`. The absent keys' values land in
+  /// `found`, which the finds overwrite.
+  void generate(const key_spec& spec, typename backend::stream_type stream) {
+    generate_keys<key_type, value_type>(backend{}, spec, 0, n, keys.data(), values.data(), stream);
+    generate_keys<key_type, value_type>(backend{}, spec, n, n, absent.data(), found.data(), stream);
+  }
+
+  std::uint64_t n;
+  buffer<key_type> keys;
+  buffer<value_type> values;
+  buffer<key_type> absent;
+  buffer<value_type> found;
+  buffer<status> statuses;
+};
+
+/// How a skeleton calls a table and times the call: the _async forms,
+/// between the backend's events on the stream (step_timer: the device's
+/// time, what basic_ops reports).
+template <class Backend>
+class async_calls {
+ public:
+  template <class Table, class... Args>
+  static void insert(Table& table, Args... args) {
+    table.insert_async(args...);
+  }
+  template <class Table, class... Args>
+  static void find(Table& table, Args... args) {
+    table.find_async(args...);
+  }
+  template <class Call>
+  double time(Call&& call, typename Backend::stream_type stream) {
+    return timer_.time(call, stream);
+  }
+
+ private:
+  step_timer<Backend> timer_;
+};
+
+/// The synchronous forms, by the host's clock: the time their caller waits
+/// (sharded.scaling's one table, timed as a sharded map's calls are).
+struct synchronous_calls {
+  template <class Table, class... Args>
+  static void insert(Table& table, Args... args) {
+    table.insert(args...);
+  }
+  template <class Table, class... Args>
+  static void find(Table& table, Args... args) {
+    table.find(args...);
+  }
+  template <class Call, class Stream>
+  static double time(Call&& call, Stream) {
+    return wall_clock_ms(call);
+  }
+};
+
+/// The times of one repetition's insert, find of the present keys and find
+/// of the absent keys.
+struct insert_find_times {
+  double insert_ms = 0;
+  double hit_ms = 0;
+  double miss_ms = 0;
+};
+
+/// One repetition on one table: the batch's keys drawn afresh from `spec`
+/// and the table cleared outside the timed region; then insert, find of the
+/// present keys and find of the absent keys, each made and timed by `calls`
+/// and its results checked after its timing (`of` ends each failure's
+/// message). A table that grew past `initial_capacity` stops the run.
+template <class Table, class Calls>
+insert_find_times time_insert_and_finds(Table& table, basic_batch<Table>& batch,
+                                        const key_spec& spec, std::size_t initial_capacity,
+                                        Calls& calls, const std::string& of = "") {
+  using backend = typename Table::backend_type;
+  using key_type = typename Table::key_type;
+  using value_type = typename Table::mapped_type;
+  const typename backend::stream_type stream{};
+  const std::uint64_t n = batch.n;
+  const value_type* no_values = nullptr;
+  batch.generate(spec, stream);
+  table.clear(stream);
+  backend::synchronize(stream);
+
+  insert_find_times times;
+  times.insert_ms = calls.time(
+      [&] {
+        calls.insert(table, batch.keys.data(), batch.values.data(), n, batch.statuses.data(),
+                     stream);
+      },
+      stream);
+  require_results<backend, key_type, value_type>(batch.keys.data(), no_values,
+                                                 batch.statuses.data(), n, status::inserted, stream,
+                                                 "insert" + of);
+  require_no_growth(table, initial_capacity);
+  times.hit_ms = calls.time(
+      [&] {
+        calls.find(table, batch.keys.data(), n, batch.found.data(), batch.statuses.data(), stream);
+      },
+      stream);
+  require_results<backend>(batch.keys.data(), batch.found.data(), batch.statuses.data(), n,
+                           status::found, stream, "find of present keys" + of);
+  times.miss_ms = calls.time(
+      [&] {
+        calls.find(table, batch.absent.data(), n, batch.found.data(), batch.statuses.data(),
+                   stream);
+      },
+      stream);
+  require_results<backend>(batch.absent.data(), no_values, batch.statuses.data(), n,
+                           status::not_found, stream, "find of absent keys" + of);
+  return times;
+}
+
 template <class Table>
 point_report run_basic_ops(const sweep_point& point) {
   using backend = typename Table::backend_type;
   using key_type = typename Table::key_type;
   using value_type = typename Table::mapped_type;
-  const std::uint64_t n = point.n;
   const typename backend::stream_type stream{};
 
   Table table = table_for<Table>(point);
   const std::size_t initial_capacity = table.capacity();
-
-  auto keys = backend::template allocate<key_type>(n);
-  auto values = backend::template allocate<value_type>(n);
-  auto absent = backend::template allocate<key_type>(n);
-  auto absent_values = backend::template allocate<value_type>(n);
-  auto found = backend::template allocate<value_type>(n);
-  auto statuses = backend::template allocate<status>(n);
+  basic_batch<Table> batch(point.n);
 
   point_report report = report_for<Table>(point, {{"insert", judge(table, "insert")},
                                                   {"find_hit", judge(table, "find_hit")},
                                                   {"find_miss", judge(table, "find_miss")},
                                                   {"erase", judge(table, "erase")}});
-  step_timer<backend> timer;
+  async_calls<backend> calls;
   for (int repetition = -point.warmups; repetition < point.repetitions; ++repetition) {
-    const key_spec spec = repetition_keys(point, repetition);
-    generate_keys<key_type, value_type>(backend{}, spec, 0, n, keys.data(), values.data(), stream);
-    generate_keys<key_type, value_type>(backend{}, spec, n, n, absent.data(), absent_values.data(),
-                                        stream);
-    table.clear(stream);
-    backend::synchronize(stream);
-
-    const double insert_ms = timer.time(
-        [&] { table.insert_async(keys.data(), values.data(), n, statuses.data(), stream); },
-        stream);
-    require_all(count_unexpected<key_type, value_type>(
-                    backend{}, keys.data(), nullptr, statuses.data(), n, status::inserted, stream),
-                n, "insert");
-    require_no_growth(table, initial_capacity);
+    const insert_find_times times = time_insert_and_finds(
+        table, batch, repetition_keys(point, repetition), initial_capacity, calls);
     report.memory_bytes = table.memory_bytes();
-
-    const double hit_ms = timer.time(
-        [&] { table.find_async(keys.data(), n, found.data(), statuses.data(), stream); }, stream);
-    require_all(count_unexpected<key_type, value_type>(backend{}, keys.data(), found.data(),
-                                                       statuses.data(), n, status::found, stream),
-                n, "find (present keys)");
-
-    const double miss_ms = timer.time(
-        [&] { table.find_async(absent.data(), n, found.data(), statuses.data(), stream); }, stream);
-    require_all(
-        count_unexpected<key_type, value_type>(backend{}, absent.data(), nullptr, statuses.data(),
-                                               n, status::not_found, stream),
-        n, "find (absent keys)");
-
-    const double erase_ms =
-        timer.time([&] { table.erase_async(keys.data(), n, statuses.data(), stream); }, stream);
-    require_all(count_unexpected<key_type, value_type>(backend{}, keys.data(), nullptr,
-                                                       statuses.data(), n, status::erased, stream),
-                n, "erase");
-
-    keep_timings(report, repetition, {insert_ms, hit_ms, miss_ms, erase_ms});
+    const double erase_ms = calls.time(
+        [&] { table.erase_async(batch.keys.data(), batch.n, batch.statuses.data(), stream); },
+        stream);
+    require_results<backend, key_type, value_type>(batch.keys.data(), nullptr,
+                                                   batch.statuses.data(), batch.n, status::erased,
+                                                   stream, "erase");
+    keep_timings(report, repetition, {times.insert_ms, times.hit_ms, times.miss_ms, erase_ms});
   }
   report.capacity = table.capacity();
   return report;

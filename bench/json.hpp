@@ -3,11 +3,13 @@
 // purpose: the GPU machines have no JSON library and install nothing.
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <iomanip>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpuhash::bench {
 
@@ -37,6 +39,13 @@ class json_line {
   json_line& add(std::string_view name, int value) {
     key(name);
     out_ << value;
+    return *this;
+  }
+  json_line& add(std::string_view name, const std::vector<std::uint64_t>& values) {
+    key(name);
+    out_ << "[";
+    for (std::size_t i = 0; i < values.size(); ++i) out_ << (i == 0 ? "" : ",") << values[i];
+    out_ << "]";
     return *this;
   }
   json_line& add(std::string_view name, bool value) {

@@ -36,9 +36,8 @@ void fill_table(Table& table, const key_spec& spec, std::uint64_t n, typename Ta
   generate_keys<key_type, value_type>(backend{}, spec, 0, n, keys, values, stream);
   table.clear(stream);
   table.insert_async(keys, values, n, statuses, stream);
-  require_all(count_unexpected<key_type, value_type>(backend{}, keys, nullptr, statuses, n,
-                                                     status::inserted, stream),
-              n, "insert (filling the table)");
+  require_results<backend, key_type, value_type>(keys, nullptr, statuses, n, status::inserted,
+                                                 stream, "insert (filling the table)");
 }
 
 template <class Table>

@@ -103,30 +103,7 @@ void scaling_report::add(const scaling_row& row) {
                        *of_all_to_all >= one_gpu_target_of_all_to_all};
     }
 
-    json_line line;
-    line.add("experiment", "sharded.scaling")
-        .add("design", row.design)
-        .add("backend", row.backend)
-        .add("device", row.devices.front())
-        .add("devices", joined(row.devices))
-        .add("shards", static_cast<std::uint64_t>(row.shards));
-    if (row.backend == "cuda") line.add("gpus", static_cast<std::uint64_t>(row.shards));
-    line.add("inputs", row.inputs)
-        .add("commit", ctx_.commit())
-        .add("key_bits", row.key_bits)
-        .add("value_bits", row.value_bits)
-        .add("n", row.n)
-        .add("load_factor", row.load_factor)
-        .add("distribution", row.distribution)
-        .add("capacity", static_cast<std::uint64_t>(row.capacity))
-        .add("memory_bytes", static_cast<std::uint64_t>(row.memory_bytes))
-        .add("op", op.name)
-        .add("timing", "host wall clock around the synchronous call")
-        .add("repetitions", static_cast<int>(op.ms.size()))
-        .add("median_ms", median_ms)
-        .add("min_ms", *std::min_element(op.ms.begin(), op.ms.end()))
-        .add("max_ms", *std::max_element(op.ms.begin(), op.ms.end()))
-        .add("rate_gops", rate);
+    json_line line = json_of(row, op, rate);
     if (over_table)
       line.add("table_rate_gops", table_rates->second.at(op.name))
           .add("ratio_to_table", *over_table)
@@ -169,6 +146,76 @@ void scaling_report::add(const scaling_row& row) {
   std::fflush(stdout);
   if (is_table) one_table_[point] = std::move(measured);
   if (!is_table && row.shards == 1) one_shard_[point] = std::move(measured);
+}
+
+json_line scaling_report::json_of(const scaling_row& row, const scaling_op& op, double rate) const {
+  json_line line;
+  line.add("experiment", "sharded.scaling")
+      .add("design", row.design)
+      .add("backend", row.backend)
+      .add("device", row.devices.front())
+      .add("devices", joined(row.devices))
+      .add("shards", static_cast<std::uint64_t>(row.shards));
+  if (row.backend == "cuda") line.add("gpus", static_cast<std::uint64_t>(row.shards));
+  line.add("inputs", row.inputs)
+      .add("commit", ctx_.commit())
+      .add("key_bits", row.key_bits)
+      .add("value_bits", row.value_bits)
+      .add("n", row.n)
+      .add("load_factor", row.load_factor)
+      .add("distribution", row.distribution)
+      .add("capacity", static_cast<std::uint64_t>(row.capacity))
+      .add("memory_bytes", static_cast<std::uint64_t>(row.memory_bytes))
+      .add("op", op.name)
+      .add("timing", row.batch == 0 ? "host wall clock around the synchronous call"
+                                    : "host wall clock around each batch's synchronous call, "
+                                      "summed over the batches")
+      .add("repetitions", static_cast<int>(op.ms.size()))
+      .add("median_ms", median(op.ms))
+      .add("min_ms", *std::min_element(op.ms.begin(), op.ms.end()))
+      .add("max_ms", *std::max_element(op.ms.begin(), op.ms.end()))
+      .add("rate_gops", rate);
+  return line;
+}
+
+void scaling_report::print_capacity_header(const scaling_row& row) {
+  const bool gpu = backend_ == "cuda";
+  std::printf(
+      "\nsharded.scaling --capacity on %s (%s): one map filled with n pairs in spread batches, "
+      "rates in %s, host wall clock summed over each repetition's batches, median of %zu\n"
+      "  insert and find_hit: every key, batch by batch; find_miss: one batch of absent keys\n"
+      "  table GB: each %s's table (the largest) and all of them together\n",
+      backend_.c_str(), row.devices.front().c_str(), gpu ? "G ops/s" : "M ops/s",
+      row.ops.front().ms.size(), gpu ? "GPU" : "shard");
+  std::printf("%-24s %-6s %-5s %-5s %-2s %-6s %7s %-10s %6s %9s %10s %9s\n", "design", "bits", "n",
+              "load", "G", "batch", "batches", "op", "keys", "rate", "GB/shard", "GB total");
+  capacity_header_printed_ = true;
+}
+
+void scaling_report::add_capacity(const scaling_row& row) {
+  if (!capacity_header_printed_) print_capacity_header(row);
+  const double scale = backend_ == "cuda" ? 1.0 : 1000.0;  // CPU rates in M ops/s
+  const std::uint64_t largest_shard =
+      *std::max_element(row.shard_memory_bytes.begin(), row.shard_memory_bytes.end());
+  for (const scaling_op& op : row.ops) {
+    const std::uint64_t keys = op.keys != 0 ? op.keys : row.n;
+    const double rate = rate_gops(keys, median(op.ms));
+    json_line line = json_of(row, op, rate);
+    line.add("keys", keys)
+        .add("batch", row.batch)
+        .add("batches", row.batches)
+        .add("shard_memory_bytes", row.shard_memory_bytes)
+        .add("verified", true);
+    ctx_.emit(line.str());
+    std::printf(
+        "%-24s %-6s %-5s %-5.2f %-2zu %-6s %7llu %-10s %6s %9s %10.2f %9.2f\n", row.design.c_str(),
+        (std::to_string(row.key_bits) + "/" + std::to_string(row.value_bits)).c_str(),
+        size_text(row.n).c_str(), row.load_factor, row.shards, size_text(row.batch).c_str(),
+        static_cast<unsigned long long>(row.batches), op.name.c_str(), size_text(keys).c_str(),
+        rate_cell(scale * rate).c_str(), static_cast<double>(largest_shard) * 1e-9,
+        static_cast<double>(row.memory_bytes) * 1e-9);
+  }
+  std::fflush(stdout);
 }
 
 void scaling_report::skipped(const std::string& what, const std::string& why) {

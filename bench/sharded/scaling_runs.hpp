@@ -11,7 +11,9 @@
 // the median of >= 5, every status and found value checked after timing.
 // Each call is timed by the host's wall clock: the sharded map's calls are
 // synchronous and their work runs on every shard's device and on the host
-// between steps (scaling_runs_impl.hpp says more).
+// between steps (scaling_runs_impl.hpp says more). With --capacity, a
+// capacity run per G instead: one map filled with n keys in spread batches
+// of a bounded size, then every key found (capacity_run.hpp).
 //
 // One runner over the exchange (scaling_runs_impl.hpp), compiled for
 // host_exchange (scaling_runs_cpu.cpp: shards on host threads, which lets

@@ -18,13 +18,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <initializer_list>
 #include <limits>
 #include <new>
 #include <span>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "../basic_ops.hpp"
@@ -34,6 +32,8 @@
 #include "../timer.hpp"
 #include "../workload.hpp"
 #include "all_to_all_limit.hpp"
+#include "batch_parts.hpp"
+#include "capacity_run.hpp"
 #include "gpuhash/errors.hpp"
 #include "gpuhash/sharded_map.hpp"
 #include "gpuhash/status.hpp"
@@ -55,6 +55,10 @@ inline const char* name_of(input_form form) {
 struct scaling_options {
   std::vector<std::size_t> shard_counts;  ///< --gpus that fit here, increasing
   std::vector<input_form> forms;          ///< --inputs
+  /// --capacity: the keys of one batch (--batch) of the capacity run
+  /// (capacity_run.hpp), which replaces the rows of the comparison; 0
+  /// without --capacity.
+  std::uint64_t capacity_batch = 0;
 };
 
 /// How many shards an exchange can have in this process: a GPU each for
@@ -67,9 +71,10 @@ std::size_t shards_available() {
     return std::numeric_limits<std::size_t>::max();
 }
 
-/// --gpus (default 1,2,4) and --inputs (default one,spread). A G larger
-/// than the devices present is skipped, with a line saying so.
-inline scaling_options options_from(const context& ctx, std::size_t available,
+/// --gpus (default 1,2,4), and --inputs (default one,spread) or --capacity
+/// with --batch (default 2^28 keys on the GPUs, 2^16 on the CPU). A G
+/// larger than the devices present is skipped, with a line saying so.
+inline scaling_options options_from(const context& ctx, std::size_t available, bool host_backend,
                                     scaling_report& report) {
   scaling_options options;
   std::vector<std::uint64_t> wanted = ctx.arguments().sizes("gpus", {1, 2, 4});
@@ -86,6 +91,13 @@ inline scaling_options options_from(const context& ctx, std::size_t available,
   if (options.shard_counts.empty())
     throw std::invalid_argument("--gpus: no count fits the " + std::to_string(available) +
                                 " GPUs this process sees");
+  if (ctx.arguments().flag("capacity")) {
+    options.capacity_batch =
+        ctx.arguments().size("batch", std::uint64_t{1} << (host_backend ? 16 : 28));
+    if (options.capacity_batch == 0)
+      throw std::invalid_argument("--batch: a batch needs at least one key");
+    return options;
+  }
   for (const auto& name : ctx.arguments().list("inputs", {"one", "spread"})) {
     if (name == "one")
       options.forms.push_back(input_form::one);
@@ -100,44 +112,22 @@ inline scaling_options options_from(const context& ctx, std::size_t available,
 }
 
 /// Each point draws n present and n absent distinct keys (generator indices
-/// [0, 2n)): with 32-bit keys, at most 2^31 - 9 (2^32 - 17 keys are not
-/// reserved). Checked before anything is measured.
-inline void check_key_space(const context& ctx, const sweep_settings& settings, bool host_backend) {
+/// [0, 2n)), a capacity run n present keys and one batch of absent ones:
+/// with 32-bit keys, at most 2^32 - 17 in all (the keys not reserved).
+/// Checked before anything is measured.
+inline void check_key_space(const context& ctx, const sweep_settings& settings, bool host_backend,
+                            std::uint64_t capacity_batch) {
   if (!ctx.selected_width(32, settings.widths)) return;
   const std::uint64_t distinct = key_permutation<std::uint32_t>::largest_allowed();
   for (const std::uint64_t n :
-       ctx.arguments().sizes("n", host_backend ? settings.cpu_sizes : settings.gpu_sizes))
-    if (2 * n > distinct)
-      throw std::invalid_argument("--n=" + std::to_string(n) +
-                                  " with 32-bit keys: a point draws n present and n absent "
-                                  "distinct keys, and 32-bit keys have " +
-                                  std::to_string(distinct) +
-                                  " that are not reserved; use n <= 2^31 - 9 or --key-bits=64");
-}
-
-/// A row of Table's design at the point, its operations not yet timed.
-template <class Table>
-scaling_row row_for(const sweep_point& point, std::string inputs, std::size_t shards) {
-  scaling_row row;
-  row.design = std::string(Table::design_name);
-  row.backend = std::string(Table::backend_type::name);
-  row.key_bits = static_cast<int>(8 * sizeof(typename Table::key_type));
-  row.value_bits = static_cast<int>(8 * sizeof(typename Table::mapped_type));
-  row.n = point.n;
-  row.load_factor = point.load_factor;
-  row.distribution = to_string(point.keys.kind);
-  row.shards = shards;
-  row.inputs = std::move(inputs);
-  row.ops = {{"insert", {}, {}}, {"find_hit", {}, {}}, {"find_miss", {}, {}}};
-  return row;
-}
-
-/// Adds one repetition's times (insert, find_hit, find_miss); a warm-up's
-/// (repetition < 0) are dropped.
-inline void keep_times(scaling_row& row, int repetition, std::initializer_list<double> ms) {
-  if (repetition < 0) return;
-  std::size_t op = 0;
-  for (const double t : ms) row.ops.at(op++).ms.push_back(t);
+       ctx.arguments().sizes("n", host_backend ? settings.cpu_sizes : settings.gpu_sizes)) {
+    const std::uint64_t absent = capacity_batch == 0 ? n : std::min(n, capacity_batch);
+    if (n + absent > distinct)
+      throw std::invalid_argument(
+          "--n=" + std::to_string(n) + " with 32-bit keys: a point draws n present and " +
+          std::to_string(absent) + " absent distinct keys, and 32-bit keys have " +
+          std::to_string(distinct) + " that are not reserved; use a smaller n or --key-bits=64");
+  }
 }
 
 /// One table of the design on the backend's first device, each synchronous
@@ -145,161 +135,21 @@ inline void keep_times(scaling_row& row, int repetition, std::initializer_list<d
 template <class Table>
 scaling_row run_one_table(const sweep_point& point) {
   using backend = typename Table::backend_type;
-  using key_type = typename Table::key_type;
-  using value_type = typename Table::mapped_type;
-  const std::uint64_t n = point.n;
-  const typename backend::stream_type stream{};
-
   Table table = table_for<Table>(point);
   const std::size_t initial_capacity = table.capacity();
-  auto keys = backend::template allocate<key_type>(n);
-  auto values = backend::template allocate<value_type>(n);
-  auto absent = backend::template allocate<key_type>(n);
-  auto found = backend::template allocate<value_type>(n);
-  auto statuses = backend::template allocate<status>(n);
-  const value_type* no_values = nullptr;
-
+  basic_batch<Table> batch(point.n);
   scaling_row row = row_for<Table>(point, "table", 1);
   row.devices = {backend::device_name()};
+  synchronous_calls calls;
   for (int repetition = -point.warmups; repetition < point.repetitions; ++repetition) {
-    const key_spec spec = repetition_keys(point, repetition);
-    generate_keys<key_type, value_type>(backend{}, spec, 0, n, keys.data(), values.data(), stream);
-    // The absent keys' values land in `found`, which the finds overwrite.
-    generate_keys<key_type, value_type>(backend{}, spec, n, n, absent.data(), found.data(), stream);
-    table.clear(stream);
-    backend::synchronize(stream);
-
-    const double insert_ms = wall_clock_ms(
-        [&] { table.insert(keys.data(), values.data(), n, statuses.data(), stream); });
-    require_all(
-        count_unexpected<key_type, value_type>(backend{}, keys.data(), no_values, statuses.data(),
-                                               n, status::inserted, stream),
-        n, "insert (one table)");
-    require_no_growth(table, initial_capacity);
-    const double hit_ms =
-        wall_clock_ms([&] { table.find(keys.data(), n, found.data(), statuses.data(), stream); });
-    require_all(count_unexpected<key_type, value_type>(backend{}, keys.data(), found.data(),
-                                                       statuses.data(), n, status::found, stream),
-                n, "find of present keys (one table)");
-    const double miss_ms =
-        wall_clock_ms([&] { table.find(absent.data(), n, found.data(), statuses.data(), stream); });
-    require_all(
-        count_unexpected<key_type, value_type>(backend{}, absent.data(), no_values, statuses.data(),
-                                               n, status::not_found, stream),
-        n, "find of absent keys (one table)");
-    keep_times(row, repetition, {insert_ms, hit_ms, miss_ms});
+    const insert_find_times times = time_insert_and_finds(
+        table, batch, repetition_keys(point, repetition), initial_capacity, calls, " (one table)");
+    keep_times(row, repetition, {times.insert_ms, times.hit_ms, times.miss_ms});
   }
   row.capacity = table.capacity();
   row.memory_bytes = table.memory_bytes();
   return row;
 }
-
-template <class Exchange>
-void synchronize_shards(Exchange& exchange) {
-  exchange.for_each_shard(
-      [&](std::size_t g) { Exchange::backend_type::synchronize(exchange.stream(g)); });
-}
-
-/// The arrays of a batch, one part per shard in that shard's memory,
-/// allocated and freed on the shard's thread: part g holds the keys of
-/// generator indices [starts[g], starts[g] + counts[g]), their values, as
-/// many absent keys (indices from n + starts[g]), found values and
-/// statuses. A shard without a part has empty arrays (null pointers).
-template <class Map>
-class batch_parts {
-  using backend = typename Map::backend_type;
-  using key_type = typename Map::key_type;
-  using value_type = typename Map::mapped_type;
-  template <class T>
-  using buffer = typename backend::template buffer<T>;
-
- public:
-  batch_parts(Map& map, std::vector<std::size_t> starts, std::vector<std::size_t> counts)
-      : map_(map),
-        starts_(std::move(starts)),
-        counts_(std::move(counts)),
-        keys_(counts_.size()),
-        absent_(counts_.size()),
-        values_(counts_.size()),
-        found_(counts_.size()),
-        statuses_(counts_.size()) {
-    map_.exchange().for_each_shard([&](std::size_t g) {
-      const auto stream = map_.exchange().stream(g);
-      keys_[g] = backend::template allocate<key_type>(counts_[g], stream);
-      absent_[g] = backend::template allocate<key_type>(counts_[g], stream);
-      values_[g] = backend::template allocate<value_type>(counts_[g], stream);
-      found_[g] = backend::template allocate<value_type>(counts_[g], stream);
-      statuses_[g] = backend::template allocate<status>(counts_[g], stream);
-    });
-  }
-  batch_parts(const batch_parts&) = delete;
-  batch_parts& operator=(const batch_parts&) = delete;
-
-  /// Frees every part on its shard's thread (in its stream's order).
-  void release() {
-    map_.exchange().for_each_shard([&](std::size_t g) {
-      keys_[g] = {}, absent_[g] = {}, values_[g] = {}, found_[g] = {}, statuses_[g] = {};
-    });
-  }
-
-  /// The keys, values and absent keys of one repetition, on every shard.
-  void generate(const key_spec& spec, std::uint64_t n) {
-    map_.exchange().for_each_shard([&](std::size_t g) {
-      if (counts_[g] == 0) return;
-      const auto stream = map_.exchange().stream(g);
-      generate_keys<key_type, value_type>(backend{}, spec, starts_[g], counts_[g], keys_[g].data(),
-                                          values_[g].data(), stream);
-      // The absent keys' values land in `found`, which the finds overwrite.
-      generate_keys<key_type, value_type>(backend{}, spec, n + starts_[g], counts_[g],
-                                          absent_[g].data(), found_[g].data(), stream);
-      backend::synchronize(stream);
-    });
-  }
-
-  /// Which keys of the parts a batch looked for.
-  enum class looked_for : std::uint8_t { present, absent };
-
-  /// Results of every part other than `expected` and, where `found` is
-  /// expected, found values other than the key's.
-  std::size_t wrong_results(looked_for keys, status expected) {
-    std::vector<std::size_t> wrong(counts_.size(), 0);
-    map_.exchange().for_each_shard([&](std::size_t g) {
-      if (counts_[g] == 0) return;
-      const key_type* part = keys == looked_for::present ? keys_[g].data() : absent_[g].data();
-      const value_type* values = expected == status::found ? found_[g].data() : nullptr;
-      wrong[g] =
-          count_unexpected<key_type, value_type>(backend{}, part, values, statuses_[g].data(),
-                                                 counts_[g], expected, map_.exchange().stream(g));
-    });
-    std::size_t total = 0;
-    for (const std::size_t w : wrong) total += w;
-    return total;
-  }
-
-  const std::vector<std::size_t>& counts() const { return counts_; }
-  std::vector<const key_type*> keys() { return pointers<const key_type*>(keys_); }
-  std::vector<const key_type*> absent() { return pointers<const key_type*>(absent_); }
-  std::vector<const value_type*> values() { return pointers<const value_type*>(values_); }
-  std::vector<value_type*> found() { return pointers<value_type*>(found_); }
-  std::vector<status*> statuses() { return pointers<status*>(statuses_); }
-
- private:
-  template <class Pointer, class T>
-  static std::vector<Pointer> pointers(std::vector<buffer<T>>& buffers) {
-    std::vector<Pointer> all;
-    for (auto& b : buffers) all.push_back(b.data());
-    return all;
-  }
-
-  Map& map_;
-  std::vector<std::size_t> starts_;
-  std::vector<std::size_t> counts_;
-  std::vector<buffer<key_type>> keys_;
-  std::vector<buffer<key_type>> absent_;
-  std::vector<buffer<value_type>> values_;
-  std::vector<buffer<value_type>> found_;
-  std::vector<buffer<status>> statuses_;
-};
 
 /// The sharded map fed in one input form: the map's operations timed, then
 /// the all-to-all of each operation's bytes on the map's own exchange.
@@ -313,40 +163,24 @@ scaling_row run_sharded(Map& map, const sweep_point& point, input_form form) {
   const std::uint64_t n = point.n;
 
   // One: all n keys on shard 0. Spread: part g is the g-th G-th of them.
-  std::vector<std::size_t> starts(shards, 0);
-  std::vector<std::size_t> counts(shards, 0);
-  for (std::size_t g = 0; g < shards; ++g) {
-    if (form == input_form::one) {
-      counts[g] = g == 0 ? n : 0;
-    } else {
-      starts[g] = n * g / shards;
-      counts[g] = n * (g + 1) / shards - starts[g];
-    }
-  }
-  batch_parts<Map> parts(map, starts, counts);
+  const part_layout layout = part_layout::of(n, shards, form == input_form::spread);
+  batch_parts<Map> parts(map, layout);
   using looked_for = typename batch_parts<Map>::looked_for;
-  const auto keys = parts.keys();
-  const auto absent = parts.absent();
-  const auto values = parts.values();
-  const auto found = parts.found();
-  const auto statuses = parts.statuses();
-  const std::span<const std::size_t> part_counts(parts.counts());
 
   // The one-GPU form calls the map's one-shard API, as a caller holding a
   // batch on GPU 0 would.
   const auto insert = [&] {
     if (form == input_form::one)
-      map.insert(keys[0], values[0], n, statuses[0], 0);
+      map.insert(parts.keys(0), parts.values(0), n, parts.statuses(0), 0);
     else
-      map.insert(std::span<const key_type* const>(keys), std::span<const value_type* const>(values),
-                 part_counts, std::span<status* const>(statuses));
+      parts.insert_spread();
   };
-  const auto find = [&](const std::vector<const key_type*>& queries) {
+  const auto find = [&](looked_for which) {
     if (form == input_form::one)
-      map.find(queries[0], n, found[0], statuses[0], 0);
+      map.find(which == looked_for::present ? parts.keys(0) : parts.absent(0), n, parts.found(0),
+               parts.statuses(0), 0);
     else
-      map.find(std::span<const key_type* const>(queries), part_counts,
-               std::span<value_type* const>(found), std::span<status* const>(statuses));
+      parts.find_spread(which);
   };
 
   const std::size_t initial_capacity = map.capacity();
@@ -354,7 +188,9 @@ scaling_row run_sharded(Map& map, const sweep_point& point, input_form form) {
   row.devices.resize(shards);
   exchange.for_each_shard([&](std::size_t g) { row.devices[g] = backend::device_name(); });
   for (int repetition = -point.warmups; repetition < point.repetitions; ++repetition) {
-    parts.generate(repetition_keys(point, repetition), n);
+    const key_spec spec = repetition_keys(point, repetition);
+    parts.generate(looked_for::present, spec, 0);
+    parts.generate(looked_for::absent, spec, n);
     map.clear();
     synchronize_shards(exchange);
 
@@ -364,10 +200,10 @@ scaling_row run_sharded(Map& map, const sweep_point& point, input_form form) {
       throw std::runtime_error(
           "a shard grew while being timed: its share of the keys passed its capacity (lower "
           "--load)");
-    const double hit_ms = wall_clock_ms([&] { find(keys); });
+    const double hit_ms = wall_clock_ms([&] { find(looked_for::present); });
     require_all(parts.wrong_results(looked_for::present, status::found), n,
                 "find of present keys (sharded)");
-    const double miss_ms = wall_clock_ms([&] { find(absent); });
+    const double miss_ms = wall_clock_ms([&] { find(looked_for::absent); });
     require_all(parts.wrong_results(looked_for::absent, status::not_found), n,
                 "find of absent keys (sharded)");
     keep_times(row, repetition, {insert_ms, hit_ms, miss_ms});
@@ -376,7 +212,7 @@ scaling_row run_sharded(Map& map, const sweep_point& point, input_form form) {
   row.memory_bytes = map.memory_bytes();
   parts.release();  // room for the all-to-all's buffers
 
-  const exchange_plan there = even_plan(counts);
+  const exchange_plan there = even_plan(layout.counts);
   const auto inserts = insert_transfers<key_type, value_type>();
   const auto finds = find_transfers<key_type, value_type>();
   row.ops[0].exchange =
@@ -403,7 +239,8 @@ void unless_out_of_memory(scaling_report& report, const std::string& what, Body&
 
 /// One table of the design, then a sharded map over each shard count, fed
 /// in each input form (at G = 1 both forms are one batch on shard 0: it
-/// runs once, as "one").
+/// runs once, as "one"). With --capacity, a capacity run over each shard
+/// count instead.
 template <class Exchange, class Table>
 void measure_point(scaling_report& report, const scaling_options& options,
                    const sweep_point& point) {
@@ -412,6 +249,14 @@ void measure_point(scaling_report& report, const scaling_options& options,
   const std::string at = std::string(Table::design_name) + " " +
                          std::to_string(8 * sizeof(typename Table::key_type)) +
                          "-bit n=" + size_text(point.n) + " load=" + load;
+  if (options.capacity_batch != 0) {
+    for (const std::size_t shards : options.shard_counts)
+      unless_out_of_memory(report, at + ", G=" + std::to_string(shards) + ", capacity run", [&] {
+        sharded_map<Table, Exchange> map(shards, options_for(point));
+        report.add_capacity(run_capacity(map, point, options.capacity_batch));
+      });
+    return;
+  }
   unless_out_of_memory(report, at + ", one table",
                        [&] { report.add(run_one_table<Table>(point)); });
   for (const std::size_t shards : options.shard_counts) {
@@ -441,9 +286,10 @@ void run_sharded_scaling(context& ctx) {
                                 {"32", "64"}};
   sweep_point base = repetitions_from(ctx);
   base.keys.kind = distinct_distribution(ctx, settings.experiment);
-  check_key_space(ctx, settings, backend::host_accessible);
   scaling_report report(ctx, std::string(backend::name));
-  const scaling_options options = options_from(ctx, shards_available<Exchange>(), report);
+  const scaling_options options =
+      options_from(ctx, shards_available<Exchange>(), backend::host_accessible, report);
+  check_key_space(ctx, settings, backend::host_accessible, options.capacity_batch);
   for_each_design<backend>([&]<class Table>() {
     for_each_point<Table>(ctx, settings, base, [&](const sweep_point& point) {
       measure_point<Exchange, Table>(report, options, point);

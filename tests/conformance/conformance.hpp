@@ -14,7 +14,6 @@
 #include <limits>
 #include <map>
 #include <numeric>
-#include <optional>
 #include <span>
 #include <stdexcept>
 #include <unordered_map>
@@ -23,6 +22,7 @@
 #include "gpuhash/operation.hpp"
 #include "gpuhash/status.hpp"
 #include "gpuhash/table_options.hpp"
+#include "support/model_checks.hpp"
 #include "support/random.hpp"
 #include "support/serial_order.hpp"
 #include "support/table_helpers.hpp"
@@ -114,93 +114,32 @@ TYPED_TEST_P(conformance, random_differential) {
     SCOPED_TRACE("round " + std::to_string(round));
     // Distinct keys within a batch, so the outcome is deterministic.
     const std::vector<K> keys = sample_distinct(universe, batch, random);
-    std::vector<V> values = random_values<V>(random, batch);
-    const auto describe = [&](std::size_t i) { return "key " + std::to_string(keys[i]); };
-
+    const std::vector<V> values = random_values<V>(random, batch);
     switch (random.below(6)) {
-      case 0: {
-        const auto statuses = table.insert(keys, values);
-        EXPECT_EQ("", first_failures(
-                          batch,
-                          [&](std::size_t i) {
-                            const bool present = reference.contains(keys[i]);
-                            if (!present) reference.emplace(keys[i], values[i]);
-                            return statuses[i] == (present ? status::exists : status::inserted);
-                          },
-                          describe))
+      case 0:
+        EXPECT_EQ("", insert_mismatches(reference, keys, values, table.insert(keys, values)))
             << "insert";
         break;
-      }
-      case 1: {
-        const auto statuses = table.insert_or_assign(keys, values);
-        EXPECT_EQ("", first_failures(
-                          batch,
-                          [&](std::size_t i) {
-                            const bool present = reference.contains(keys[i]);
-                            reference[keys[i]] = values[i];
-                            return statuses[i] == (present ? status::updated : status::inserted);
-                          },
-                          describe))
+      case 1:
+        EXPECT_EQ("", insert_or_assign_mismatches(reference, keys, values,
+                                                  table.insert_or_assign(keys, values)))
             << "insert_or_assign";
         break;
-      }
       case 2: {
         const auto result = table.find(keys);
-        EXPECT_EQ("", first_failures(
-                          batch,
-                          [&](std::size_t i) {
-                            const auto it = reference.find(keys[i]);
-                            if (it == reference.end())
-                              return result.statuses[i] == status::not_found;
-                            return result.statuses[i] == status::found &&
-                                   result.values[i] == it->second;
-                          },
-                          describe))
-            << "find";
+        EXPECT_EQ("", find_mismatches(reference, keys, result.values, result.statuses)) << "find";
         break;
       }
-      case 3: {
-        const auto statuses = table.erase(keys);
-        EXPECT_EQ("", first_failures(
-                          batch,
-                          [&](std::size_t i) {
-                            const bool present = reference.erase(keys[i]) == 1;
-                            return statuses[i] == (present ? status::erased : status::not_found);
-                          },
-                          describe))
-            << "erase";
+      case 3: EXPECT_EQ("", erase_mismatches(reference, keys, table.erase(keys))) << "erase"; break;
+      case 4:
+        EXPECT_EQ("", contains_mismatches(reference, keys, table.contains(keys))) << "contains";
         break;
-      }
-      case 4: {
-        const auto flags = table.contains(keys);
-        EXPECT_EQ("",
-                  first_failures(
-                      batch, [&](std::size_t i) { return flags[i] == reference.contains(keys[i]); },
-                      describe))
-            << "contains";
-        break;
-      }
       default: {
         std::vector<operation> ops(batch);
         for (auto& op : ops) op = static_cast<operation>(random.below(5));
         std::vector<V> in_out = values;
         const auto statuses = table.apply(ops, keys, in_out);
-        EXPECT_EQ("", first_failures(
-                          batch,
-                          [&](std::size_t i) {
-                            observed_operation<V> seen{ops[i], values[i], statuses[i], in_out[i]};
-                            std::optional<V> state;
-                            if (const auto it = reference.find(keys[i]); it != reference.end())
-                              state = it->second;
-                            const bool ok = detail::step(seen, state);
-                            if (state)
-                              reference[keys[i]] = *state;
-                            else
-                              reference.erase(keys[i]);
-                            return ok;
-                          },
-                          describe))
-            << "apply";
+        EXPECT_EQ("", apply_mismatches(reference, ops, keys, values, statuses, in_out)) << "apply";
         break;
       }
     }
@@ -352,15 +291,9 @@ TYPED_TEST_P(conformance, erase_and_reinsert_in_one_batch) {
     auto in_out = inputs;
     const auto statuses = table.apply(shuffled_ops, shuffled_keys, in_out);
     const auto after = contents(table);  // fails on any duplicate
-    std::unordered_map<K, key_history<V>> histories;
-    for (std::size_t i = 0; i < order.size(); ++i)
-      histories[shuffled_keys[i]].operations.push_back(
-          {shuffled_ops[i], inputs[i], statuses[i], in_out[i]});
-    for (auto& [key, history] : histories) {
-      if (const auto it = before.find(key); it != before.end()) history.before = it->second;
-      if (const auto it = after.find(key); it != after.end()) history.after = it->second;
+    for (const auto& [key, history] :
+         batch_histories(shuffled_keys, shuffled_ops, inputs, statuses, in_out, before, after))
       ASSERT_TRUE(has_serial_order(history)) << "key " << key;
-    }
   }
 }
 
@@ -387,39 +320,23 @@ TYPED_TEST_P(conformance, grows_past_ten_times_initial_capacity) {
 }
 
 TYPED_TEST_P(conformance, mixed_apply_matches_a_serial_order) {
-  using K = typename TestFixture::key_type;
   using V = typename TestFixture::value_type;
   seeded_random random;
   auto table = TestFixture::make(1024);
-  const std::size_t pool_size = scaled(3000);
-  const auto pool = distinct_keys<TypeParam>(random, pool_size);
+  const auto pool = distinct_keys<TypeParam>(random, scaled(3000));
   typename TestFixture::reference_map reference;
 
   for (int round = 0; round < 8; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
-    // Up to 6 operations per key, so the serial-order search stays small.
-    std::vector<K> keys;
-    std::vector<operation> ops;
-    std::vector<std::size_t> uses(pool_size, 0);
-    for (std::size_t i = 0; i < 3 * pool_size; ++i) {
-      const std::size_t k = random.below(pool_size);
-      if (uses[k] == 6) continue;
-      ++uses[k];
-      keys.push_back(pool[k]);
-      ops.push_back(static_cast<operation>(random.below(5)));
-    }
+    const auto [keys, ops] = random_mixed_batch(pool, random);
     const auto inputs = random_values<V>(random, keys.size());
     std::vector<V> in_out = inputs;
     const auto statuses = table.apply(ops, keys, in_out);
     const auto after = contents(table);
 
-    std::unordered_map<K, key_history<V>> histories;
-    for (std::size_t i = 0; i < keys.size(); ++i)
-      histories[keys[i]].operations.push_back({ops[i], inputs[i], statuses[i], in_out[i]});
+    const auto histories = batch_histories(keys, ops, inputs, statuses, in_out, reference, after);
     std::size_t unexplained = 0;
-    for (auto& [key, history] : histories) {
-      if (const auto it = reference.find(key); it != reference.end()) history.before = it->second;
-      if (const auto it = after.find(key); it != after.end()) history.after = it->second;
+    for (const auto& [key, history] : histories) {
       if (!has_serial_order(history) && ++unexplained <= 3) {
         std::string trace = "key " + std::to_string(key) + ":";
         for (const auto& op : history.operations)

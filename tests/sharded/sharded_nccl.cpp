@@ -11,7 +11,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -23,6 +22,7 @@
 #include "gpuhash/nccl_exchange.hpp"
 #include "gpuhash/sharded_map.hpp"
 #include "sharded/sharded_tables.hpp"
+#include "support/model_checks.hpp"
 #include "support/random.hpp"
 #include "support/serial_order.hpp"
 #include "support/table_helpers.hpp"
@@ -167,87 +167,40 @@ TYPED_TEST(sharded_spread, random_batches_match_unordered_map) {
     gpu_parts<TypeParam, K> keys_on(table, keys);
     gpu_parts<TypeParam, V> values_on(table, values);
     gpu_parts<TypeParam, status> statuses_on(table, std::vector<status>(batch));
-    const auto describe = [&](std::size_t i) { return "key " + std::to_string(keys[i]); };
     switch (random.below(5)) {
-      case 0: {
+      case 0:
         table.insert(keys_on.const_pointers(), values_on.const_pointers(), keys_on.counts(),
                      statuses_on.pointers());
-        const auto statuses = statuses_on.to_host();
-        EXPECT_EQ("", first_failures(
-                          batch,
-                          [&](std::size_t i) {
-                            const bool present = reference.contains(keys[i]);
-                            if (!present) reference.emplace(keys[i], values[i]);
-                            return statuses[i] == (present ? status::exists : status::inserted);
-                          },
-                          describe));
+        EXPECT_EQ("", insert_mismatches(reference, keys, values, statuses_on.to_host()))
+            << "insert";
         break;
-      }
-      case 1: {
+      case 1:
         table.insert_or_assign(keys_on.const_pointers(), values_on.const_pointers(),
                                keys_on.counts(), statuses_on.pointers());
-        const auto statuses = statuses_on.to_host();
-        EXPECT_EQ("", first_failures(
-                          batch,
-                          [&](std::size_t i) {
-                            const bool present = reference.contains(keys[i]);
-                            reference[keys[i]] = values[i];
-                            return statuses[i] == (present ? status::updated : status::inserted);
-                          },
-                          describe));
+        EXPECT_EQ("", insert_or_assign_mismatches(reference, keys, values, statuses_on.to_host()))
+            << "insert_or_assign";
         break;
-      }
-      case 2: {
+      case 2:
         table.find(keys_on.const_pointers(), keys_on.counts(), values_on.pointers(),
                    statuses_on.pointers());
-        const auto statuses = statuses_on.to_host();
-        const auto found = values_on.to_host();
-        EXPECT_EQ("", first_failures(
-                          batch,
-                          [&](std::size_t i) {
-                            const auto it = reference.find(keys[i]);
-                            if (it == reference.end())
-                              return statuses[i] == status::not_found && found[i] == values[i];
-                            return statuses[i] == status::found && found[i] == it->second;
-                          },
-                          describe));
+        // A miss leaves its part's value as the caller wrote it.
+        EXPECT_EQ("", find_mismatches(reference, keys, values_on.to_host(), statuses_on.to_host(),
+                                      &values))
+            << "find";
         break;
-      }
-      case 3: {
+      case 3:
         table.erase(keys_on.const_pointers(), keys_on.counts(), statuses_on.pointers());
-        const auto statuses = statuses_on.to_host();
-        EXPECT_EQ("", first_failures(
-                          batch,
-                          [&](std::size_t i) {
-                            const bool present = reference.erase(keys[i]) == 1;
-                            return statuses[i] == (present ? status::erased : status::not_found);
-                          },
-                          describe));
+        EXPECT_EQ("", erase_mismatches(reference, keys, statuses_on.to_host())) << "erase";
         break;
-      }
       default: {
         std::vector<operation> ops(batch);
         for (auto& op : ops) op = static_cast<operation>(random.below(5));
         gpu_parts<TypeParam, operation> ops_on(table, ops);
         table.apply(ops_on.const_pointers(), keys_on.const_pointers(), values_on.pointers(),
                     keys_on.counts(), statuses_on.pointers());
-        const auto statuses = statuses_on.to_host();
-        const auto in_out = values_on.to_host();
-        EXPECT_EQ("", first_failures(
-                          batch,
-                          [&](std::size_t i) {
-                            observed_operation<V> seen{ops[i], values[i], statuses[i], in_out[i]};
-                            std::optional<V> state;
-                            if (const auto it = reference.find(keys[i]); it != reference.end())
-                              state = it->second;
-                            const bool ok = detail::step(seen, state);
-                            if (state)
-                              reference[keys[i]] = *state;
-                            else
-                              reference.erase(keys[i]);
-                            return ok;
-                          },
-                          describe));
+        EXPECT_EQ("", apply_mismatches(reference, ops, keys, values, statuses_on.to_host(),
+                                       values_on.to_host()))
+            << "apply";
         break;
       }
     }
@@ -266,17 +219,8 @@ TYPED_TEST(sharded_spread, mixed_batches_with_copies_in_every_part_match_a_seria
   std::unordered_map<K, V> before;
   for (int round = 0; round < 6; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
-    // Up to 6 operations per key, anywhere in the batch: in any part.
-    std::vector<K> keys;
-    std::vector<operation> ops;
-    std::vector<std::size_t> uses(pool.size(), 0);
-    for (std::size_t i = 0; i < 3 * pool.size(); ++i) {
-      const std::size_t k = random.below(pool.size());
-      if (uses[k] == 6) continue;
-      ++uses[k];
-      keys.push_back(pool[k]);
-      ops.push_back(static_cast<operation>(random.below(5)));
-    }
+    // Copies of a key anywhere in the batch: in any part.
+    const auto [keys, ops] = random_mixed_batch(pool, random);
     const auto inputs = random_values<V>(random, keys.size());
     gpu_parts<TypeParam, K> keys_on(table, keys);
     gpu_parts<TypeParam, operation> ops_on(table, ops);
@@ -284,18 +228,11 @@ TYPED_TEST(sharded_spread, mixed_batches_with_copies_in_every_part_match_a_seria
     gpu_parts<TypeParam, status> statuses_on(table, std::vector<status>(keys.size()));
     table.apply(ops_on.const_pointers(), keys_on.const_pointers(), values_on.pointers(),
                 keys_on.counts(), statuses_on.pointers());
-    const auto statuses = statuses_on.to_host();
-    const auto outputs = values_on.to_host();
     const auto after = contents(table);
-    std::unordered_map<K, key_history<V>> histories;
-    for (std::size_t i = 0; i < keys.size(); ++i)
-      histories[keys[i]].operations.push_back({ops[i], inputs[i], statuses[i], outputs[i]});
     std::size_t unexplained = 0;
-    for (auto& [key, history] : histories) {
-      if (const auto it = before.find(key); it != before.end()) history.before = it->second;
-      if (const auto it = after.find(key); it != after.end()) history.after = it->second;
+    for (const auto& [key, history] : batch_histories(keys, ops, inputs, statuses_on.to_host(),
+                                                      values_on.to_host(), before, after))
       if (!has_serial_order(history)) ++unexplained;
-    }
     EXPECT_EQ(unexplained, 0U);
     before = after;
   }

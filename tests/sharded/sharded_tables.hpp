@@ -7,6 +7,8 @@
 // exchange and reassembly against std::unordered_map for both input forms.
 // Host-memory backends only: the parts are pieces of the caller's arrays.
 
+#include <gtest/gtest.h>
+
 #include <array>
 #include <cstddef>
 #include <memory>
@@ -197,5 +199,18 @@ class sharded_under_test : public sharded_map<Map> {
     return other;
   }
 };
+
+/// Every shard count from 1 to 4 in both input forms: the set the suite runs
+/// a design's sharded map in when the tests' variants are built
+/// (GPUHASH_TEST_VARIANTS; tests/CMakeLists.txt).
+template <class Map>
+using every_sharded_layout = ::testing::Types<sharded_under_test<Map, 1, input_layout::one_shard>,
+                                              sharded_under_test<Map, 2, input_layout::one_shard>,
+                                              sharded_under_test<Map, 3, input_layout::one_shard>,
+                                              sharded_under_test<Map, 4, input_layout::one_shard>,
+                                              sharded_under_test<Map, 1, input_layout::spread>,
+                                              sharded_under_test<Map, 2, input_layout::spread>,
+                                              sharded_under_test<Map, 3, input_layout::spread>,
+                                              sharded_under_test<Map, 4, input_layout::spread>>;
 
 }  // namespace gpuhash::testing

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "gpuhash/operation.hpp"
@@ -137,6 +138,26 @@ template <class Value, class Call>
 bool has_serial_order(const key_history<Value, Call>& history) {
   std::vector<bool> used(history.operations.size(), false);
   return detail::search_orders(history, used, 0, history.before);
+}
+
+/// The histories of the keys of a mixed batch: its operations on each key,
+/// with what they reported (`outputs`: the values array after the call),
+/// and each key's state in `before` and `after` (the table's contents
+/// around the batch; absent where a map lacks the key).
+template <class Key, class Value>
+std::unordered_map<Key, key_history<Value>> batch_histories(
+    const std::vector<Key>& keys, const std::vector<operation>& ops,
+    const std::vector<Value>& inputs, const std::vector<status>& statuses,
+    const std::vector<Value>& outputs, const std::unordered_map<Key, Value>& before,
+    const std::unordered_map<Key, Value>& after) {
+  std::unordered_map<Key, key_history<Value>> histories;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    histories[keys[i]].operations.push_back({ops[i], inputs[i], statuses[i], outputs[i]});
+  for (auto& [key, history] : histories) {
+    if (const auto it = before.find(key); it != before.end()) history.before = it->second;
+    if (const auto it = after.find(key); it != after.end()) history.after = it->second;
+  }
+  return histories;
 }
 
 }  // namespace gpuhash::testing

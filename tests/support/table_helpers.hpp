@@ -2,7 +2,7 @@
 // Helpers shared by the conformance suite and its checks: naming the typed
 // instances, drawing keys a design accepts, reading a table back into a
 // std::unordered_map while checking that no key is stored twice, comparing
-// two tables on the same batches.
+// two tables on the same batches, drawing mixed batches.
 
 #include <gtest/gtest.h>
 
@@ -51,6 +51,32 @@ std::vector<Key> sample_distinct(const std::vector<Key>& pool, std::size_t count
     std::swap(sample[i], sample[i + random.below(sample.size() - i)]);
   sample.resize(count);
   return sample;
+}
+
+/// A mixed batch of random operations on keys of `pool`, a key in any
+/// position and at most `per_key` operations on one key, so that the search
+/// for a serial order (serial_order.hpp) stays small.
+template <class Key>
+struct mixed_batch {
+  std::vector<Key> keys;
+  std::vector<operation> ops;
+};
+
+/// About 3 |pool| draws of a key of `pool` and an operation, a draw dropped
+/// where its key has `per_key` operations already.
+template <class Key>
+mixed_batch<Key> random_mixed_batch(const std::vector<Key>& pool, seeded_random& random,
+                                    std::size_t per_key = 6) {
+  mixed_batch<Key> batch;
+  std::vector<std::size_t> uses(pool.size(), 0);
+  for (std::size_t i = 0; i < 3 * pool.size(); ++i) {
+    const std::size_t k = random.below(pool.size());
+    if (uses[k] == per_key) continue;
+    ++uses[k];
+    batch.keys.push_back(pool[k]);
+    batch.ops.push_back(static_cast<operation>(random.below(5)));
+  }
+  return batch;
 }
 
 template <class Value>
