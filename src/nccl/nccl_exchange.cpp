@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -61,6 +63,23 @@ std::vector<int> first_devices(std::size_t shards) {
   std::vector<int> devices(shards);
   for (std::size_t g = 0; g < shards; ++g) devices[g] = static_cast<int>(g);
   return devices;
+}
+
+/// A batch's buffers are allocated from the device's default memory pool
+/// (cudaMallocAsync) and freed when the batch ends. With the pool's release
+/// threshold at its default, 0, every synchronization hands the freed memory
+/// back to the driver, so each batch of a billion keys maps gigabytes of
+/// fresh pages again. The exchange raises the threshold to "keep
+/// everything", as a caching allocator does, unless the caller has set one
+/// of their own; cudaMemPoolTrimTo gives the memory back.
+void keep_freed_memory(int device) {
+  cudaMemPool_t pool = nullptr;
+  GPUHASH_CUDA_TRY(cudaDeviceGetDefaultMemPool(&pool, device));
+  std::uint64_t threshold = 0;
+  GPUHASH_CUDA_TRY(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  if (threshold != 0) return;
+  threshold = std::numeric_limits<std::uint64_t>::max();
+  GPUHASH_CUDA_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
 }
 
 const unsigned char* bytes(const void* pointer) {
@@ -138,6 +157,7 @@ nccl_exchange::nccl_exchange(std::vector<int> devices) {
     for (std::size_t g = 0; g < s->devices.size(); ++g) {
       GPUHASH_CUDA_TRY(cudaSetDevice(s->devices[g]));
       GPUHASH_CUDA_TRY(cudaStreamCreate(&s->streams[g]));
+      keep_freed_memory(s->devices[g]);
     }
   }
   const ncclResult_t initialized =
