@@ -143,6 +143,7 @@ int run_server(const config::server_options& options, const index::index_factory
   if (made.tls) stats.tls_loaded_at = made.tls->loaded_at();
   stats.threads = options.network.threads;
   stats.max_connections = options.network.max_connections;
+  stats.index_mode = options.index;
   stats.settings = settings_lines(options);
   stats.shown = shown_counters_of(options);
 
