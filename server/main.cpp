@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
     case config::parse_outcome::action::run: break;
   }
   try {
-    return run_server(parsed.options, index::server_index(parsed.options.index));
+    return run_server(parsed.options,
+                      index::server_index(parsed.options.index, 0, parsed.options.index_auto));
   } catch (const std::exception& error) {
     std::fprintf(stderr, "gpuhash-server: %s\n", error.what());
     return EX_OSERR;  // as memcached when it cannot listen

@@ -143,6 +143,7 @@ int run_server(const config::server_options& options, const index::index_factory
   if (made.tls) stats.tls_loaded_at = made.tls->loaded_at();
   stats.threads = options.network.threads;
   stats.max_connections = options.network.max_connections;
+  stats.index_mode = options.index;
   stats.settings = settings_lines(options);
   stats.shown = shown_counters_of(options);
 
@@ -156,8 +157,12 @@ int run_server(const config::server_options& options, const index::index_factory
                           network.complete(group, by);
                         });
   if (verbosity > 0)  // before any batch can move the index
-    std::fprintf(stderr, "gpuhash-server: listening on port %u, index: %s\n",
-                 unsigned{network.bound_port()}, engine.index_description().c_str());
+    std::fprintf(stderr, "gpuhash-server: listening on port %u, index: %s%s\n",
+                 unsigned{network.bound_port()}, engine.index_description().c_str(),
+                 options.index != index::placement::automatic ? ""
+                 : engine.index_moves_by_load()
+                     ? " (--index=auto: moved between the GPU and the CPU as the load calls for)"
+                     : " (--index=auto: no GPU to move it to)");
   network.start(engine);
   serve_until_stopped(signals, network, verbosity);
   engine.stop();

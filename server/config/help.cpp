@@ -32,7 +32,7 @@ std::string default_text(int code, const server_options& defaults) {
       return defaults.engine.store.item_size_max % megabyte == 0
                  ? std::to_string(defaults.engine.store.item_size_max / megabyte) + "m"
                  : std::to_string(defaults.engine.store.item_size_max) + " bytes";
-    case index_code: return "auto: the GPU when there is one";
+    case index_code: return "auto: GPU or CPU by the load";
     case batch_max_code: return std::to_string(defaults.engine.batch_max) + "; 1..1048576";
     case batch_wait_code: return std::to_string(defaults.engine.batch_wait_us) + "; 0..1000000";
     case spin_code: return std::to_string(defaults.network.spin_us) + "; 0..100000";

@@ -174,6 +174,11 @@ class command_line_parser {
         shards_ != 0 ? shards_
                      : std::clamp<std::size_t>(memory_limit_mb / 8, 1,
                                                std::max<std::size_t>(1, options_.network.threads));
+    // --index=auto: a shard's index holds at most all of its part of -m in
+    // items of the smallest class (memcached's 48-byte header and -n)
+    options_.index_auto.shard_entries =
+        store.memory_limit / options_.engine.shards / (48 + store.chunk_size_min);
+    options_.index_auto.log_moves = options_.network.verbosity > 0;
     // A connection holding a largest request (its buffer up to twice -I)
     // must still find room for a largest reply: four times -I at least.
     const std::size_t least = 4 * store.item_size_max;

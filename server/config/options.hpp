@@ -19,8 +19,9 @@ struct server_options {
   net::network_settings network;   ///< -l -p -s -a -c -t -v -I -Y -Z -o ssl_* ...
   engine::engine_settings engine;  ///< -m -M -f -n -I -A -C -F -X, batching
   index::placement index = index::placement::automatic;  ///< --index=auto|gpu|cpu
-  int udp_port = 0;         ///< -U: 0 (off) is the one value taken: UDP is not served
-  std::string run_as_user;  ///< -u
+  index::auto_settings index_auto;  ///< --index=auto's: from -m, the shards and -v
+  int udp_port = 0;                 ///< -U: 0 (off) is the one value taken: UDP is not served
+  std::string run_as_user;          ///< -u
   /// memcached's settings for its own machinery: shown, without effect.
   tuning_settings tuning;
 

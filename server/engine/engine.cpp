@@ -21,8 +21,14 @@ engine::engine(engine_settings settings, server_stats& stats,
   settings_.shards = router_.shards();
   for (std::size_t s = 0; s < settings_.shards; ++s)
     shards_.push_back(std::make_unique<shard>(*this, settings_, s, make_index(s)));
-  inline_ = shards_.front()->runs_inline();
-  may_run_on_submitter_ = shards_.front()->may_run_on_submitter();
+}
+
+bool engine::runs_inline() const noexcept {
+  return std::ranges::all_of(shards_, [](const auto& each) { return each->runs_inline(); });
+}
+
+bool engine::may_run_on_submitter() const noexcept {
+  return settings_.runner != batch_runner::batch_thread;
 }
 
 engine::~engine() {
@@ -90,18 +96,20 @@ class engine::later_shards final : public batch_side_work {
 
 void engine::submit_shards(std::span<std::vector<request_group*>> queued, std::size_t from,
                            bool in_wait) {
-  std::size_t s = from;
-  while (s < shards_.size() && queued[s].empty()) ++s;
-  if (s == shards_.size()) return;
-  // Batches on the CPU index gain nothing from overlapping: one after the other.
-  if (inline_ || !may_run_on_submitter_) {
-    for (; s < shards_.size(); ++s)
-      if (!queued[s].empty()) shards_[s]->submit(queued[s]);
+  for (std::size_t s = from; s < shards_.size(); ++s) {
+    if (queued[s].empty()) continue;
+    // Batches on the CPU index gain nothing from overlapping (one after
+    // the other), and a shard whose batch thread runs them all has no
+    // round trip on this thread to overlap.
+    if (!shards_[s]->overlaps_on_submitter()) {
+      shards_[s]->submit(queued[s]);
+      continue;
+    }
+    later_shards rest(*this, queued, s + 1, in_wait);
+    shards_[s]->submit(queued[s], &rest, in_wait);
+    rest.finish();
     return;
   }
-  later_shards rest(*this, queued, s + 1, in_wait);
-  shards_[s]->submit(queued[s], &rest, in_wait);
-  rest.finish();
 }
 
 void engine::completed(request_group& group, completer by) {
@@ -117,6 +125,10 @@ void engine::completed(request_group& group, completer by) {
 
 std::string engine::index_description() const {
   return shards_.front()->index_description();
+}
+
+bool engine::index_moves_by_load() const {
+  return shards_.front()->index_moves_by_load();
 }
 
 void engine::stop() {

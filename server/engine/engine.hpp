@@ -22,7 +22,8 @@
 //   cache/     a shard's items and index entries, kept consistent
 //   stats/     the numbers of `stats`, merged as numbers, rendered once
 //
-// Who runs a shard's batches depends on the index:
+// Who runs a shard's batches depends on where its index is (and changes
+// when the index moves: a device failure, --index=auto):
 //  * on the GPU, a batch thread: while it waits for a batch's round trip,
 //    the groups that arrive gather into the next batch, and it sends the
 //    replies of a few groups of the last batch itself; under load it
@@ -79,14 +80,19 @@ class engine {
   /// Queues groups; each comes back through the completion handler, which
   /// may be called on this thread before submit returns (index on the CPU).
   void submit(std::span<request_group* const> groups);
-  /// Whether batches run on the submitting threads (index on the CPU).
-  bool runs_inline() const noexcept { return inline_; }
+  /// Whether every shard's batches run on the submitting threads now
+  /// (index on the CPU; an index that moves changes it).
+  bool runs_inline() const noexcept;
   /// Whether submit() may run a batch, and call the completion handler,
-  /// on the calling thread (always with runs_inline(); on an idle shard
-  /// with batch_thread_unless_idle).
-  bool may_run_on_submitter() const noexcept { return may_run_on_submitter_; }
+  /// on the calling thread (with the CPU index always; with the GPU index
+  /// on an idle shard): with every runner but batch_thread, wherever the
+  /// index is or goes.
+  bool may_run_on_submitter() const noexcept;
   /// Where the index lives now ("cpu", "gpu (NVIDIA H200)").
   std::string index_description() const;
+  /// Whether the shards' indexes move as the load calls for (--index=auto
+  /// with a GPU to move to).
+  bool index_moves_by_load() const;
   /// Set when a client's `shutdown` was accepted.
   bool shutdown_requested() const noexcept { return shutdown_requested_.load(); }
   /// Stops the batch threads after the groups already queued.
@@ -110,8 +116,6 @@ class engine {
   router router_;
   store::slab_ledger ledger_;  // the shards' slab accounting (memcached's, for all of them)
   std::vector<std::unique_ptr<shard>> shards_;
-  bool inline_ = false;  // batches run on the submitting threads (no batch threads)
-  bool may_run_on_submitter_ = false;
   std::atomic<bool> shutdown_requested_{false};
 };
 

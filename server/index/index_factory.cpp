@@ -4,8 +4,11 @@
 
 #include <cstdio>
 #include <exception>
+#include <optional>
 #include <random>
 #include <utility>
+
+#include "index/cpu_calibration.hpp"
 
 namespace gpuhash::server::index {
 
@@ -32,10 +35,25 @@ std::unique_ptr<index_service> make_server_index(placement where, std::uint64_t 
   return make_cpu_index(initial_capacity, seed);
 }
 
-index_factory server_index(placement where, std::uint64_t resident_lifetime_us) {
-  return [where, resident_lifetime_us](std::size_t) {
+index_factory server_index(placement where, std::uint64_t resident_lifetime_us,
+                           auto_settings automatic) {
+  // The calibration is shared by the shards, and made once (the engine
+  // makes its shards' indexes one after the other).
+  auto key_cost = std::make_shared<std::optional<key_cost_curve>>();
+  return [where, resident_lifetime_us, automatic, key_cost](std::size_t shard) {
     const std::uint64_t seed = random_seed();
-    return std::make_unique<index_port>(make_server_index(where, seed, resident_lifetime_us), seed);
+    std::unique_ptr<index_service> service = make_server_index(where, seed, resident_lifetime_us);
+    automatic_placement moving;
+    if (where == placement::automatic && service->on_device()) {
+      if (!*key_cost) *key_cost = calibrate_cpu_index(automatic.shard_entries);
+      moving.make_device = [resident_lifetime_us](std::size_t capacity, std::uint64_t same_seed) {
+        return make_gpu_index(capacity, same_seed, resident_lifetime_us);
+      };
+      moving.policy = std::make_unique<placement_rule>(automatic.rule, **key_cost, index_site::gpu);
+      moving.log_moves = automatic.log_moves;
+      moving.shard = shard;
+    }
+    return std::make_unique<index_port>(std::move(service), seed, std::move(moving));
   };
 }
 

@@ -19,8 +19,13 @@ using index_factory = std::function<std::unique_ptr<index_port>(std::size_t shar
 
 /// The server's: each shard's index where `where` says, hashing under a seed
 /// drawn at random per shard. `resident_lifetime_us` (0: the default) is how
-/// long the GPU index's resident kernels live (gpu_resident.cuh).
-index_factory server_index(placement where, std::uint64_t resident_lifetime_us = 0);
+/// long the GPU index's resident kernels live (gpu_resident.cuh). With
+/// placement::automatic and a usable GPU, each index starts on the GPU and
+/// moves between it and the CPU as the load calls for (`automatic`); the
+/// CPU index's cost of a key is calibrated once, when the first shard's
+/// index is made.
+index_factory server_index(placement where, std::uint64_t resident_lifetime_us = 0,
+                           auto_settings automatic = {});
 
 /// The service server_index drives for one shard: on the GPU as `where`
 /// says (with a message, on the CPU, when an automatic GPU index cannot be

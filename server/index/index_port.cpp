@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
 #include <utility>
+
+#include "index/index_factory.hpp"
 
 namespace gpuhash::server::index {
 
@@ -19,11 +22,49 @@ constexpr auto active_for = std::chrono::seconds(1);
 /// How often an idle shard's batch thread looks whether batches came (a
 /// submitter may run them without waking it).
 constexpr auto look_again = std::chrono::milliseconds(50);
+/// Inserts per batch of a move's rebuild: the device index sizes its batch
+/// buffers for the largest batch it has run, and keeps them.
+constexpr std::size_t rebuild_batch = std::size_t{1} << 16;
+
+std::uint64_t ns_between(clock_type::time_point start, clock_type::time_point end) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count());
+}
+
+/// The caller's wait_work, its steps timed: the time a run spends on them is
+/// the caller's own work, not the index's.
+class timed_steps final : public wait_work {
+ public:
+  explicit timed_steps(wait_work* work) : work_(work) {}
+  bool step() override {
+    const auto start = clock_type::now();
+    const bool more = work_->step();
+    ns_ += ns_between(start, clock_type::now());
+    return more;
+  }
+  std::uint64_t ns() const noexcept { return ns_; }
+
+ private:
+  wait_work* work_;
+  std::uint64_t ns_ = 0;
+};
+
+index_site site_of(const index_service& service) {
+  return service.on_device() ? index_site::gpu : index_site::cpu;
+}
 
 }  // namespace
 
-index_port::index_port(std::unique_ptr<index_service> service, std::uint64_t seed)
-    : service_(std::move(service)), seed_(seed), batch_(service_->batch_memory()) {}
+index_port::index_port(std::unique_ptr<index_service> service, std::uint64_t seed,
+                       automatic_placement automatic)
+    : service_(std::move(service)),
+      seed_(seed),
+      make_device_(std::move(automatic.make_device)),
+      batch_(service_->batch_memory()) {
+  if (automatic.policy)
+    placement_ = std::make_unique<auto_placement>(std::move(automatic.policy), site_of(*service_),
+                                                  automatic.log_moves, automatic.shard);
+}
 
 index_port::~index_port() = default;
 
@@ -34,14 +75,15 @@ void index_port::run(wait_work* while_waiting) {
   for (std::size_t i = batch_.searches(); i < batch_.size(); ++i)
     sent_.push_back({batch_.ops[i], batch_.signatures[i], batch_.locations[i]});
   settled_ = {};
+  timed_steps steps(while_waiting);
   const auto start = clock_type::now();
   try {
-    results_ = service_->apply(batch_, while_waiting);
+    results_ = service_->apply(batch_, while_waiting != nullptr ? &steps : nullptr);
   } catch (...) {
-    count_batch(start);
+    count_run(start, steps.ns());
     throw;
   }
-  count_batch(start);
+  count_run(start, steps.ns());
   if (service_->defers_mutations()) std::swap(unsettled_, sent_);  // sent_: the ones settled now
   if (results_.settled != sent_.size()) {
     std::fprintf(stderr, "gpuhash-server: ERROR: the index settled %zu entries, not %zu\n",
@@ -51,32 +93,89 @@ void index_port::run(wait_work* while_waiting) {
   settled_ = {sent_, results_.statuses};
 }
 
-void index_port::count_batch(clock_type::time_point start) noexcept {
-  const auto elapsed = clock_type::now() - start;
+void index_port::count_run(clock_type::time_point start, std::uint64_t caller_ns) noexcept {
+  const std::uint64_t elapsed = ns_between(start, clock_type::now());
   ++counts_.batches;
   counts_.operations += batch_.size();
   counts_.max_operations = std::max<std::uint64_t>(counts_.max_operations, batch_.size());
-  counts_.run_ns += static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
+  counts_.run_ns += elapsed;
+  if (placement_) placement_->count_index(batch_.size(), elapsed - std::min(elapsed, caller_ns));
 }
 
-std::vector<entry_change> index_port::move_to_cpu(std::span<const entry_change> entries) {
-  service_ = make_cpu_index(entries.size() + (1u << 16), seed_);
-  unsettled_.clear();
-  settled_ = {};
+std::optional<index_site> index_port::wanted_move() {
+  if (!placement_) return std::nullopt;
+  const std::optional<index_site> move =
+      placement_->wanted_move(service_->entries(), clock_type::now());
+  if (move == index_site::gpu && !make_device_) return std::nullopt;
+  return move;
+}
+
+std::vector<entry_change> index_port::move_to_cpu(std::span<const entry_change> entries,
+                                                  bool device_failed) {
+  if (device_failed)
+    make_device_ = nullptr;  // a device index that has thrown is never called again
+  std::vector<entry_change> refused =
+      move_to(make_cpu_index(entries.size() + initial_capacity, seed_), entries);
+  if (placement_) placement_->moved(index_site::cpu, clock_type::now(), device_failed);
+  return refused;
+}
+
+std::vector<entry_change> index_port::move_to_device(std::span<const entry_change> entries) {
+  if (!make_device_) throw std::logic_error("index_port: no device to move the index to");
+  std::vector<entry_change> refused =
+      move_to(make_device_(entries.size() + initial_capacity, seed_), entries);
+  if (placement_) placement_->moved(index_site::gpu, clock_type::now(), false);
+  return refused;
+}
+
+void index_port::device_unusable() {
+  make_device_ = nullptr;
+  if (placement_) placement_->move_failed(clock_type::now());
+}
+
+std::vector<entry_change> index_port::move_to(std::unique_ptr<index_service> next,
+                                              std::span<const entry_change> entries) {
+  // Filled before it takes the service's place: a device that fails here
+  // leaves the port as it was (move_to_device).
   std::vector<entry_change> refused;
-  if (!entries.empty()) {
-    index_batch rebuild;
-    for (const entry_change& entry : entries)
+  std::span<const entry_change> unanswered;  // the last inserts, whose statuses come late
+  index_batch rebuild;
+  for (std::size_t first = 0; first < entries.size(); first += rebuild_batch) {
+    const auto part = entries.subspan(first, std::min(rebuild_batch, entries.size() - first));
+    rebuild.clear();
+    for (const entry_change& entry : part)
       rebuild.add(operation::insert, entry.signature, entry.location);
-    const index_results inserted = service_->apply(rebuild);
-    for (std::size_t i = 0; i < entries.size(); ++i)
-      if (inserted.status_of(i) != status::inserted) refused.push_back(entries[i]);
+    const index_results inserted = next->apply(rebuild);
+    const auto answered = next->defers_mutations() ? unanswered : part;
+    for (std::size_t i = 0; i < inserted.settled && i < answered.size(); ++i)
+      if (inserted.status_of(i) != status::inserted) refused.push_back(answered[i]);
+    unanswered = part;
   }
-  // The failed batch's inserts and erases are not run again: the entries
-  // above already reflect every link and unlink.
+  if (!next->defers_mutations()) unanswered = {};
+  // The batch stays in the memory the first service chose: a port that
+  // moves by the load starts on the device (index_factory.cpp), whose
+  // page-locked memory the CPU index reads as well.
+  service_ = std::move(next);
+  unsettled_.assign(unanswered.begin(), unanswered.end());
+  settled_ = {};
+  // The batch's inserts and erases are not run: the entries above already
+  // reflect every link and unlink.
   batch_.truncate(batch_.searches());
+  if (batch_.size() == 0) {
+    results_ = {};  // (a device's rebuild's last statuses come with the next run())
+    return refused;
+  }
   results_ = service_->apply(batch_);
+  if (!unsettled_.empty()) {
+    std::swap(sent_, unsettled_);
+    unsettled_.clear();
+    if (results_.settled == sent_.size()) {
+      settled_ = {sent_, results_.statuses};
+    } else {
+      std::fprintf(stderr, "gpuhash-server: ERROR: the index settled %zu entries, not %zu\n",
+                   results_.settled, sent_.size());
+    }
+  }
   return refused;
 }
 
@@ -113,6 +212,8 @@ void index_port::upkeep() {
 
 index_numbers index_port::numbers() const {
   index_numbers numbers = counts_;
+  numbers.on_device = service_->on_device() ? 1 : 0;
+  if (placement_) numbers.placement = placement_->numbers();
   numbers.entries = service_->entries();
   numbers.capacity = service_->capacity();
   numbers.memory_bytes = service_->memory_bytes();

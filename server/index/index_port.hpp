@@ -16,11 +16,17 @@
 // trip leaves the calling thread (wait_work), and the upkeep the GPU's
 // resident kernel needs between batches (renewal before it ages out).
 //
+// With --index=auto the port also moves its index between the CPU and the
+// GPU as the load calls for (auto_placement.hpp, placement_rule.hpp): the
+// way a device failure moves it to the CPU, rebuilt from the shard's linked
+// items.
+//
 // One thread at a time uses a port: the one running its shard's batch.
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -28,7 +34,9 @@
 #include <string_view>
 #include <vector>
 
+#include "index/auto_placement.hpp"
 #include "index/index_service.hpp"
+#include "index/placement_rule.hpp"
 
 namespace gpuhash::server::index {
 
@@ -62,14 +70,33 @@ struct index_numbers {
   /// Time in run() (the round trips), all batches; with the caller's work
   /// done during the wait where that took longer.
   std::uint64_t run_ns = 0;
-  std::uint64_t renewals = 0;  ///< upkeep that renewed a device kernel
+  std::uint64_t renewals = 0;   ///< upkeep that renewed a device kernel
+  std::uint64_t indexes = 1;    ///< 1 (shards add up)
+  std::uint64_t on_device = 0;  ///< 1 while the index is on a device (shards add up)
+  placement_numbers placement;  ///< --index=auto's (all 0 without it)
+};
+
+/// Makes the index on a device for a move there (--index=auto): room for
+/// `capacity` entries, signatures under `seed`. Throws when it cannot.
+using device_index_maker =
+    std::function<std::unique_ptr<index_service>(std::size_t capacity, std::uint64_t seed)>;
+
+/// What a port needs to move its index as the load calls for (--index=auto).
+struct automatic_placement {
+  device_index_maker make_device;
+  /// The rule (placement_rule), or a test's; none: the index stays where it is.
+  std::unique_ptr<placement_policy> policy;
+  bool log_moves = false;  ///< -v: each move is logged with its reason
+  std::size_t shard = 0;   ///< named in those lines
 };
 
 class index_port {
  public:
   /// Drives `service`, whose signatures are SipHash under `seed` (kept for
-  /// a move to the CPU, which must hash alike).
-  index_port(std::unique_ptr<index_service> service, std::uint64_t seed);
+  /// a move, whose index must hash alike); with `automatic`, moves it as
+  /// the load calls for.
+  index_port(std::unique_ptr<index_service> service, std::uint64_t seed,
+             automatic_placement automatic = {});
   ~index_port();
   index_port(const index_port&) = delete;
   index_port& operator=(const index_port&) = delete;
@@ -110,11 +137,41 @@ class index_port {
   /// earlier batch when the index gives statuses late.
   settled_changes settled() const noexcept { return settled_; }
 
-  /// After run() threw: the index moves to the CPU, holding `entries` (the
-  /// linked items', which reflect every insert and erase sent so far and
-  /// not yet settled), and answers the failed batch's finds there. Returns
-  /// the entries the new index refused (a 17th under one signature).
-  std::vector<entry_change> move_to_cpu(std::span<const entry_change> entries);
+  // ---- moves ---------------------------------------------------------------------
+
+  /// Whether the port moves its index as the load calls for (--index=auto).
+  bool moves_by_load() const noexcept { return placement_ != nullptr; }
+  /// Whether it may move it to a device (--index=auto, and the device has
+  /// not failed).
+  bool may_move_to_device() const noexcept { return placement_ && make_device_; }
+  /// --index=auto: where the index should go before the batch queued now
+  /// runs, when its window of batches is over and the rule says so.
+  std::optional<index_site> wanted_move();
+  /// A move: in place of running the batch queued now, the index moves,
+  /// holding `entries` (the linked items', which reflect every insert and
+  /// erase sent so far and not yet settled), and answers the batch's finds
+  /// there; its inserts and erases are not run (`entries` holds them). The
+  /// entries the new index refused (a 17th under one signature) are
+  /// returned, or, from an index that gives statuses late, come with
+  /// settled() now or after the next run().
+  ///
+  /// To the CPU: after run() threw (`device_failed`: the device is never
+  /// used again), or as --index=auto wants.
+  std::vector<entry_change> move_to_cpu(std::span<const entry_change> entries, bool device_failed);
+  /// To the device, as --index=auto wants. Throws when the device index
+  /// cannot be made or filled, with nothing changed: the batch then runs
+  /// where the index is, and the device is not tried again.
+  std::vector<entry_change> move_to_device(std::span<const entry_change> entries);
+  /// A move to the device failed (see move_to_device).
+  void device_unusable();
+  /// What the engine measured of its last batch and of the batch thread's
+  /// poll for it, for --index=auto (auto_placement::count_batch, count_poll).
+  void count_batch(std::uint64_t groups, std::uint64_t busy_ns) noexcept {
+    if (placement_) placement_->count_batch(groups, busy_ns);
+  }
+  void count_poll(std::uint64_t poll_ns) noexcept {
+    if (placement_) placement_->count_poll(poll_ns);
+  }
 
   // ---- between batches ----------------------------------------------------------
 
@@ -132,11 +189,17 @@ class index_port {
   void reset_counts() noexcept;
 
  private:
-  void count_batch(std::chrono::steady_clock::time_point start) noexcept;
+  void count_run(std::chrono::steady_clock::time_point start, std::uint64_t caller_ns) noexcept;
   bool upkeep_due(std::chrono::steady_clock::time_point now) const;
+  /// Puts `next` in place of the service, filled with `entries`, and runs
+  /// the queued batch's finds there (move_to_cpu, move_to_device).
+  std::vector<entry_change> move_to(std::unique_ptr<index_service> next,
+                                    std::span<const entry_change> entries);
 
   std::unique_ptr<index_service> service_;
   std::uint64_t seed_;
+  device_index_maker make_device_;             // --index=auto, until the device fails
+  std::unique_ptr<auto_placement> placement_;  // --index=auto
   index_batch batch_;  // in the memory the first service asked for (it outlives every service)
   index_results results_;
   // This batch's inserts and erases, and those whose statuses the service

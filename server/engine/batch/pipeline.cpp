@@ -2,6 +2,7 @@
 
 #include "engine/batch/pipeline.hpp"
 
+#include <chrono>
 #include <ctime>
 #include <exception>
 
@@ -43,6 +44,9 @@ batch_pipeline::batch_pipeline(const engine_settings& settings, std::size_t shar
 
 void batch_pipeline::run(std::span<request_group* const> groups, batch_side_work* side) {
   cache& items = state_.items;
+  const bool timed = items.index().moves_by_load();
+  const auto start =
+      timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   items.set_now(static_cast<std::int64_t>(std::time(nullptr)));
   items.clear_finds();
   first_find_.clear();
@@ -53,6 +57,13 @@ void batch_pipeline::run(std::span<request_group* const> groups, batch_side_work
   if (side != nullptr) side->index_answered();
   resolve(groups);
   items.end_resolve();
+  if (timed) {
+    // --index=auto weighs the index against the rest of the batch's work
+    const auto took = std::chrono::steady_clock::now() - start;
+    items.index().count_batch(
+        groups.size(), static_cast<std::uint64_t>(
+                           std::chrono::duration_cast<std::chrono::nanoseconds>(took).count()));
+  }
   steps.rethrow();
 }
 

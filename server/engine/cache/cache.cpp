@@ -51,11 +51,14 @@ void cache::send_changes() {
 
 void cache::run_index(index::wait_work* while_waiting) {
   send_changes();
+  // --index=auto: a move takes the place of the batch's run (its finds
+  // run where the index went).
+  if (const auto to = index_->wanted_move(); to && move_index(*to, nullptr)) return;
   if (index_->size() == 0) return;
   try {
     index_->run(while_waiting);
   } catch (const std::exception& error) {
-    move_index_to_cpu(error.what());
+    move_index(index::index_site::cpu, error.what());
     return;  // the rebuilt index holds every linked item
   }
   settle(index_->settled());
@@ -90,24 +93,48 @@ void cache::settle(const index::settled_changes& settled) {
   }
 }
 
-/// The GPU failed: the index is rebuilt on the CPU from the linked items,
-/// and the batch's finds run there. The batch's inserts and erases are not
-/// run again: the linked items already reflect every link and unlink.
-void cache::move_index_to_cpu(const char* why) {
-  std::fprintf(stderr,
-               "gpuhash-server: ERROR: the GPU index failed (%s); rebuilding the index on the "
-               "CPU from %zu items and carrying on\n",
-               why, store_.linked_items());
-  ++counts_.index_failovers;
-  overflow_.clear();
-  refused_.clear();
+/// The index moves: to the CPU when the GPU failed (`failure` says how),
+/// or where --index=auto wants it. It is rebuilt there from the linked
+/// items, and the batch's finds run there. The batch's inserts and erases
+/// are not run: the linked items already reflect every link and unlink.
+/// False when a move to the GPU failed: the index is where it was, and the
+/// batch is still to run.
+bool cache::move_index(index::index_site to, const char* failure) {
+  if (failure != nullptr) {
+    std::fprintf(stderr,
+                 "gpuhash-server: ERROR: the GPU index failed (%s); rebuilding the index on the "
+                 "CPU from %zu items and carrying on\n",
+                 failure, store_.linked_items());
+    ++counts_.index_failovers;
+  }
   std::vector<index::entry_change> entries;
   entries.reserve(store_.linked_items());
   store_.for_each_linked([&](location where, const store::item& item) {
     entries.push_back({operation::insert, index_->signature(item.key()), where});
   });
-  for (const index::entry_change& refused : index_->move_to_cpu(entries))
-    overflow_[store_.at(refused.location).key()] = refused.location;
+  std::vector<index::entry_change> refused;
+  if (to == index::index_site::gpu) {
+    try {
+      refused = index_->move_to_device(entries);
+    } catch (const std::exception& error) {
+      std::fprintf(stderr,
+                   "gpuhash-server: ERROR: --index=auto could not move the index to the GPU (%s); "
+                   "it stays on the CPU\n",
+                   error.what());
+      index_->device_unusable();
+      return false;
+    }
+  } else {
+    refused = index_->move_to_cpu(entries, failure != nullptr);
+  }
+  overflow_.clear();
+  refused_.clear();
+  for (const index::entry_change& entry : refused)
+    overflow_[store_.at(entry.location).key()] = entry.location;
+  // (a device gives the rebuild's statuses late: with the finds, or with
+  // the next batch)
+  settle(index_->settled());
+  return true;
 }
 
 void cache::end_resolve() {

@@ -101,7 +101,8 @@ class cache {
   void find(std::string_view key) { index_->find(index_->signature(key)); }
   /// Queues the entries linked and unlinked since the last batch, then runs
   /// the batch on the index and reads the statuses it settled. A device
-  /// failure moves the index to the CPU, losing nothing.
+  /// failure moves the index to the CPU, losing nothing; so does a move
+  /// --index=auto wants (to the CPU or the GPU), in place of the run.
   void run_index(index::wait_work* while_waiting);
   /// The resolve is over: its items' inserts go out with the next batch.
   void end_resolve();
@@ -173,7 +174,7 @@ class cache {
   void queue_entry(index::signature_type signature, location where, int change);
   void send_changes();
   void settle(const index::settled_changes& settled);
-  void move_index_to_cpu(const char* why);
+  bool move_index(index::index_site to, const char* failure);
 
   store::item_store store_;
   std::unique_ptr<index::index_port> index_;

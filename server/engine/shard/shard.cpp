@@ -51,12 +51,21 @@ engine::shard::shard(engine& owner, const engine_settings& settings, std::size_t
         owner_.completed(*group, idle ? completer::idle : completer::busy);
       },
       pipeline_->counts());
-  const bool automatic = settings_.runner == batch_runner::automatic;
-  const bool on_device = pipeline_->index().on_device();
-  inline_ = settings_.runner == batch_runner::submitting_thread || (automatic && !on_device);
-  idle_submitter_ =
-      settings_.runner == batch_runner::batch_thread_unless_idle || (automatic && on_device);
-  if (!inline_) {
+  const index::index_port& port = pipeline_->index();
+  bool batch_thread = true;
+  switch (settings_.runner) {
+    case batch_runner::automatic:
+      follow_index();
+      batch_thread = port.on_device() || port.may_move_to_device();
+      break;
+    case batch_runner::batch_thread: break;
+    case batch_runner::submitting_thread:
+      inline_ = true;
+      batch_thread = false;
+      break;
+    case batch_runner::batch_thread_unless_idle: idle_submitter_ = true; break;
+  }
+  if (batch_thread) {
     thread_ = std::thread([this, number] {
       // Named as memcached names its threads, so that top -H and perf tell
       // the batch threads from the workers.
@@ -75,29 +84,40 @@ std::string engine::shard::index_description() const {
   return pipeline_->index().description();
 }
 
+bool engine::shard::follow_index() {
+  if (settings_.runner != batch_runner::automatic) return false;
+  const bool on_device = pipeline_->index().on_device();
+  if (inline_ == !on_device && idle_submitter_ == on_device) return false;
+  inline_ = !on_device;
+  idle_submitter_ = on_device;
+  return true;
+}
+
 void engine::shard::submit(std::span<request_group* const> groups, batch_side_work* while_waiting,
                            bool in_other_wait) {
   bool run_here = false;
+  bool runs_inline = false;
   // The clock is read before the lock, to keep it out of the critical
   // section; arrival_gaps takes a submit that then locks out of order.
-  const std::uint64_t now = inline_ ? 0 : now_ns();
+  const std::uint64_t now = inline_.load(std::memory_order_relaxed) ? 0 : now_ns();
   {
     std::lock_guard lock(mutex_);
-    if (!inline_) arrivals_.arrived(now);
+    runs_inline = inline_;
+    if (!runs_inline) arrivals_.arrived(now);
     queue_.insert(queue_.end(), groups.begin(), groups.end());
     queued_.store(queue_.size(), std::memory_order_release);
     // On an idle shard, the submitter runs its own groups at once. A
     // shard whose batch thread is polling for groups is busy, not idle:
     // running them here would cost this worker a round trip.
     const bool only_these = queue_.size() == groups.size();
-    if (!running_ && (inline_ || (idle_submitter_ && only_these && !polling_)))
+    if (!running_ && (runs_inline || (idle_submitter_ && only_these && !polling_)))
       run_here = running_ = true;
   }
-  if (run_here && inline_) {
+  if (run_here && runs_inline) {
     run_queued();
   } else if (run_here) {
     run_once(while_waiting, in_other_wait);
-  } else if (!inline_) {
+  } else if (!runs_inline) {
     wake_.notify_one();
   }
 }
@@ -127,6 +147,12 @@ void engine::shard::run_queued() {
     batch.clear();
     {
       std::lock_guard lock(mutex_);
+      if (follow_index() && !inline_) {
+        // The last batch moved the index to a device: what is queued, and
+        // what comes, is the batch thread's.
+        running_ = false;
+        break;
+      }
       std::size_t operations = 0;
       take(batch, operations);
       // The last check of the queue and the end of running_ are one step
@@ -139,6 +165,24 @@ void engine::shard::run_queued() {
     }
     run_and_complete(batch);
   }
+  wake_.notify_one();
+}
+
+bool engine::shard::sleep_while_inline(std::unique_lock<std::mutex>& lock) {
+  while (inline_) {
+    // Groups left queued for this thread by a batch that moved the index
+    // to the CPU (submitters queue nothing else without running it).
+    if (!running_ && !queue_.empty()) {
+      running_ = true;
+      lock.unlock();
+      run_queued();
+      lock.lock();
+      continue;
+    }
+    if (stopping_) return true;
+    wake_.wait(lock);
+  }
+  return false;
 }
 
 void engine::shard::run_once(batch_side_work* while_waiting, bool in_other_wait) {
@@ -156,11 +200,12 @@ void engine::shard::run_once(batch_side_work* while_waiting, bool in_other_wait)
     std::lock_guard lock(mutex_);
     running_ = false;
     // (stopping_: stop() may have woken the batch thread while this ran,
-    // and it went back to sleep; it must see the end.) The inserts and
-    // erases of this batch's resolve wait for the next batch: waking the
-    // batch thread for them alone would come before this thread sends
-    // the replies.
-    more = stopping_ || !queue_.empty();
+    // and it went back to sleep; it must see the end. A batch that moved
+    // the index to the CPU leaves the queue to the batch thread, which
+    // runs it, and then sleeps.) The inserts and erases of this batch's
+    // resolve wait for the next batch: waking the batch thread for them
+    // alone would come before this thread sends the replies.
+    more = follow_index() || stopping_ || !queue_.empty();
   }
   if (more) wake_.notify_one();
 }
@@ -191,15 +236,21 @@ void engine::shard::run_and_complete(std::vector<request_group*>& batch, bool on
   while (i < batch.size()) sender_->hold(batch[i++]);
 }
 
-void engine::shard::poll_for_groups(std::uint64_t us) {
-  if (us == 0 || queued_.load(std::memory_order_acquire) != 0) return;
+std::uint64_t engine::shard::poll_for_groups(std::uint64_t us) {
+  if (us == 0 || queued_.load(std::memory_order_acquire) != 0) return 0;
   {
     std::lock_guard lock(mutex_);
     polling_ = true;
   }
-  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
-  while (queued_.load(std::memory_order_acquire) == 0 && std::chrono::steady_clock::now() < until)
+  const auto start = std::chrono::steady_clock::now();
+  const auto until = start + std::chrono::microseconds(us);
+  auto now = start;
+  while (queued_.load(std::memory_order_acquire) == 0 && now < until) {
     spin_pause();
+    now = std::chrono::steady_clock::now();
+  }
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count());
 }
 
 void engine::shard::sleep_until_work(std::unique_lock<std::mutex>& lock, bool after_own_batch) {
@@ -218,6 +269,9 @@ void engine::shard::sleep_until_work(std::unique_lock<std::mutex>& lock, bool af
   // thread that would run the next batch, while none is to run.
   constexpr auto look_again = std::chrono::milliseconds(50);  // while it may not own the pipeline
   for (;;) {
+    // A submitter's batch moved the index to the CPU: the submitters run
+    // the batches now, and this thread sleeps (run).
+    if (inline_) return;
     // (a submitter may be running a batch: the pipeline is then its)
     if (running_) {
       wake_.wait_for(lock, look_again);
@@ -246,6 +300,7 @@ void engine::shard::run() {
   std::vector<request_group*> batch;
   std::size_t last_operations = 0;  // the size of the last batch, when it had several groups
   std::uint64_t poll_us = settings_.spin_us;
+  std::uint64_t polled_ns = 0;   // polls for groups not yet counted (--index=auto weighs them)
   bool after_own_batch = false;  // the last batch was this thread's (not a submitter's)
   for (;;) {
     batch.clear();
@@ -254,45 +309,59 @@ void engine::shard::run() {
     // shard is busy its groups then come here with no wake-up, and the
     // submitters leave them here (polling_) instead of running them on
     // their own threads.
-    poll_for_groups(poll_us);
-    {
-      std::unique_lock lock(mutex_);
-      polling_ = false;
-      sleep_until_work(lock, after_own_batch);
-      if (stopping_ && queue_.empty()) break;
-      running_ = true;
-      std::size_t operations = 0;
-      take(batch, operations);
-      // Under load, wait (at most batch_wait_us) for the batch to fill to
-      // the size of the last one: clients that were answered together
-      // come back together. Waiting for more than can come would only
-      // add the whole deadline to every batch.
-      const std::size_t target = std::min(settings_.batch_max, last_operations);
-      if (settings_.batch_wait_us != 0 && operations < target) {
-        const auto deadline =
-            std::chrono::steady_clock::now() + std::chrono::microseconds(settings_.batch_wait_us);
-        // Polled rather than slept on: a submitter's notify then finds
-        // no waiter and costs it no system call (under load the workers'
-        // time is what bounds the server).
-        while (operations < target && !stopping_) {
-          lock.unlock();
-          while (queued_.load(std::memory_order_acquire) == 0 &&
-                 std::chrono::steady_clock::now() < deadline)
-            spin_pause();
-          lock.lock();
-          if (queue_.empty()) break;  // the deadline passed
-          take(batch, operations);
-        }
-      }
+    if (!inline_) polled_ns += poll_for_groups(poll_us);
+    std::unique_lock lock(mutex_);
+    polling_ = false;
+    if (inline_) {
+      // The index is on the CPU: the submitters run the batches.
+      if (sleep_while_inline(lock)) break;
+      after_own_batch = false;
+      poll_us = settings_.spin_us;
+      continue;
     }
+    sleep_until_work(lock, after_own_batch);
+    if (inline_) continue;
+    if (stopping_ && queue_.empty()) break;
+    running_ = true;
+    std::size_t operations = 0;
+    take(batch, operations);
+    // Under load, wait (at most batch_wait_us) for the batch to fill to
+    // the size of the last one: clients that were answered together
+    // come back together. Waiting for more than can come would only
+    // add the whole deadline to every batch.
+    const std::size_t target = std::min(settings_.batch_max, last_operations);
+    if (settings_.batch_wait_us != 0 && operations < target) {
+      const auto filling = std::chrono::steady_clock::now();
+      const auto deadline = filling + std::chrono::microseconds(settings_.batch_wait_us);
+      // Polled rather than slept on: a submitter's notify then finds
+      // no waiter and costs it no system call (under load the workers'
+      // time is what bounds the server).
+      while (operations < target && !stopping_) {
+        lock.unlock();
+        while (queued_.load(std::memory_order_acquire) == 0 &&
+               std::chrono::steady_clock::now() < deadline)
+          spin_pause();
+        lock.lock();
+        if (queue_.empty()) break;  // the deadline passed
+        take(batch, operations);
+      }
+      polled_ns += static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                  std::chrono::steady_clock::now() - filling)
+                                                  .count());
+    }
+    lock.unlock();
     last_operations = 0;
     if (batch.size() > 1)
       for (const request_group* group : batch) last_operations += operations_of(*group);
+    pipeline_->index_upkeep().count_poll(polled_ns);  // (the pipeline is this thread's now)
+    polled_ns = 0;
     run_and_complete(batch, true);
     after_own_batch = true;
-    std::lock_guard lock(mutex_);
+    lock.lock();
     running_ = false;
-    polling_ = true;  // in the same step: no submitter finds the shard idle in between
+    follow_index();
+    // in the same step: no submitter finds the shard idle in between
+    polling_ = !inline_;
     poll_us = std::max<std::uint64_t>(arrivals_.poll_us(), settings_.spin_us);
   }
   sender_->index_answered();  // (none are kept with nothing queued; for certainty)

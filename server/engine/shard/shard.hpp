@@ -7,6 +7,12 @@
 //   - the GPU index: the shard's batch thread under load, and a submitter
 //     that finds the shard idle (its batch thread asleep), which saves a
 //     lone request two thread hand-offs.
+// With the automatic runner the choice follows the index when it moves (a
+// device failure, --index=auto): after the batch that moved it, the thread
+// that ran it switches the shard over under the queue's lock. A batch
+// thread whose index is on the CPU sleeps (it takes only groups left
+// queued for it by the switch); it is started with the shard whenever the
+// index is, or may go, on a device.
 // A batch goes as soon as the shard is free when the server is otherwise
 // idle (the GPU memcached thesis' further work). After each batch the batch
 // thread polls for more groups, as long as the shard's arrivals call for
@@ -48,9 +54,17 @@ class engine::shard {
   shard(const shard&) = delete;
   shard& operator=(const shard&) = delete;
 
-  bool runs_inline() const noexcept { return inline_; }
-  bool may_run_on_submitter() const noexcept { return inline_ || idle_submitter_; }
+  /// Whether the submitters run the batches now (index on the CPU).
+  bool runs_inline() const noexcept { return inline_.load(std::memory_order_relaxed); }
+  /// Whether a submitter that finds the shard idle runs its batch, and may
+  /// do other shards' submits during the round trip (index on a device).
+  bool overlaps_on_submitter() const noexcept {
+    return !inline_.load(std::memory_order_relaxed) &&
+           idle_submitter_.load(std::memory_order_relaxed);
+  }
   std::string index_description() const;
+  /// Before the first batch only (the pipeline is then nobody's).
+  bool index_moves_by_load() const { return pipeline_->index().moves_by_load(); }
 
   /// Queues groups; runs them on this thread if the shard runs inline or
   /// is idle, else leaves them to the batch thread. `while_waiting`, if
@@ -65,8 +79,18 @@ class engine::shard {
  private:
   /// Takes queued groups into `batch`, up to batch_max operations.
   void take(std::vector<request_group*>& batch, std::size_t& operations);
-  /// Runs batches on the calling thread until the queue is empty.
+  /// Who runs the batches, by where the index is now (the automatic
+  /// runner); true if that changed. Under mutex_, by the thread that owns
+  /// the pipeline.
+  bool follow_index();
+  /// Runs batches on the calling thread until the queue is empty, or until
+  /// a batch moved the index to a device (the batch thread then takes the
+  /// rest: it is woken).
   void run_queued();
+  /// The batch thread while the index is on the CPU: runs what was left
+  /// queued for it when the index moved, and sleeps until the index is on
+  /// a device again. True when the shard stops.
+  bool sleep_while_inline(std::unique_lock<std::mutex>& lock);
   /// Runs what is queued as one batch on the calling thread (which found
   /// the shard idle), then leaves what came meanwhile to the batch thread.
   void run_once(batch_side_work* while_waiting, bool in_other_wait);
@@ -74,8 +98,9 @@ class engine::shard {
   /// work is its reply_sender; a submitter's is `while_waiting`.
   void run_and_complete(std::vector<request_group*>& batch, bool on_batch_thread = false,
                         batch_side_work* while_waiting = nullptr);
-  /// The batch thread: polls for up to `us` for a group to be queued.
-  void poll_for_groups(std::uint64_t us);
+  /// The batch thread: polls for up to `us` for a group to be queued;
+  /// returns how long it polled (ns).
+  std::uint64_t poll_for_groups(std::uint64_t us);
   /// The batch thread: sleeps (under `lock`) until it has a batch to run or
   /// must stop, doing the index's upkeep meanwhile (index_port::upkeep_at).
   /// `after_own_batch`: the last batch was this thread's, and the inserts
@@ -94,11 +119,14 @@ class engine::shard {
   std::deque<request_group*> queue_;
   std::atomic<std::size_t> queued_{0};  // queue_.size(), for polling without the lock
   bool stopping_ = false;
-  bool inline_ = false;          // batches run on the submitting threads (no batch thread)
-  bool idle_submitter_ = false;  // a submitter that finds the shard idle runs its groups
-  bool running_ = false;         // a thread is running a batch (under mutex_)
-  bool polling_ = false;         // the batch thread is polling for groups (under mutex_)
-  arrival_gaps arrivals_;        // how often groups come: the batch thread's poll (under mutex_)
+  // Batches run on the submitting threads; a submitter that finds the shard
+  // idle runs its groups. Written under mutex_ (follow_index), read under
+  // it, and without it as hints (engine.cpp).
+  std::atomic<bool> inline_{false};
+  std::atomic<bool> idle_submitter_{false};
+  bool running_ = false;   // a thread is running a batch (under mutex_)
+  bool polling_ = false;   // the batch thread is polling for groups (under mutex_)
+  arrival_gaps arrivals_;  // how often groups come: the batch thread's poll (under mutex_)
   std::thread thread_;
 };
 

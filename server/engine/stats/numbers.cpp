@@ -12,7 +12,8 @@ namespace gpuhash::server::engine {
 namespace {
 
 /// Adds counts of a struct that holds 64-bit counters only (command_counts,
-/// item_counts, batch_counts, index_numbers, store_numbers), counter by counter.
+/// item_counts, batch_counts, index_numbers and its placement_numbers,
+/// store_numbers), counter by counter.
 template <class Counts>
 void add_counts(Counts& to, const Counts& from) {
   static_assert(std::is_trivially_copyable_v<Counts> && sizeof(Counts) % 8 == 0,
@@ -25,7 +26,9 @@ void add_counts(Counts& to, const Counts& from) {
   to = std::bit_cast<Counts>(sum);
 }
 
-/// The indexes' numbers add up, but for the largest batch.
+/// The indexes' numbers add up, but for the largest batch (--index=auto's
+/// last windows add up too: their costs are cores, their keys and batches
+/// give the mean, and `judged` divides the sums of costs per key and batch).
 void add(index::index_numbers& to, const index::index_numbers& from) {
   const std::uint64_t max_operations = std::max(to.max_operations, from.max_operations);
   add_counts(to, from);

@@ -8,6 +8,7 @@
 
 #include <bit>
 #include <cstdio>
+#include <string>
 
 #include "engine/commands/reply.hpp"
 #include "engine/stats/stat_writer.hpp"
@@ -160,9 +161,32 @@ void render_items_totals(const shard_numbers& numbers, const shown_counters& sho
   }
 }
 
-void render_index(const shard_numbers& numbers, stat_writer& stat) {
+const char* mode_name(index::placement mode) {
+  switch (mode) {
+    case index::placement::gpu: return "gpu";
+    case index::placement::cpu: return "cpu";
+    case index::placement::automatic: break;
+  }
+  return "auto";
+}
+
+/// A mean with one decimal, as text (0 with nothing to divide).
+std::string decimal(std::uint64_t sum, std::uint64_t count) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f",
+                count == 0 ? 0.0 : static_cast<double>(sum) / static_cast<double>(count));
+  return text;
+}
+
+void render_index(const shard_numbers& numbers, const server_stats& server, stat_writer& stat) {
   const index::index_numbers& index = numbers.index;
+  const index::placement_numbers& placement = index.placement;
+  stat("index_mode", mode_name(server.index_mode));
   stat("index", numbers.index_description);
+  stat("index_in_use", index.on_device == 0               ? "cpu"
+                       : index.on_device == index.indexes ? "gpu"
+                                                          : "mixed");
+  stat("index_gpu_shards", index.on_device);
   stat("index_entries", index.entries);
   stat("index_capacity", index.capacity);
   stat("index_memory_bytes", index.memory_bytes);
@@ -178,6 +202,15 @@ void render_index(const shard_numbers& numbers, stat_writer& stat) {
   stat("index_wait_groups_sent", numbers.batches.wait_groups_sent);
   stat("index_batches_overlapped", numbers.batches.batches_overlapped);
   stat("index_kernel_renewals", index.renewals);
+  // --index=auto (docs/designs/server.md, "The index by the load")
+  stat("index_moves_to_cpu", placement.moves_to_cpu);
+  stat("index_moves_to_gpu", placement.moves_to_gpu);
+  stat("index_auto_windows", placement.windows);
+  stat("index_auto_cpu_us_per_s", placement.cpu_ns_per_s / 1000);
+  stat("index_auto_gpu_us_per_s", placement.gpu_ns_per_s / 1000);
+  stat("index_auto_keys_per_batch", decimal(placement.keys, placement.batches));
+  stat("index_auto_cpu_ns_per_key", decimal(placement.cpu_ns_per_key, placement.judged));
+  stat("index_auto_gpu_ns_per_batch", decimal(placement.gpu_ns_per_batch, placement.judged));
 }
 
 }  // namespace
@@ -194,7 +227,7 @@ void render_numbers(std::string_view argument, const shard_numbers& numbers,
     render_commands(numbers, server, stat);
     render_machinery(numbers, server, stat);
     render_items_totals(numbers, server.shown, stat);
-    render_index(numbers, stat);
+    render_index(numbers, server, stat);
   }
   out.append("END\r\n");
 }

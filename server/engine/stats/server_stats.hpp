@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "index/placement.hpp"
+
 namespace gpuhash::server::engine {
 
 struct connection_counters {
@@ -58,6 +60,7 @@ struct server_stats {
   std::int64_t tls_loaded_at = 0;      ///< Unix seconds the certificates were loaded
   std::size_t threads = 4;             ///< -t
   std::size_t max_connections = 1024;  ///< -c
+  index::placement index_mode = index::placement::automatic;  ///< --index
   shown_counters shown;
   /// The listening sockets, and the descriptors the network holds besides
   /// its connections (listeners, and each worker's epoll, eventfd and spare

@@ -639,6 +639,16 @@ TEST(ServerOptions, TheSegmentedLruIsTheStores) {
             "-o/--extended temporary_ttl: -1 is out of range (0..2147483647)");
 }
 
+TEST(ServerOptions, IndexAutoSizesItsCalibrationByTheMemoryAndLogsAtV) {
+  // -m 64 over 4 shards (-t 4), in items of 48 + 48 bytes
+  const auto defaults = parse_ok({});
+  EXPECT_EQ(defaults.index_auto.shard_entries, (64u << 20) / 4 / 96);
+  EXPECT_FALSE(defaults.index_auto.log_moves);
+  const auto larger = parse_ok({"-m", "1024", "-n", "80", "--shards=2", "-v"});
+  EXPECT_EQ(larger.index_auto.shard_entries, (1024u << 20) / 2 / 128);
+  EXPECT_TRUE(larger.index_auto.log_moves);
+}
+
 TEST(ServerOptions, GpuhashFlags) {
   EXPECT_EQ(parse_ok({"--index=auto"}).index, index::placement::automatic);
   EXPECT_EQ(parse_ok({"--index=gpu"}).index, index::placement::gpu);

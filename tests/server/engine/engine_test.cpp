@@ -519,5 +519,15 @@ TEST(Shards, EightThreadsOnTheirOwnKeysAndASharedCounterOnTheSubmittingThreads) 
   eight_threads_on_their_own_keys_and_a_shared_counter(config);
 }
 
+TEST(Shards, EightThreadsOnTheirOwnKeysAndASharedCounterWhileTheIndexesMoveEachWay) {
+  // The server's runner while each shard's index moves between the CPU and
+  // a pretend device every few batches (engine_moves_test.cpp): the batch
+  // thread and the submitters hand the shard over each time.
+  harness_config config;
+  config.shards = 4;
+  config.index = index::test_doubles::moving_index_factory(test_seed, index::index_site::gpu, 5);
+  eight_threads_on_their_own_keys_and_a_shared_counter(std::move(config));
+}
+
 }  // namespace
 }  // namespace gpuhash::server::engine::testing

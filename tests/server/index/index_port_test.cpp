@@ -1,7 +1,8 @@
 // The index port (index/index_port.hpp) over the CPU index, with its
 // statuses given at once and one batch late (index_doubles.hpp): the finds'
 // locations, the settled inserts and erases with their entries, the move to
-// the CPU after a failure, and the counts for `stats`.
+// the CPU after a failure, the moves of --index=auto between the CPU and a
+// (pretend) device, and the counts for `stats`.
 
 #include "index/index_port.hpp"
 
@@ -10,8 +11,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "index/index_factory.hpp"
@@ -100,11 +103,158 @@ TEST(IndexPortFailover, MovesToTheCpuWithTheEntriesGivenAndAnswersTheFailedFinds
   std::vector<entry_change> entries;
   for (location_type where = 10; where < 27; ++where)
     entries.push_back({operation::insert, a, where});
-  const std::vector<entry_change> refused = port->move_to_cpu(entries);
+  const std::vector<entry_change> refused = port->move_to_cpu(entries, true);
   ASSERT_EQ(refused.size(), 1u);
   EXPECT_EQ(port->description(), "cpu");
   EXPECT_EQ(port->match_count(0), max_matches);  // the failed batch's find, answered
   EXPECT_EQ(port->settled().size(), 0u);
+}
+
+// ---- moves between the CPU and a device (--index=auto) ---------------------------
+
+/// A port on the CPU under `seed` that moves to a pretend device (the CPU
+/// index saying it is on one, its statuses late) when asked; its policy
+/// wants no move of its own.
+std::unique_ptr<index_port> movable_port(device_index_maker make_device) {
+  automatic_placement moving;
+  moving.make_device = std::move(make_device);
+  moving.policy = test_doubles::make_alternating_policy(index_site::cpu, 1, 0);
+  return std::make_unique<index_port>(make_cpu_index(initial_capacity, seed), seed,
+                                      std::move(moving));
+}
+
+/// `count` entries under distinct signatures, then seventeen under the
+/// signature of "crowded" (the index takes sixteen).
+std::vector<entry_change> entries_with_one_too_many(const index_port& port, std::size_t count) {
+  std::vector<entry_change> entries;
+  for (location_type where = 0; where < count; ++where)
+    entries.push_back({operation::insert, port.signature("k" + std::to_string(where)), where});
+  for (location_type where = 0; where < 17; ++where)
+    entries.push_back(
+        {operation::insert, port.signature("crowded"), static_cast<location_type>(count + where)});
+  return entries;
+}
+
+/// The refused entries a move returned, with those its new index settled
+/// late (now, or with the next batch).
+std::size_t refused_in_all(index_port& port, const std::vector<entry_change>& returned) {
+  std::size_t refused = returned.size();
+  for (int batch = 0; batch < 2; ++batch) {
+    const settled_changes settled = port.settled();
+    for (std::size_t j = 0; j < settled.size(); ++j)
+      refused += settled.status_of(j) == status::inserted ? 0 : 1;
+    port.clear();
+    port.run(nullptr);
+  }
+  return refused;
+}
+
+TEST(IndexPortMoves, ToADeviceAndBackEveryEntryMovesAndTheFindsAreAnswered) {
+  const auto port = movable_port(test_doubles::make_pretend_device_index);
+  ASSERT_TRUE(port->moves_by_load());
+  ASSERT_TRUE(port->may_move_to_device());
+  // More entries than one batch of a rebuild takes: the device's statuses
+  // of each part come with the next.
+  const std::vector<entry_change> entries = entries_with_one_too_many(*port, 70'000);
+  const signature_type crowded = port->signature("crowded");
+  const signature_type last = port->signature("k69999");
+  port->clear();
+  port->find(crowded);
+  port->find(last);
+  port->insert(port->signature("not moved"), 1);  // the linked items' entries hold the batch's
+  const std::vector<entry_change> refused = port->move_to_device(entries);
+  EXPECT_TRUE(port->on_device());
+  EXPECT_EQ(port->description(), "pretend device");
+  EXPECT_EQ(port->match_count(0), max_matches);
+  EXPECT_EQ(found(*port, 1), std::vector<location_type>{69'999});
+  EXPECT_EQ(refused_in_all(*port, refused), 1u);
+  EXPECT_EQ(port->numbers().entries, 70'016u);
+
+  std::vector<entry_change> held;
+  for (const entry_change& entry : entries)
+    if (entry.signature != crowded || entry.location < 70'016) held.push_back(entry);
+  port->clear();
+  port->find(last);
+  EXPECT_TRUE(port->move_to_cpu(held, false).empty());
+  EXPECT_FALSE(port->on_device());
+  EXPECT_EQ(port->description(), "cpu");
+  EXPECT_EQ(found(*port, 0), std::vector<location_type>{69'999});
+  EXPECT_EQ(port->settled().size(), 0u);
+  const index_numbers numbers = port->numbers();
+  EXPECT_EQ(numbers.entries, 70'016u);
+  EXPECT_EQ(numbers.placement.moves_to_gpu, 1u);
+  EXPECT_EQ(numbers.placement.moves_to_cpu, 1u);
+  EXPECT_EQ(numbers.on_device, 0u);
+  EXPECT_TRUE(port->may_move_to_device());  // a move by the load keeps the device
+}
+
+TEST(IndexPortMoves, AMoveWithNoFindsLeavesTheDevicesStatusesToTheNextBatch) {
+  const auto port = movable_port(test_doubles::make_pretend_device_index);
+  const std::vector<entry_change> entries = entries_with_one_too_many(*port, 10);
+  port->clear();
+  const std::vector<entry_change> refused = port->move_to_device(entries);
+  EXPECT_TRUE(refused.empty());
+  EXPECT_EQ(port->settled().size(), 0u);
+  port->clear();
+  port->find(port->signature("k3"));
+  port->run(nullptr);
+  ASSERT_EQ(port->settled().size(), entries.size());
+  std::size_t full = 0;
+  for (std::size_t j = 0; j < entries.size(); ++j)
+    full += port->settled().status_of(j) == status::full ? 1 : 0;
+  EXPECT_EQ(full, 1u);
+  EXPECT_EQ(found(*port, 0), std::vector<location_type>{3});
+}
+
+TEST(IndexPortMoves, ADeviceThatCannotBeHadLeavesThePortAsItWas) {
+  const auto port = movable_port([](std::size_t, std::uint64_t) -> std::unique_ptr<index_service> {
+    throw std::runtime_error("no device here");
+  });
+  const signature_type a = port->signature("a");
+  port->clear();
+  port->insert(a, 5);
+  port->run(nullptr);
+  port->clear();
+  port->find(a);
+  port->insert(port->signature("b"), 6);
+  EXPECT_THROW(port->move_to_device({}), std::runtime_error);
+  port->device_unusable();
+  EXPECT_FALSE(port->may_move_to_device());
+  EXPECT_EQ(port->wanted_move(), std::nullopt);
+  port->run(nullptr);  // the batch runs where the index is, as it was queued
+  EXPECT_EQ(found(*port, 0), std::vector<location_type>{5});
+  EXPECT_EQ(port->settled().size(), 1u);
+  EXPECT_EQ(port->numbers().entries, 2u);
+}
+
+TEST(IndexPortMoves, AFailedDeviceIsNeverUsedAgain) {
+  const auto port = movable_port(test_doubles::make_pretend_device_index);
+  port->clear();
+  port->move_to_cpu({}, true);
+  EXPECT_FALSE(port->may_move_to_device());
+  EXPECT_THROW(port->move_to_device({}), std::logic_error);
+}
+
+TEST(IndexPortMoves, ThePolicyIsAskedBeforeEachBatch) {
+  automatic_placement moving;
+  moving.make_device = test_doubles::make_pretend_device_index;
+  moving.policy = test_doubles::make_alternating_policy(index_site::cpu, 2);
+  const auto port =
+      std::make_unique<index_port>(make_cpu_index(initial_capacity, seed), seed, std::move(moving));
+  EXPECT_EQ(port->wanted_move(), std::nullopt);
+  EXPECT_EQ(port->wanted_move(), index_site::gpu);
+  port->clear();
+  port->move_to_device({});
+  EXPECT_EQ(port->wanted_move(), std::nullopt);
+  EXPECT_EQ(port->wanted_move(), index_site::cpu);
+}
+
+TEST(IndexPortMoves, APortWithoutAPolicyNeverMoves) {
+  const auto port = cpu_port(false);
+  EXPECT_FALSE(port->moves_by_load());
+  EXPECT_FALSE(port->may_move_to_device());
+  EXPECT_EQ(port->wanted_move(), std::nullopt);
+  EXPECT_EQ(port->numbers().placement.windows, 0u);
 }
 
 }  // namespace

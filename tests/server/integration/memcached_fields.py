@@ -117,11 +117,15 @@ CONNS_LISTENER = ["addr", "state", "secs_since_last_cmd"]
 # its index's counters after memcached's `stats`, TLS's protocol errors (a
 # counter of later memcached versions), its own settings after memcached's.
 GPUHASH_GENERAL = [
-    "ssl_proto_errors", "index", "index_entries", "index_capacity", "index_memory_bytes",
+    "ssl_proto_errors", "index_mode", "index", "index_in_use", "index_gpu_shards",
+    "index_entries", "index_capacity", "index_memory_bytes",
     "index_rebuilds", "index_overflow", "index_failovers", "index_erase_misses",
     "index_batches", "index_batch_operations", "index_batch_max_operations",
     "index_batch_mean_ns", "index_wait_groups_held", "index_wait_groups_sent",
-    "index_batches_overlapped", "index_kernel_renewals",
+    "index_batches_overlapped", "index_kernel_renewals", "index_moves_to_cpu",
+    "index_moves_to_gpu", "index_auto_windows", "index_auto_cpu_us_per_s",
+    "index_auto_gpu_us_per_s", "index_auto_keys_per_batch", "index_auto_cpu_ns_per_key",
+    "index_auto_gpu_ns_per_batch",
 ]
 GPUHASH_SETTINGS = ["index", "batch_max", "batch_wait_us", "spin_us", "shards", "batch_runner"]
 

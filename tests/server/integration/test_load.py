@@ -5,6 +5,7 @@ clients. Run with GPUHASH_SERVER_BINARY set; see server_process.py.
 import os
 import socket
 import threading
+import time
 import unittest
 
 from server_process import Connection, ServerError, ServerProcess, is_memcached, server_binary
@@ -282,6 +283,92 @@ class IndexFailoverTest(unittest.TestCase):
         self.assertEqual(stats["index"], b"cpu")
         self.assertEqual(int(stats["curr_items"]), 100 - len(deleted))
         c.close()
+
+
+@unittest.skipIf(is_memcached(), "gpuhash-server's --index=auto (memcached has no GPU index)")
+class IndexAutoTest(unittest.TestCase):
+    """--index=auto: each shard's index starts on the GPU when there is one,
+    else on the CPU, and moves between them as the load calls for; `stats`
+    and `stats settings` say so. Where there is a GPU, lone requests move it
+    to the CPU within seconds, and -v tells why."""
+
+    AUTO_FIELDS = ["index_moves_to_cpu", "index_moves_to_gpu", "index_auto_windows",
+                   "index_auto_cpu_us_per_s", "index_auto_gpu_us_per_s",
+                   "index_auto_keys_per_batch", "index_auto_cpu_ns_per_key",
+                   "index_auto_gpu_ns_per_batch"]
+
+    def test_stats_show_the_mode_and_where_the_index_is(self):
+        with ServerProcess(["--index=auto", "-t", "2", "-v"]) as server:
+            c = Connection.to(server)
+            stats = c.stats()
+            settings = c.stats(b"settings")
+            c.close()
+        self.assertEqual(settings["index"], b"auto")
+        self.assertEqual(stats["index_mode"], b"auto")
+        for name in self.AUTO_FIELDS:
+            self.assertIn(name, stats)
+        self.assertEqual(stats["index_moves_to_cpu"], b"0")
+        self.assertEqual(stats["index_moves_to_gpu"], b"0")
+        on_gpu = stats["index"].startswith(b"gpu")
+        self.assertEqual(stats["index_in_use"], b"gpu" if on_gpu else b"cpu")
+        self.assertEqual(stats["index_gpu_shards"], b"2" if on_gpu else b"0")  # -t 2: two shards
+        told = ("(--index=auto: moved between the GPU and the CPU as the load calls for)"
+                if on_gpu else "(--index=auto: no GPU to move it to)")
+        self.assertIn(told, server.output())
+
+    def test_the_index_named_stays_where_it_is_named(self):
+        with ServerProcess(["--index=cpu"]) as server:
+            c = Connection.to(server)
+            stats = c.stats()
+            c.close()
+        self.assertEqual(stats["index_mode"], b"cpu")
+        self.assertEqual(stats["index_in_use"], b"cpu")
+        self.assertEqual(stats["index_auto_windows"], b"0")
+
+    def test_on_the_cpu_without_a_gpu_it_stays_there_under_load(self):
+        with ServerProcess(["--index=auto", "-t", "2"]) as server:
+            c = Connection.to(server)
+            if c.stats()["index"].startswith(b"gpu"):
+                c.close()
+                self.skipTest("a GPU is present: test_lone_requests_move_the_index_to_the_cpu")
+            for i in range(200):
+                c.request(b"set ia%d 0 0 %d\r\n%s\r\n" % (i, len(value_of(i, 20)),
+                                                            value_of(i, 20)), b"STORED\r\n")
+            deadline = time.monotonic() + 2.5  # past two of the rule's windows
+            while time.monotonic() < deadline:
+                for i in range(0, 200, 7):
+                    self.assertEqual(c.get_values(b"get ia%d" % i)[0][2], value_of(i, 20))
+            stats = c.stats()
+            c.close()
+        self.assertEqual(stats["index_in_use"], b"cpu")
+        self.assertEqual(stats["index_moves_to_cpu"], b"0")
+        self.assertEqual(stats["index_moves_to_gpu"], b"0")
+
+    def test_lone_requests_move_the_index_to_the_cpu(self):
+        # one shard, one client, one request at a time: each batch costs the
+        # GPU index a round trip, polled, for a key or two
+        with ServerProcess(["--index=auto", "--shards=1", "-v"]) as server:
+            c = Connection.to(server)
+            if not c.stats()["index"].startswith(b"gpu"):
+                c.close()
+                self.skipTest("no GPU: the index starts on the CPU and has nowhere to go")
+            for i in range(100):
+                c.request(b"set ia%d 0 0 %d\r\n%s\r\n" % (i, len(value_of(i, 20)),
+                                                            value_of(i, 20)), b"STORED\r\n")
+            deadline = time.monotonic() + 20
+            while c.stats()["index_moves_to_cpu"] == b"0" and time.monotonic() < deadline:
+                for i in range(100):
+                    self.assertEqual(c.get_values(b"get ia%d" % i)[0][2], value_of(i, 20))
+            stats = c.stats()
+            values = c.get_values(b"get " + b" ".join(b"ia%d" % i for i in range(100)))
+            c.close()
+        self.assertEqual(stats["index_moves_to_cpu"], b"1")
+        self.assertEqual(stats["index_in_use"], b"cpu")
+        self.assertEqual(stats["index"], b"cpu")
+        self.assertEqual(stats["index_failovers"], b"0")
+        self.assertEqual([v for _, _, v, _ in values], [value_of(i, 20) for i in range(100)])
+        self.assertIn("--index=auto: shard 0's index moves to the CPU: the GPU index polls",
+                      server.output())
 
 
 def peak_memory_kb(pid):

@@ -108,6 +108,43 @@ class late_statuses_index final : public forwarding_index {
   std::size_t unsettled_count_ = 0;
 };
 
+class pretend_device_index final : public forwarding_index {
+ public:
+  using forwarding_index::forwarding_index;
+  std::string description() const override { return "pretend device"; }
+  bool on_device() const noexcept override { return true; }
+};
+
+class alternating_policy final : public placement_policy {
+ public:
+  alternating_policy(index_site start, std::size_t batches_per_stay, std::size_t most_moves)
+      : site_(start), batches_per_stay_(batches_per_stay), moves_left_(most_moves) {}
+
+  placement_decision judge(const load_window& window, std::uint64_t) override {
+    placement_decision decision;
+    decision.site = site_;
+    decision.batches = window.batches;
+    decision.keys = window.keys;
+    const bool allowed = site_ == index_site::gpu || device_usable_;
+    const bool due = ++judged_ % batches_per_stay_ == 0 && allowed && moves_left_ != 0;
+    decision.what = due ? placement_decision::verdict::move : placement_decision::verdict::stay;
+    return decision;
+  }
+  void moved(index_site to, std::uint64_t) override {
+    site_ = to;
+    if (moves_left_ != 0) --moves_left_;
+  }
+  void device_lost() override { device_usable_ = false; }
+  std::uint64_t window_ns() const noexcept override { return 0; }  // every batch
+
+ private:
+  index_site site_;
+  std::size_t batches_per_stay_;
+  std::size_t moves_left_;
+  std::size_t judged_ = 0;
+  bool device_usable_ = true;
+};
+
 class failing_index final : public forwarding_index {
  public:
   failing_index(std::unique_ptr<index_service> index, std::size_t fail_at)
@@ -133,6 +170,31 @@ std::unique_ptr<index_service> make_late_statuses_index(std::unique_ptr<index_se
 std::unique_ptr<index_service> make_failing_index(std::unique_ptr<index_service> index,
                                                   std::size_t fail_at) {
   return std::make_unique<failing_index>(std::move(index), fail_at);
+}
+
+std::unique_ptr<index_service> make_pretend_device_index(std::size_t capacity, std::uint64_t seed) {
+  return std::make_unique<pretend_device_index>(
+      make_late_statuses_index(make_cpu_index(capacity, seed)));
+}
+
+std::unique_ptr<placement_policy> make_alternating_policy(index_site start,
+                                                          std::size_t batches_per_stay,
+                                                          std::size_t most_moves) {
+  return std::make_unique<alternating_policy>(start, batches_per_stay, most_moves);
+}
+
+index_factory moving_index_factory(std::uint64_t seed, index_site start,
+                                   std::size_t batches_per_stay, std::size_t most_moves) {
+  return [seed, start, batches_per_stay, most_moves](std::size_t shard) {
+    automatic_placement moving;
+    moving.make_device = make_pretend_device_index;
+    moving.policy = make_alternating_policy(start, batches_per_stay, most_moves);
+    moving.shard = shard;
+    std::unique_ptr<index_service> first = start == index_site::gpu
+                                               ? make_pretend_device_index(initial_capacity, seed)
+                                               : make_cpu_index(initial_capacity, seed);
+    return std::make_unique<index_port>(std::move(first), seed, std::move(moving));
+  };
 }
 
 index_factory cpu_index_factory(std::uint64_t seed, bool late_statuses) {
