@@ -174,6 +174,16 @@ void item_store::remove_from_tail(size_class_state& state, location where, item&
 /// COLD left alone. memcached's juggle stops after 500 rounds, and its
 /// maintainer calls it again at once while it moves items: so here the
 /// rounds go on to the end. `keep` is never removed.
+///
+/// A round pulls only the segments whose pull may move something. Within a
+/// juggle the shares' total, the ages, `keep` and which items are dead stay
+/// as they are, and only pulls change the segments: a pull that moved
+/// nothing would move nothing again until an item enters its segment, and
+/// nothing enters HOT, WARM and COLD but from a pull that moved something.
+/// So the pulls skipped are pulls that would move nothing, and the rounds
+/// move what they would move if each pulled every segment
+/// (tests/server/store/segmented_lru_model_test.cpp holds them to such a
+/// juggle).
 void item_store::juggle(std::size_t size_class, location keep) {
   size_class_state& state = size_classes_[size_class - 1];
   state.unsettled = false;
@@ -199,13 +209,27 @@ void item_store::juggle(std::size_t size_class, location keep) {
     for (const lru_segment segment : {lru_segment::hot, lru_segment::warm, lru_segment::cold})
       total_bytes += state.lru[segment_index(segment)].bytes;
   }
+  constexpr unsigned hot = 1u << segment_index(lru_segment::hot);
+  constexpr unsigned warm = 1u << segment_index(lru_segment::warm);
+  constexpr unsigned cold = 1u << segment_index(lru_segment::cold);
+  // COLD is pulled (and entered) only with segments; a flat LRU's pulls
+  // send HOT's and WARM's tails to COLD, which is never pulled
+  const unsigned pulled = hot | warm | (lru_.segmented ? cold : 0u);
+  unsigned may_move = pulled;
+  // Pulls `segment` if it may move; `enters`: the segments its moves may enter.
+  const auto pull = [&](lru_segment segment, std::int64_t max_age, unsigned enters) {
+    const unsigned bit = 1u << segment_index(segment);
+    if ((may_move & bit) == 0) return 0;
+    const int moved = pull_tail(size_class, segment, pull_mode::move, total_bytes, max_age, keep);
+    may_move = moved == 0 ? may_move & ~bit : may_move | ((enters | bit) & pulled);
+    return moved;
+  };
   for (;;) {
     int moved = 0;
-    if (pull_tail(size_class, lru_segment::hot, pull_mode::move, total_bytes, hot_age, keep) != 0 ||
-        pull_tail(size_class, lru_segment::warm, pull_mode::move, total_bytes, warm_age, keep) != 0)
+    if (pull(lru_segment::hot, hot_age, warm | cold) != 0 ||
+        pull(lru_segment::warm, warm_age, cold) != 0)
       ++moved;
-    if (lru_.segmented)
-      moved += pull_tail(size_class, lru_segment::cold, pull_mode::move, total_bytes, 0, keep);
+    if (lru_.segmented) moved += pull(lru_segment::cold, 0, warm);
     if (moved == 0) break;
   }
 }
