@@ -149,6 +149,26 @@ int item_store::pull_tail(std::size_t size_class, lru_segment from, pull_mode mo
   return removed;
 }
 
+/// Whether pull_tail(pull_mode::move) of the segment `list` would move
+/// nothing because its tail is live and stays where it is; false also where
+/// it leaves the answer to pull_tail's walk (a tail that is `keep`). Most of
+/// a juggle's pulls move nothing: this answers them inline.
+inline bool item_store::tail_stays(const lru_list& list, lru_segment from, std::size_t total_bytes,
+                                   std::int64_t max_age, location keep) const {
+  if (list.tail == no_location) return true;
+  if (list.tail == keep) return false;
+  const item& it = at(list.tail);
+  if (dead_check_ && dead_check_(it)) return false;
+  switch (from) {
+    case lru_segment::temp: return true;
+    case lru_segment::cold: return !(it.active && lru_.segmented);
+    case lru_segment::hot:
+    case lru_segment::warm: break;
+  }
+  const std::size_t share = from == lru_segment::hot ? lru_.hot_lru_pct : lru_.warm_lru_pct;
+  return !it.active && list.bytes <= total_bytes * share / 100 && now_ - it.accessed_at <= max_age;
+}
+
 /// Unlinks an item at a tail, counts it, tells the owner and frees it.
 void item_store::remove_from_tail(size_class_state& state, location where, item& it, bool dead) {
   lru_detach(state, it);
@@ -191,10 +211,10 @@ void item_store::juggle(std::size_t size_class, location keep) {
   ++juggles_;
   if (lru_.temp_lru) {
     // TEMP first, for its dead items only
-    int reclaimed = 0;
-    do {
-      reclaimed = pull_tail(size_class, lru_segment::temp, pull_mode::move, 0, 0, keep);
-    } while (reclaimed > 0);
+    const lru_list& temp = state.lru[segment_index(lru_segment::temp)];
+    while (!tail_stays(temp, lru_segment::temp, 0, 0, keep) &&
+           pull_tail(size_class, lru_segment::temp, pull_mode::move, 0, 0, keep) > 0) {
+    }
   }
   std::int64_t hot_age = 0;
   std::int64_t warm_age = 0;
@@ -220,7 +240,10 @@ void item_store::juggle(std::size_t size_class, location keep) {
   const auto pull = [&](lru_segment segment, std::int64_t max_age, unsigned enters) {
     const unsigned bit = 1u << segment_index(segment);
     if ((may_move & bit) == 0) return 0;
-    const int moved = pull_tail(size_class, segment, pull_mode::move, total_bytes, max_age, keep);
+    const int moved =
+        tail_stays(state.lru[segment_index(segment)], segment, total_bytes, max_age, keep)
+            ? 0
+            : pull_tail(size_class, segment, pull_mode::move, total_bytes, max_age, keep);
     may_move = moved == 0 ? may_move & ~bit : may_move | ((enters | bit) & pulled);
     return moved;
   };
@@ -257,43 +280,6 @@ void item_store::juggle_unsettled() {
 bool item_store::is_temporary(const item& it) const noexcept {
   return lru_.temp_lru && it.expires_at != 0 && it.expires_at >= now_ &&
          it.expires_at - now_ <= std::int64_t{lru_.temporary_ttl};
-}
-
-/// Moves a linked item to the head of segment `to` (its own: to its head).
-void item_store::move_to(size_class_state& state, location where, item& it,
-                         lru_segment to) noexcept {
-  lru_detach(state, it);
-  it.segment = to;
-  lru_push_head(state, where, it);
-}
-
-void item_store::lru_push_head(size_class_state& state, location where, item& it) noexcept {
-  lru_list& list = state.lru[segment_index(it.segment)];
-  it.lru_prev = no_location;
-  it.lru_next = list.head;
-  if (list.head != no_location) at(list.head).lru_prev = where;
-  list.head = where;
-  if (list.tail == no_location) list.tail = where;
-  list.bytes += reported_size(it);
-  ++state.counts.segment_items[segment_index(it.segment)];
-}
-
-void item_store::lru_detach(size_class_state& state, item& it) noexcept {
-  lru_list& list = state.lru[segment_index(it.segment)];
-  if (it.lru_prev != no_location) {
-    at(it.lru_prev).lru_next = it.lru_next;
-  } else {
-    list.head = it.lru_next;
-  }
-  if (it.lru_next != no_location) {
-    at(it.lru_next).lru_prev = it.lru_prev;
-  } else {
-    list.tail = it.lru_prev;
-  }
-  it.lru_prev = no_location;
-  it.lru_next = no_location;
-  list.bytes -= reported_size(it);
-  --state.counts.segment_items[segment_index(it.segment)];
 }
 
 bool item_store::class_is_empty(const size_class_state& state) const noexcept {

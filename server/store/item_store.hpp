@@ -332,6 +332,8 @@ class item_store {
   void give_back_chunks(const chunked_layout& layout) noexcept;
   int pull_tail(std::size_t size_class, lru_segment from, pull_mode mode, std::size_t total_bytes,
                 std::int64_t max_age, location keep);
+  bool tail_stays(const lru_list& list, lru_segment from, std::size_t total_bytes,
+                  std::int64_t max_age, location keep) const;
   void remove_from_tail(size_class_state& state, location where, item& it, bool dead);
   void juggle(std::size_t size_class, location keep);
   void mark_unsettled(std::size_t size_class);
@@ -374,5 +376,44 @@ class item_store {
   std::size_t linked_items_ = 0;
   std::size_t bytes_used_ = 0;
 };
+
+// The LRU lists' links, inline: every move of the juggles runs them.
+
+/// Moves a linked item to the head of segment `to` (its own: to its head).
+inline void item_store::move_to(size_class_state& state, location where, item& it,
+                                lru_segment to) noexcept {
+  lru_detach(state, it);
+  it.segment = to;
+  lru_push_head(state, where, it);
+}
+
+inline void item_store::lru_push_head(size_class_state& state, location where, item& it) noexcept {
+  lru_list& list = state.lru[segment_index(it.segment)];
+  it.lru_prev = no_location;
+  it.lru_next = list.head;
+  if (list.head != no_location) at(list.head).lru_prev = where;
+  list.head = where;
+  if (list.tail == no_location) list.tail = where;
+  list.bytes += reported_size(it);
+  ++state.counts.segment_items[segment_index(it.segment)];
+}
+
+inline void item_store::lru_detach(size_class_state& state, item& it) noexcept {
+  lru_list& list = state.lru[segment_index(it.segment)];
+  if (it.lru_prev != no_location) {
+    at(it.lru_prev).lru_next = it.lru_next;
+  } else {
+    list.head = it.lru_next;
+  }
+  if (it.lru_next != no_location) {
+    at(it.lru_next).lru_prev = it.lru_prev;
+  } else {
+    list.tail = it.lru_prev;
+  }
+  it.lru_prev = no_location;
+  it.lru_next = no_location;
+  list.bytes -= reported_size(it);
+  --state.counts.segment_items[segment_index(it.segment)];
+}
 
 }  // namespace gpuhash::server::store
