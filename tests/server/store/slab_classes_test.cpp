@@ -205,5 +205,34 @@ TEST(slab_ledger, counts_chunks_taken_by_several_threads) {
   EXPECT_EQ(numbers.classes[0].pages, (2 * per_thread + 10921) / 10922);
 }
 
+TEST(slab_ledger, threads_filling_a_class_to_the_limit_take_every_chunk_and_no_more) {
+  store_config config;
+  config.memory_limit = 64 * mib;
+  slab_ledger ledger{config, 4};
+  // class 39 has 2 chunks a page: the threads add pages all the time, and
+  // give chunks back, until the limit refuses them
+  std::vector<std::size_t> held(4);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < held.size(); ++t) {
+    threads.emplace_back([&ledger, &held, t] {
+      for (std::size_t i = 0; ledger.take_chunk(39); ++i) {
+        ++held[t];
+        if (i % 3 == 0) {
+          ledger.give_back(39);
+          --held[t];
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  const slab_numbers numbers = ledger.numbers();
+  std::size_t taken = 0;
+  for (const std::size_t each : held) taken += each;
+  EXPECT_EQ(numbers.classes[38].pages, 64u);
+  EXPECT_EQ(numbers.classes[38].used_chunks, 128u) << "every chunk of the pages is in use";
+  EXPECT_EQ(taken, 128u) << "and each by one thread";
+  EXPECT_EQ(numbers.total_malloced, 64 * mib);
+}
+
 }  // namespace
 }  // namespace gpuhash::server::store
