@@ -85,10 +85,10 @@ location item_store::allocate(std::string_view key, std::size_t value_bytes,
   } else if (ledger_chunk(size_class, keep)) {
     // Here an item takes no more than memcached's size but with -C, where
     // its header may need a few bytes more: then a larger chunk, or a block.
-    const std::size_t holding = classes_.class_holding(bytes);
     if (bytes <= classes_.chunk_size(size_class)) {
       where = take_chunk(size_class);
-    } else if (bytes <= classes_.chunk_size(holding)) {
+    } else if (const std::size_t holding = classes_.class_holding(bytes);
+               bytes <= classes_.chunk_size(holding)) {
       where = take_chunk(holding);
     } else {
       where = take_block(bytes, {}, size_class);

@@ -111,6 +111,26 @@ TEST(slab_classes, an_item_goes_to_the_first_class_that_holds_memcacheds_size) {
   EXPECT_EQ(reported_size(1, 10, 0, false), 62u);
 }
 
+TEST(slab_classes, class_holding_is_the_first_class_whose_chunk_holds_the_size) {
+  store_config fine;  // many small classes
+  fine.growth_factor = 1.05;
+  fine.chunk_size_min = 5;
+  store_config coarse;  // few, and a small slab_chunk_max
+  coarse.growth_factor = 3.0;
+  coarse.chunk_size_min = 200;
+  coarse.slab_chunk_max = 16384;
+  for (const store_config& config : {store_config{}, fine, coarse}) {
+    const slab_classes classes{config};
+    // every size of the small ones class_holding looks up in its table, and past them
+    for (std::size_t bytes = 0; bytes <= 6000; ++bytes) {
+      std::size_t first = 1;
+      while (first < classes.largest() && classes.chunk_size(first) < bytes) ++first;
+      ASSERT_EQ(classes.class_holding(bytes), first)
+          << bytes << " bytes, factor " << config.growth_factor;
+    }
+  }
+}
+
 TEST(slab_classes, a_chunked_item_takes_memcacheds_chunks) {
   const slab_classes classes{store_config{}};
   // memcached's `stats slabs` after `set k 1 0 1048512`: a header chunk in
