@@ -152,21 +152,28 @@ int item_store::pull_tail(std::size_t size_class, lru_segment from, pull_mode mo
 /// Whether pull_tail(pull_mode::move) of the segment `list` would move
 /// nothing because its tail is live and stays where it is; false also where
 /// it leaves the answer to pull_tail's walk (a tail that is `keep`). Most of
-/// a juggle's pulls move nothing: this answers them inline.
+/// a juggle's pulls move nothing: this answers them inline. The owner's dead
+/// check comes last, as a tail that moves anyway is left to pull_tail,
+/// which checks it.
 inline bool item_store::tail_stays(const lru_list& list, lru_segment from, std::size_t total_bytes,
                                    std::int64_t max_age, location keep) const {
   if (list.tail == no_location) return true;
   if (list.tail == keep) return false;
   const item& it = at(list.tail);
-  if (dead_check_ && dead_check_(it)) return false;
   switch (from) {
-    case lru_segment::temp: return true;
-    case lru_segment::cold: return !(it.active && lru_.segmented);
+    case lru_segment::temp: break;
+    case lru_segment::cold:
+      if (it.active && lru_.segmented) return false;
+      break;
     case lru_segment::hot:
-    case lru_segment::warm: break;
+    case lru_segment::warm: {
+      const std::size_t share = from == lru_segment::hot ? lru_.hot_lru_pct : lru_.warm_lru_pct;
+      if (it.active || list.bytes > total_bytes * share / 100 || now_ - it.accessed_at > max_age)
+        return false;
+      break;
+    }
   }
-  const std::size_t share = from == lru_segment::hot ? lru_.hot_lru_pct : lru_.warm_lru_pct;
-  return !it.active && list.bytes <= total_bytes * share / 100 && now_ - it.accessed_at <= max_age;
+  return !(dead_check_ && dead_check_(it));
 }
 
 /// Unlinks an item at a tail, counts it, tells the owner and frees it.
