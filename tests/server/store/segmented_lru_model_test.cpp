@@ -417,6 +417,45 @@ class model_run {
   bool mode_changes_ = false;
 };
 
+/// The keys of each of the model's segments, each from its head.
+std::array<std::vector<std::string>, lru_segments> keys_of(const lru_model& model) {
+  std::array<std::vector<std::string>, lru_segments> keys;
+  for (std::size_t s = 0; s < lru_segments; ++s) {
+    for (const lru_model::entry& e : model.segments()[s]) keys[s].push_back(e.key);
+  }
+  return keys;
+}
+
+// The model itself, on steps whose outcome memcached's numbers fix (the
+// same steps as segmented_lru_test.cpp's).
+TEST(segmented_lru_model, the_model_keeps_memcacheds_segments) {
+  lru_model model{lru_settings{}};
+  model.set_now(start_time);
+  for (std::size_t i = 0; i < 10; ++i) {
+    lru_model::entry fresh;
+    fresh.key = key_of(i);
+    fresh.bytes = 100;
+    model.link(fresh, std::nullopt);
+  }
+  // after each store HOT's tail goes to COLD while HOT holds more than 20%
+  std::array<std::vector<std::string>, lru_segments> expected;
+  expected[segment_index(lru_segment::hot)] = {key_of(9), key_of(8)};
+  for (std::size_t i = 8; i-- > 0;) expected[segment_index(lru_segment::cold)].push_back(key_of(i));
+  EXPECT_EQ(keys_of(model), expected);
+  EXPECT_EQ(model.totals().moves_to_cold, 8u);
+  EXPECT_EQ(model.totals().juggles, 10u);
+  // two reads of COLD's 0 move it to WARM, within WARM's share
+  const auto zero = *model.find(key_of(0));
+  model.bump(zero);
+  model.bump(zero);
+  EXPECT_EQ(model.totals().moves_to_warm, 1u);
+  EXPECT_EQ(keys_of(model)[segment_index(lru_segment::warm)], std::vector<std::string>{key_of(0)})
+      << "one item of ten is within WARM's 40%";
+  // idle HOT items leave once older than a fifth of COLD's tail age
+  model.set_now(start_time + 5);
+  EXPECT_TRUE(keys_of(model)[segment_index(lru_segment::hot)].empty());
+}
+
 void run_against_model(const lru_settings& settings, bool mode_changes) {
   seeded_random random;
   model_run run(settings);
