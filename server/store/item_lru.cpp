@@ -149,6 +149,33 @@ int item_store::pull_tail(std::size_t size_class, lru_segment from, pull_mode mo
   return removed;
 }
 
+/// Whether pull_tail(pull_mode::move) of the segment `list` would move
+/// nothing because its tail is live and stays where it is; false also where
+/// it leaves the answer to pull_tail's walk (a tail that is `keep`). Most of
+/// a juggle's pulls move nothing: this answers them inline. The owner's dead
+/// check comes last, as a tail that moves anyway is left to pull_tail,
+/// which checks it.
+inline bool item_store::tail_stays(const lru_list& list, lru_segment from, std::size_t total_bytes,
+                                   std::int64_t max_age, location keep) const {
+  if (list.tail == no_location) return true;
+  if (list.tail == keep) return false;
+  const item& it = at(list.tail);
+  switch (from) {
+    case lru_segment::temp: break;
+    case lru_segment::cold:
+      if (it.active && lru_.segmented) return false;
+      break;
+    case lru_segment::hot:
+    case lru_segment::warm: {
+      const std::size_t share = from == lru_segment::hot ? lru_.hot_lru_pct : lru_.warm_lru_pct;
+      if (it.active || list.bytes > total_bytes * share / 100 || now_ - it.accessed_at > max_age)
+        return false;
+      break;
+    }
+  }
+  return !(dead_check_ && dead_check_(it));
+}
+
 /// Unlinks an item at a tail, counts it, tells the owner and frees it.
 void item_store::remove_from_tail(size_class_state& state, location where, item& it, bool dead) {
   lru_detach(state, it);
@@ -174,6 +201,16 @@ void item_store::remove_from_tail(size_class_state& state, location where, item&
 /// COLD left alone. memcached's juggle stops after 500 rounds, and its
 /// maintainer calls it again at once while it moves items: so here the
 /// rounds go on to the end. `keep` is never removed.
+///
+/// A round pulls only the segments whose pull may move something. Within a
+/// juggle the shares' total, the ages, `keep` and which items are dead stay
+/// as they are, and only pulls change the segments: a pull that moved
+/// nothing would move nothing again until an item enters its segment, and
+/// nothing enters HOT, WARM and COLD but from a pull that moved something.
+/// So the pulls skipped are pulls that would move nothing, and the rounds
+/// move what they would move if each pulled every segment
+/// (tests/server/store/segmented_lru_model_test.cpp holds them to such a
+/// juggle).
 void item_store::juggle(std::size_t size_class, location keep) {
   size_class_state& state = size_classes_[size_class - 1];
   state.unsettled = false;
@@ -181,10 +218,10 @@ void item_store::juggle(std::size_t size_class, location keep) {
   ++juggles_;
   if (lru_.temp_lru) {
     // TEMP first, for its dead items only
-    int reclaimed = 0;
-    do {
-      reclaimed = pull_tail(size_class, lru_segment::temp, pull_mode::move, 0, 0, keep);
-    } while (reclaimed > 0);
+    const lru_list& temp = state.lru[segment_index(lru_segment::temp)];
+    while (!tail_stays(temp, lru_segment::temp, 0, 0, keep) &&
+           pull_tail(size_class, lru_segment::temp, pull_mode::move, 0, 0, keep) > 0) {
+    }
   }
   std::int64_t hot_age = 0;
   std::int64_t warm_age = 0;
@@ -199,13 +236,30 @@ void item_store::juggle(std::size_t size_class, location keep) {
     for (const lru_segment segment : {lru_segment::hot, lru_segment::warm, lru_segment::cold})
       total_bytes += state.lru[segment_index(segment)].bytes;
   }
+  constexpr unsigned hot = 1u << segment_index(lru_segment::hot);
+  constexpr unsigned warm = 1u << segment_index(lru_segment::warm);
+  constexpr unsigned cold = 1u << segment_index(lru_segment::cold);
+  // COLD is pulled (and entered) only with segments; a flat LRU's pulls
+  // send HOT's and WARM's tails to COLD, which is never pulled
+  const unsigned pulled = hot | warm | (lru_.segmented ? cold : 0u);
+  unsigned may_move = pulled;
+  // Pulls `segment` if it may move; `enters`: the segments its moves may enter.
+  const auto pull = [&](lru_segment segment, std::int64_t max_age, unsigned enters) {
+    const unsigned bit = 1u << segment_index(segment);
+    if ((may_move & bit) == 0) return 0;
+    const int moved =
+        tail_stays(state.lru[segment_index(segment)], segment, total_bytes, max_age, keep)
+            ? 0
+            : pull_tail(size_class, segment, pull_mode::move, total_bytes, max_age, keep);
+    may_move = moved == 0 ? may_move & ~bit : may_move | ((enters | bit) & pulled);
+    return moved;
+  };
   for (;;) {
     int moved = 0;
-    if (pull_tail(size_class, lru_segment::hot, pull_mode::move, total_bytes, hot_age, keep) != 0 ||
-        pull_tail(size_class, lru_segment::warm, pull_mode::move, total_bytes, warm_age, keep) != 0)
+    if (pull(lru_segment::hot, hot_age, warm | cold) != 0 ||
+        pull(lru_segment::warm, warm_age, cold) != 0)
       ++moved;
-    if (lru_.segmented)
-      moved += pull_tail(size_class, lru_segment::cold, pull_mode::move, total_bytes, 0, keep);
+    if (lru_.segmented) moved += pull(lru_segment::cold, 0, warm);
     if (moved == 0) break;
   }
 }
@@ -233,43 +287,6 @@ void item_store::juggle_unsettled() {
 bool item_store::is_temporary(const item& it) const noexcept {
   return lru_.temp_lru && it.expires_at != 0 && it.expires_at >= now_ &&
          it.expires_at - now_ <= std::int64_t{lru_.temporary_ttl};
-}
-
-/// Moves a linked item to the head of segment `to` (its own: to its head).
-void item_store::move_to(size_class_state& state, location where, item& it,
-                         lru_segment to) noexcept {
-  lru_detach(state, it);
-  it.segment = to;
-  lru_push_head(state, where, it);
-}
-
-void item_store::lru_push_head(size_class_state& state, location where, item& it) noexcept {
-  lru_list& list = state.lru[segment_index(it.segment)];
-  it.lru_prev = no_location;
-  it.lru_next = list.head;
-  if (list.head != no_location) at(list.head).lru_prev = where;
-  list.head = where;
-  if (list.tail == no_location) list.tail = where;
-  list.bytes += reported_size(it);
-  ++state.counts.segment_items[segment_index(it.segment)];
-}
-
-void item_store::lru_detach(size_class_state& state, item& it) noexcept {
-  lru_list& list = state.lru[segment_index(it.segment)];
-  if (it.lru_prev != no_location) {
-    at(it.lru_prev).lru_next = it.lru_next;
-  } else {
-    list.head = it.lru_next;
-  }
-  if (it.lru_next != no_location) {
-    at(it.lru_next).lru_prev = it.lru_prev;
-  } else {
-    list.tail = it.lru_prev;
-  }
-  it.lru_prev = no_location;
-  it.lru_next = no_location;
-  list.bytes -= reported_size(it);
-  --state.counts.segment_items[segment_index(it.segment)];
 }
 
 bool item_store::class_is_empty(const size_class_state& state) const noexcept {

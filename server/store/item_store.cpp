@@ -17,7 +17,6 @@ namespace gpuhash::server::store {
 namespace {
 
 static_assert(alignof(item) <= 8, "chunks are 8-byte aligned (memcached's CHUNK_ALIGN_BYTES)");
-static_assert(alignof(std::max_align_t) >= alignof(item), "pages come from operator new[]");
 /// item::key_bytes is one byte (memcached's keys have at most 250).
 constexpr std::size_t key_bytes_max = 255;
 /// The "\r\n" written after each value.
@@ -36,22 +35,11 @@ constexpr std::size_t own_size(std::size_t key_bytes, std::size_t value_bytes) {
 
 }  // namespace
 
-std::string_view item::key() const noexcept {
-  return {reinterpret_cast<const char*>(this + 1), key_bytes};
-}
-
-std::span<char> item::value() noexcept {
-  return {reinterpret_cast<char*>(this + 1) + key_bytes, value_bytes};
-}
-
-std::span<const char> item::value() const noexcept {
-  return {reinterpret_cast<const char*>(this + 1) + key_bytes, value_bytes};
-}
-
 item_store::item_store(slab_ledger& ledger)
     : ledger_(ledger),
       classes_(ledger.classes()),
       lru_(classes_.config().lru),
+      cas_enabled_(classes_.config().cas_enabled),
       size_classes_(classes_.largest()) {
   // A page's location is (page << chunk_bits_) | chunk, with room for the
   // smallest class's chunks, below block_location.
@@ -97,10 +85,10 @@ location item_store::allocate(std::string_view key, std::size_t value_bytes,
   } else if (ledger_chunk(size_class, keep)) {
     // Here an item takes no more than memcached's size but with -C, where
     // its header may need a few bytes more: then a larger chunk, or a block.
-    const std::size_t holding = classes_.class_holding(bytes);
     if (bytes <= classes_.chunk_size(size_class)) {
       where = take_chunk(size_class);
-    } else if (bytes <= classes_.chunk_size(holding)) {
+    } else if (const std::size_t holding = classes_.class_holding(bytes);
+               bytes <= classes_.chunk_size(holding)) {
       where = take_chunk(holding);
     } else {
       where = take_block(bytes, {}, size_class);
@@ -140,14 +128,6 @@ void item_store::release(location where) {
   assert(!it.linked && "release: a linked item is given back by unlink");
   free_item(where, it);
   juggle_unsettled();
-}
-
-item& item_store::at(location where) noexcept {
-  return *chunk(where);
-}
-
-const item& item_store::at(location where) const noexcept {
-  return *chunk(where);
 }
 
 void item_store::link(location where, location replaced) {
@@ -262,10 +242,6 @@ std::size_t item_store::linked_items() const noexcept {
 std::size_t item_store::bytes_used() const noexcept {
   return bytes_used_;
 }
-std::size_t item_store::reported_size(const item& it) const noexcept {
-  return store::reported_size(it.key_bytes, it.value_bytes, it.client_flags,
-                              classes_.config().cas_enabled);
-}
 std::size_t item_store::pages_allocated() const noexcept {
   return pages_.size();
 }
@@ -306,23 +282,6 @@ std::vector<class_stats> item_store::classes() const {
     }
   }
   return result;
-}
-
-item* item_store::chunk(location where) const noexcept {
-  assert(where != no_location && "no_location names no item");
-  if ((where & block_location) != 0) {
-    const std::size_t number = where & ~block_location;
-    assert(number < blocks_.size() && blocks_[number].memory && "the location's block is freed");
-    return std::launder(reinterpret_cast<item*>(blocks_[number].memory.get()));
-  }
-  const std::size_t page_index = where >> chunk_bits_;
-  const std::size_t chunk_index = where & ((location{1} << chunk_bits_) - 1);
-  assert(page_index < pages_.size() && "the location's page was never allocated");
-  const page& holder = pages_[page_index];
-  assert(chunk_index < classes_.chunks_per_page(holder.size_class) &&
-         "the location's chunk is past its page's end");
-  return std::launder(reinterpret_cast<item*>(
-      holder.memory.get() + chunk_index * classes_.chunk_size(holder.size_class)));
 }
 
 /// memcached's do_item_alloc_pull: each pass asks the ledger for a chunk
@@ -411,7 +370,7 @@ location item_store::take_block(std::size_t bytes, const chunked_layout& layout,
     blocks_.emplace_back();
   }
   block& taken = blocks_[number];
-  taken.memory = std::make_unique_for_overwrite<std::byte[]>(bytes);
+  taken.memory = allocate_aligned(bytes);
   taken.layout = layout;
   taken.ledger_class = ledger_class;
   ++blocks_in_use_;
@@ -446,8 +405,9 @@ bool item_store::add_page(std::size_t size_class) {
   const std::size_t chunk_size = classes_.chunk_size(size_class);
   const std::size_t chunks = classes_.chunks_per_page(size_class);
   page& added = pages_.emplace_back();
-  added.memory = std::make_unique_for_overwrite<std::byte[]>(chunk_size * chunks);
+  added.memory = allocate_aligned(chunk_size * chunks);
   added.size_class = size_class;
+  added.chunk_size = chunk_size;
   // memcached's split_slab_page_into_freelist, backwards so that chunk 0 is handed out first.
   size_class_state& state = size_classes_[size_class - 1];
   const auto first = static_cast<location>((pages_.size() - 1) << chunk_bits_);

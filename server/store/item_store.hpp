@@ -35,10 +35,12 @@
 // named by a 32-bit location, which is what the signature index stores.
 
 #include <array>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <new>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -87,11 +89,17 @@ struct item {
   bool stale = false;                       ///< invalidated by a meta delete with I (mg reports X)
   bool win_sent = false;  ///< a client was told to recache it (mg's W; later ones get Z)
 
-  std::string_view key() const noexcept;
+  std::string_view key() const noexcept {
+    return {reinterpret_cast<const char*>(this + 1), key_bytes};
+  }
   /// The value's bytes, followed in memory by "\r\n" (written by
   /// item_store::allocate), so a reply can send value and terminator at once.
-  std::span<char> value() noexcept;
-  std::span<const char> value() const noexcept;
+  std::span<char> value() noexcept {
+    return {reinterpret_cast<char*>(this + 1) + key_bytes, value_bytes};
+  }
+  std::span<const char> value() const noexcept {
+    return {reinterpret_cast<const char*>(this + 1) + key_bytes, value_bytes};
+  }
 };
 
 enum class allocation_error : std::uint8_t {
@@ -171,8 +179,8 @@ class item_store {
   /// allocation pulled. A linked item is given back by unlink, not here.
   void release(location where);
 
-  item& at(location where) noexcept;
-  const item& at(location where) const noexcept;
+  item& at(location where) noexcept { return *chunk(where); }
+  const item& at(location where) const noexcept { return *chunk(where); }
 
   /// The owner's clock (Unix seconds), read once per batch: the LRU's ages
   /// and the times bump and update set are its. A new second juggles every
@@ -236,7 +244,9 @@ class item_store {
   std::size_t linked_items() const noexcept;
   /// The linked items' sizes as memcached reports them (reported_size).
   std::size_t bytes_used() const noexcept;
-  std::size_t reported_size(const item& it) const noexcept;
+  std::size_t reported_size(const item& it) const noexcept {
+    return store::reported_size(it.key_bytes, it.value_bytes, it.client_flags, cas_enabled_);
+  }
   /// The store's own 1 MB pages, and the items in blocks of their own.
   std::size_t pages_allocated() const noexcept;
   std::size_t blocks_in_use() const noexcept;
@@ -273,24 +283,57 @@ class item_store {
     move,   ///< move it between segments (the maintainer's juggle)
     evict,  ///< from COLD: evict it (an allocation)
   };
+  /// Pages and blocks start on a cache line, so that an item whose chunk
+  /// size is a multiple of it (memcached's 192-byte class, which holds
+  /// bench-server's items) has its header in one line.
+  static constexpr std::size_t memory_alignment = 64;
+  static_assert(memory_alignment % alignof(item) == 0, "chunks hold items at 8-byte offsets");
+  struct aligned_delete {
+    void operator()(std::byte* memory) const noexcept {
+      ::operator delete[](memory, std::align_val_t{memory_alignment});
+    }
+  };
+  using aligned_memory = std::unique_ptr<std::byte[], aligned_delete>;
+  static aligned_memory allocate_aligned(std::size_t bytes) {
+    return aligned_memory(
+        static_cast<std::byte*>(::operator new[](bytes, std::align_val_t{memory_alignment})));
+  }
   struct page {
-    std::unique_ptr<std::byte[]> memory;
+    aligned_memory memory;
     std::size_t size_class = 0;  ///< the class its chunks are carved for
+    std::size_t chunk_size = 0;  ///< that class's
   };
   /// An item stored whole in memory of its own, and the chunks the ledger
   /// counts for it.
   struct block {
-    std::unique_ptr<std::byte[]> memory;
+    aligned_memory memory;
     chunked_layout layout;         ///< what was taken from the ledger (all 0: none)
     std::size_t ledger_class = 0;  ///< or this one chunk
   };
 
-  item* chunk(location where) const noexcept;
+  item* chunk(location where) const noexcept {
+    assert(where != no_location && "no_location names no item");
+    if ((where & block_location) != 0) {
+      const std::size_t number = where & ~block_location;
+      assert(number < blocks_.size() && blocks_[number].memory && "the location's block is freed");
+      return std::launder(reinterpret_cast<item*>(blocks_[number].memory.get()));
+    }
+    const std::size_t page_index = where >> chunk_bits_;
+    const std::size_t chunk_index = where & ((location{1} << chunk_bits_) - 1);
+    assert(page_index < pages_.size() && "the location's page was never allocated");
+    const page& holder = pages_[page_index];
+    assert(chunk_index < slab_page_bytes / holder.chunk_size &&
+           "the location's chunk is past its page's end");
+    return std::launder(
+        reinterpret_cast<item*>(holder.memory.get() + chunk_index * holder.chunk_size));
+  }
   bool ledger_chunk(std::size_t size_class, location keep);
   bool ledger_data_chunks(chunked_layout& layout, location keep);
   void give_back_chunks(const chunked_layout& layout) noexcept;
   int pull_tail(std::size_t size_class, lru_segment from, pull_mode mode, std::size_t total_bytes,
                 std::int64_t max_age, location keep);
+  bool tail_stays(const lru_list& list, lru_segment from, std::size_t total_bytes,
+                  std::int64_t max_age, location keep) const;
   void remove_from_tail(size_class_state& state, location where, item& it, bool dead);
   void juggle(std::size_t size_class, location keep);
   void mark_unsettled(std::size_t size_class);
@@ -312,6 +355,7 @@ class item_store {
   lru_settings lru_;
   dead_check dead_check_;
   removal_handler removal_handler_;
+  bool cas_enabled_ = true;  ///< the store's config: an item's reported size counts its CAS
   unsigned chunk_bits_ = 0;  ///< a page location's low bits: the chunk within its page
   std::size_t nameable_pages_ = 0;
   std::vector<size_class_state> size_classes_;  ///< class c at c - 1
@@ -332,5 +376,44 @@ class item_store {
   std::size_t linked_items_ = 0;
   std::size_t bytes_used_ = 0;
 };
+
+// The LRU lists' links, inline: every move of the juggles runs them.
+
+/// Moves a linked item to the head of segment `to` (its own: to its head).
+inline void item_store::move_to(size_class_state& state, location where, item& it,
+                                lru_segment to) noexcept {
+  lru_detach(state, it);
+  it.segment = to;
+  lru_push_head(state, where, it);
+}
+
+inline void item_store::lru_push_head(size_class_state& state, location where, item& it) noexcept {
+  lru_list& list = state.lru[segment_index(it.segment)];
+  it.lru_prev = no_location;
+  it.lru_next = list.head;
+  if (list.head != no_location) at(list.head).lru_prev = where;
+  list.head = where;
+  if (list.tail == no_location) list.tail = where;
+  list.bytes += reported_size(it);
+  ++state.counts.segment_items[segment_index(it.segment)];
+}
+
+inline void item_store::lru_detach(size_class_state& state, item& it) noexcept {
+  lru_list& list = state.lru[segment_index(it.segment)];
+  if (it.lru_prev != no_location) {
+    at(it.lru_prev).lru_next = it.lru_next;
+  } else {
+    list.head = it.lru_next;
+  }
+  if (it.lru_next != no_location) {
+    at(it.lru_next).lru_prev = it.lru_prev;
+  } else {
+    list.tail = it.lru_prev;
+  }
+  it.lru_prev = no_location;
+  it.lru_next = no_location;
+  list.bytes -= reported_size(it);
+  --state.counts.segment_items[segment_index(it.segment)];
+}
 
 }  // namespace gpuhash::server::store

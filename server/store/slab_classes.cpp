@@ -46,6 +46,14 @@ slab_classes::slab_classes(const store_config& config) : config_(config) {
     size = static_cast<std::uint64_t>(static_cast<double>(size) * config_.growth_factor);
   }
   chunk_sizes_.push_back(config_.slab_chunk_max);
+  // Every chunk size is a multiple of 8 (the aligned ones, and a divisor of
+  // the 1 MB page over 48 bytes): the first chunk that holds a size holds
+  // the size rounded up to 8, so one entry per 8 bytes answers exactly.
+  class_by_eighths_.resize(small_bytes / chunk_alignment + 1);
+  for (std::size_t eighths = 0; eighths < class_by_eighths_.size(); ++eighths) {
+    class_by_eighths_[eighths] =
+        static_cast<std::uint8_t>(search_class_holding(eighths * chunk_alignment));
+  }
 }
 
 std::size_t slab_classes::page_cost(std::size_t size_class) const noexcept {
@@ -59,6 +67,12 @@ std::size_t slab_classes::class_for(std::size_t total_bytes) const noexcept {
 }
 
 std::size_t slab_classes::class_holding(std::size_t bytes) const noexcept {
+  if (bytes <= small_bytes)
+    return class_by_eighths_[(bytes + chunk_alignment - 1) / chunk_alignment];
+  return search_class_holding(bytes);
+}
+
+std::size_t slab_classes::search_class_holding(std::size_t bytes) const noexcept {
   const auto fitting = std::ranges::lower_bound(chunk_sizes_, bytes);
   if (fitting == chunk_sizes_.end()) return largest();
   return static_cast<std::size_t>(fitting - chunk_sizes_.begin()) + 1;

@@ -67,8 +67,15 @@ class slab_classes {
   const store_config& config() const noexcept { return config_; }
 
  private:
+  /// class_holding looks sizes up to this in a table, larger ones up in
+  /// the chunk sizes.
+  static constexpr std::size_t small_bytes = 4096;
+  std::size_t search_class_holding(std::size_t bytes) const noexcept;
+
   store_config config_;
   std::vector<std::size_t> chunk_sizes_;  ///< class c's at c - 1
+  /// class_holding(8 n) at n, for sizes up to small_bytes.
+  std::vector<std::uint8_t> class_by_eighths_;
 };
 
 }  // namespace gpuhash::server::store

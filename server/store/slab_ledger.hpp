@@ -8,8 +8,12 @@
 // and `stats`' total_malloced and limit_maxbytes show. The bytes of the
 // items live in the stores' own memory (item_store.hpp).
 //
-// Threading: every member function may be called from any thread.
+// Threading: every member function may be called from any thread. A
+// chunk is taken and given back with one atomic operation on its class's
+// count; a new page, the memory limit and the numbers take a mutex
+// (memcached's slabs_lock).
 
+#include <atomic>
 #include <cstddef>
 #include <mutex>
 #include <vector>
@@ -59,15 +63,21 @@ class slab_ledger {
   slab_numbers numbers() const;
 
  private:
+  /// A class's pages and chunks in use. Pages only grow, and only under the
+  /// mutex; chunks are taken while the used ones are fewer than the pages
+  /// hold, with a compare-and-swap.
   struct class_count {
-    std::size_t pages = 0;
-    std::size_t used_chunks = 0;
+    std::atomic<std::size_t> pages{0};
+    std::atomic<std::size_t> used_chunks{0};
   };
+  /// Takes a chunk of the pages the class has; false when they are all in use.
+  static bool take_free_chunk(class_count& count, std::size_t per_page) noexcept;
 
   const slab_classes classes_;
   const std::size_t stores_;
-  // memcached's slabs_lock: guards the fields below. Held for a few
-  // additions at a time, never while calling out.
+  // memcached's slabs_lock: guards the limit, the bytes malloced and the
+  // adding of pages. Held for a few additions at a time, never while
+  // calling out.
   mutable std::mutex mutex_;
   std::size_t memory_limit_;
   std::size_t malloced_ = 0;

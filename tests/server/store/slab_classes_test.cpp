@@ -111,6 +111,26 @@ TEST(slab_classes, an_item_goes_to_the_first_class_that_holds_memcacheds_size) {
   EXPECT_EQ(reported_size(1, 10, 0, false), 62u);
 }
 
+TEST(slab_classes, class_holding_is_the_first_class_whose_chunk_holds_the_size) {
+  store_config fine;  // many small classes
+  fine.growth_factor = 1.05;
+  fine.chunk_size_min = 5;
+  store_config coarse;  // few, and a small slab_chunk_max
+  coarse.growth_factor = 3.0;
+  coarse.chunk_size_min = 200;
+  coarse.slab_chunk_max = 16384;
+  for (const store_config& config : {store_config{}, fine, coarse}) {
+    const slab_classes classes{config};
+    // every size of the small ones class_holding looks up in its table, and past them
+    for (std::size_t bytes = 0; bytes <= 6000; ++bytes) {
+      std::size_t first = 1;
+      while (first < classes.largest() && classes.chunk_size(first) < bytes) ++first;
+      ASSERT_EQ(classes.class_holding(bytes), first)
+          << bytes << " bytes, factor " << config.growth_factor;
+    }
+  }
+}
+
 TEST(slab_classes, a_chunked_item_takes_memcacheds_chunks) {
   const slab_classes classes{store_config{}};
   // memcached's `stats slabs` after `set k 1 0 1048512`: a header chunk in
@@ -203,6 +223,35 @@ TEST(slab_ledger, counts_chunks_taken_by_several_threads) {
   const slab_numbers numbers = ledger.numbers();
   EXPECT_EQ(numbers.classes[0].used_chunks, 2 * per_thread);
   EXPECT_EQ(numbers.classes[0].pages, (2 * per_thread + 10921) / 10922);
+}
+
+TEST(slab_ledger, threads_filling_a_class_to_the_limit_take_every_chunk_and_no_more) {
+  store_config config;
+  config.memory_limit = 64 * mib;
+  slab_ledger ledger{config, 4};
+  // class 39 has 2 chunks a page: the threads add pages all the time, and
+  // give chunks back, until the limit refuses them
+  std::vector<std::size_t> held(4);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < held.size(); ++t) {
+    threads.emplace_back([&ledger, &held, t] {
+      for (std::size_t i = 0; ledger.take_chunk(39); ++i) {
+        ++held[t];
+        if (i % 3 == 0) {
+          ledger.give_back(39);
+          --held[t];
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  const slab_numbers numbers = ledger.numbers();
+  std::size_t taken = 0;
+  for (const std::size_t each : held) taken += each;
+  EXPECT_EQ(numbers.classes[38].pages, 64u);
+  EXPECT_EQ(numbers.classes[38].used_chunks, 128u) << "every chunk of the pages is in use";
+  EXPECT_EQ(taken, 128u) << "and each by one thread";
+  EXPECT_EQ(numbers.total_malloced, 64 * mib);
 }
 
 }  // namespace
