@@ -122,8 +122,20 @@ std::vector<entry_change> index_port::move_to_cpu(std::span<const entry_change> 
 
 std::vector<entry_change> index_port::move_to_device(std::span<const entry_change> entries) {
   if (!make_device_) throw std::logic_error("index_port: no device to move the index to");
-  std::vector<entry_change> refused =
-      move_to(make_device_(entries.size() + initial_capacity, seed_), entries);
+  std::vector<entry_change> refused;
+  try {
+    refused = move_to(make_device_(entries.size() + initial_capacity, seed_), entries);
+  } catch (const std::exception& error) {
+    if (!service_->on_device()) throw;  // failed while made or filled: nothing changed
+    // Filled, it took the service's place and then failed on the batch's
+    // finds: as after a failed run(), the index goes back to the CPU and
+    // the device is never called again.
+    std::fprintf(stderr,
+                 "gpuhash-server: ERROR: the GPU index failed on its first batch after a move "
+                 "(%s); the index goes back to the CPU\n",
+                 error.what());
+    return move_to_cpu(entries, true);
+  }
   if (placement_) placement_->moved(index_site::gpu, clock_type::now(), false);
   return refused;
 }

@@ -160,7 +160,10 @@ class index_port {
   std::vector<entry_change> move_to_cpu(std::span<const entry_change> entries, bool device_failed);
   /// To the device, as --index=auto wants. Throws when the device index
   /// cannot be made or filled, with nothing changed: the batch then runs
-  /// where the index is, and the device is not tried again.
+  /// where the index is, and the device is not tried again. A device index
+  /// that fails on the batch's finds, once in the service's place, is
+  /// dropped as after a failed run(): the index is rebuilt on the CPU,
+  /// answers the finds there, and the device is never called again.
   std::vector<entry_change> move_to_device(std::span<const entry_change> entries);
   /// A move to the device failed (see move_to_device).
   void device_unusable();

@@ -147,9 +147,10 @@ void engine::shard::run_queued() {
     batch.clear();
     {
       std::lock_guard lock(mutex_);
-      if (follow_index() && !inline_) {
+      if (!stopping_ && follow_index() && !inline_) {
         // The last batch moved the index to a device: what is queued, and
-        // what comes, is the batch thread's.
+        // what comes, is the batch thread's (unless it has stopped: then
+        // this submitter runs what is queued).
         running_ = false;
         break;
       }

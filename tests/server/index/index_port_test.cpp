@@ -227,6 +227,27 @@ TEST(IndexPortMoves, ADeviceThatCannotBeHadLeavesThePortAsItWas) {
   EXPECT_EQ(port->numbers().entries, 2u);
 }
 
+TEST(IndexPortMoves, ADeviceThatFailsOnTheMovesFindsSendsTheIndexBackToTheCpu) {
+  // Filled by its first batch, the device index fails on its second, the
+  // batch's finds, once it has taken the service's place.
+  const auto port = movable_port([](std::size_t capacity, std::uint64_t s) {
+    return test_doubles::make_failing_index(test_doubles::make_pretend_device_index(capacity, s),
+                                            2);
+  });
+  const std::vector<entry_change> entries = entries_with_one_too_many(*port, 10);
+  port->clear();
+  port->find(port->signature("k3"));
+  const std::vector<entry_change> refused = port->move_to_device(entries);
+  EXPECT_FALSE(port->on_device());
+  EXPECT_EQ(port->description(), "cpu");
+  EXPECT_EQ(refused.size(), 1u);  // the CPU rebuild's seventeenth entry under one signature
+  EXPECT_EQ(found(*port, 0), std::vector<location_type>{3});
+  EXPECT_FALSE(port->may_move_to_device());
+  EXPECT_EQ(port->wanted_move(), std::nullopt);
+  EXPECT_EQ(port->numbers().placement.moves_to_gpu, 0u);
+  EXPECT_EQ(port->numbers().entries, 26u);
+}
+
 TEST(IndexPortMoves, AFailedDeviceIsNeverUsedAgain) {
   const auto port = movable_port(test_doubles::make_pretend_device_index);
   port->clear();
