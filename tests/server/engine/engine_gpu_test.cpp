@@ -70,26 +70,8 @@ TEST(EngineOnTheGpu, TheIndexMovesToTheCpuAndBackLosingNothing) {
   engine_harness harness(std::move(config));
   std::map<std::string, std::string> model;
   for (std::size_t round = 0; round < 40; ++round) {
-    std::string text;
-    std::string expected;
-    for (std::size_t i = 0; i < 50; ++i) {
-      const std::size_t n = round * 50 + i;
-      const std::size_t key = n % 3 == 2 && n > 100 ? n - 100 : n;
-      text += store_text("set", key_of(key), value_of(n));
-      expected += "STORED\r\n";
-      model[key_of(key)] = value_of(n);
-    }
-    const std::string gone = key_of(round * 37);
-    text += "delete " + gone + "\r\n";
-    expected += model.erase(gone) != 0 ? "DELETED\r\n" : "NOT_FOUND\r\n";
-    ASSERT_EQ(harness.run(text), expected) << "round " << round;
-    std::string get = "get";
-    std::vector<std::pair<std::string, std::string>> items;
-    for (const auto& [key, value] : model) {
-      get += " " + key;
-      items.emplace_back(key, value);
-    }
-    ASSERT_EQ(harness.run(get + "\r\n"), values_reply(items)) << "round " << round;
+    SCOPED_TRACE("round " + std::to_string(round));
+    ASSERT_NO_FATAL_FAILURE(churn_round(harness, model, round * 50, 50, 100, key_of(round * 37)));
   }
   const auto stats = harness.stats();
   EXPECT_GE(std::stoull(stats.at("index_moves_to_cpu")), 8u);

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -348,6 +349,36 @@ inline std::string key_of(std::size_t n) {
 }
 inline std::string value_of(std::size_t n) {
   return "value-" + std::to_string(n * 7919);
+}
+
+/// One round of sets, a delete and a get against `model`, each reply checked
+/// against it: sets of the keys of n in [first, first + count) (a key of n,
+/// or, for every third n past `reuse_gap`, the key of n - reuse_gap again
+/// with another value), then `delete gone` if given, then one get of every
+/// key the model holds. Call it under ASSERT_NO_FATAL_FAILURE.
+inline void churn_round(engine_harness& harness, std::map<std::string, std::string>& model,
+                        std::size_t first, std::size_t count, std::size_t reuse_gap,
+                        const std::optional<std::string>& gone) {
+  std::string text;
+  std::string expected;
+  for (std::size_t n = first; n < first + count; ++n) {
+    const std::size_t key = n % 3 == 2 && n > reuse_gap ? n - reuse_gap : n;
+    text += store_text("set", key_of(key), value_of(n));
+    expected += "STORED\r\n";
+    model[key_of(key)] = value_of(n);
+  }
+  if (gone) {
+    text += "delete " + *gone + "\r\n";
+    expected += model.erase(*gone) != 0 ? "DELETED\r\n" : "NOT_FOUND\r\n";
+  }
+  ASSERT_EQ(harness.run(text), expected);
+  std::string get = "get";
+  std::vector<std::pair<std::string, std::string>> items;
+  for (const auto& [key, value] : model) {
+    get += " " + key;
+    items.emplace_back(key, value);
+  }
+  ASSERT_EQ(harness.run(get + "\r\n"), values_reply(items));
 }
 
 }  // namespace gpuhash::server::engine::testing

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -56,29 +57,10 @@ TEST(MovingIndex, EveryKeyIsFoundWhileTheIndexMovesEachWay) {
   engine_harness harness(moving(index_site::gpu, 3, 4));
   std::map<std::string, std::string> model;
   for (std::size_t round = 0; round < 30; ++round) {
-    std::string text;
-    std::string expected;
-    for (std::size_t i = 0; i < 10; ++i) {
-      const std::size_t n = round * 10 + i;
-      // every third key is stored again, with another value
-      const std::size_t key = n % 3 == 2 && n > 20 ? n - 20 : n;
-      text += store_text("set", key_of(key), value_of(n));
-      expected += "STORED\r\n";
-      model[key_of(key)] = value_of(n);
-    }
-    if (round % 4 == 3) {
-      const std::string gone = key_of(round * 10 - 25);
-      text += "delete " + gone + "\r\n";
-      expected += model.erase(gone) != 0 ? "DELETED\r\n" : "NOT_FOUND\r\n";
-    }
-    ASSERT_EQ(harness.run(text), expected) << "round " << round;
-    std::string get = "get";
-    std::vector<std::pair<std::string, std::string>> items;
-    for (const auto& [key, value] : model) {
-      get += " " + key;
-      items.emplace_back(key, value);
-    }
-    ASSERT_EQ(harness.run(get + "\r\n"), values_reply(items)) << "round " << round;
+    SCOPED_TRACE("round " + std::to_string(round));
+    const std::optional<std::string> gone =
+        round % 4 == 3 ? std::optional<std::string>(key_of(round * 10 - 25)) : std::nullopt;
+    ASSERT_NO_FATAL_FAILURE(churn_round(harness, model, round * 10, 10, 20, gone));
   }
   const auto stats = harness.stats();
   EXPECT_GE(std::stoull(stats.at("index_moves_to_cpu")), 10u);
