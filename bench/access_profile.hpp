@@ -19,8 +19,9 @@ namespace gpuhash::bench {
 
 /// The bytes a table reads as one unit: a bucket (bucketed cuckoo), a node
 /// (DACHash; Cuckoo Node Hashing's, over which its candidates spread), else
-/// a slot (linear probing, dynamic HashGraph: a wide value's slot spans
-/// several sectors); a sector where the table tells none.
+/// a slot (linear probing, dynamic HashGraph: for a wide value, its key and
+/// version, the value being in a row apart); a sector where the table tells
+/// none.
 template <class Table>
 constexpr std::uint32_t read_unit_bytes() {
   if constexpr (requires { typename Table::engine_type; }) {

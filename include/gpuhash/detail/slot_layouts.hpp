@@ -93,4 +93,19 @@ struct published_pair : published_keys<Key> {
   }
 };
 
+/// Whether View keeps its values apart from its slots, in rows after them
+/// (View::values_apart; its engines allocate storage_slots elements).
+template <class View>
+inline constexpr bool values_apart_v = requires { requires View::values_apart; };
+
+/// Elements of View::slot_type that a table of `capacity` slots allocates:
+/// the slots, and the rows after them where View keeps its values apart.
+template <class View>
+constexpr std::uint64_t storage_slots(std::uint64_t capacity) {
+  if constexpr (values_apart_v<View>)
+    return View::storage_slots(capacity);
+  else
+    return capacity;
+}
+
 }  // namespace gpuhash::detail

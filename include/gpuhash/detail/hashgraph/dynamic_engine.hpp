@@ -110,7 +110,8 @@ class dynamic_engine {
   /// Slots allocated, padding included.
   std::size_t slot_count() const noexcept { return slot_count_; }
   std::size_t memory_bytes() const noexcept {
-    return slot_count_ * sizeof(slot_type) + segments_.memory_bytes();
+    return storage_slots<word_view_type>(slot_count_) * sizeof(slot_type) +
+           segments_.memory_bytes();
   }
   std::uint64_t bucket_count() const noexcept { return buckets_; }
 

@@ -28,14 +28,19 @@ struct assign_all {
   GPUHASH_HD void operator()(std::uint64_t i) const { out[i] = value; }
 };
 
-/// Writes pairs into a slot array in the view's slot layout (a build writes
-/// before any batch runs, so plain stores).
+/// Writes pairs into a slot array of `slot_count` slots in the view's
+/// layout, values kept apart in their rows where the view does so (a build
+/// writes before any batch runs, so plain stores).
 template <class View>
 struct slot_target {
   typename View::slot_type* slots;
+  std::uint64_t slot_count;
   template <class From>
   GPUHASH_HD void put(std::uint64_t at, const From& from, std::uint64_t i) const {
-    slots[at] = View::pack(from.key(i), from.value(i));
+    if constexpr (values_apart_v<View>)
+      View::put(slots[at], View::rows_of(slots, slot_count)[at], from.key(i), from.value(i));
+    else
+      slots[at] = View::pack(from.key(i), from.value(i));
   }
 };
 
@@ -93,7 +98,7 @@ void dynamic_engine<Key, Value, Backend, Layout, Hash, KeyEqual>::build(const ke
   // Probes read slots in aligned windows: the array is a whole number of them.
   const std::uint64_t window = word_view_type::window_slots;
   const std::uint64_t slot_count = (segments.storage_size() + window - 1) / window * window;
-  auto slots = Backend::template allocate<slot_type>(slot_count, stream);
+  auto slots = Backend::template allocate<slot_type>(storage_slots<word_view_type>(slot_count), stream);
   // Every layout's empty slot is all one bits (empty_key = ~0), so one byte fill.
   Backend::fill_bytes(slots.data(), slot_count * sizeof(slot_type), 0xff, stream);
   auto cursors = Backend::template allocate<std::uint32_t>(buckets, stream);
@@ -102,7 +107,7 @@ void dynamic_engine<Key, Value, Backend, Layout, Hash, KeyEqual>::build(const ke
       n,
       place_by_bucket<source_type, slot_target<word_view_type>, hash_type,
                       typename segments_type::view_type>{
-          source, {slots.data()}, bucket(buckets), segments.view(), cursors.data()},
+          source, {slots.data(), slot_count}, bucket(buckets), segments.view(), cursors.data()},
       stream);
   segments_ = std::move(segments);
   slots_ = std::move(slots);

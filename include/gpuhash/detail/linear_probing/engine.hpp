@@ -59,7 +59,9 @@ class engine {
   engine(std::size_t min_capacity, std::uint64_t seed, stream_type stream);
 
   std::size_t capacity() const noexcept { return capacity_; }
-  std::size_t memory_bytes() const noexcept { return capacity_ * sizeof(slot_type); }
+  std::size_t memory_bytes() const noexcept {
+    return storage_slots<word_view_type>(capacity_) * sizeof(slot_type);
+  }
 
   void execute_async(const batch<Key, Value>& args, table_counters* counters, stream_type stream);
   /// Rebuilds the table with at least `min_capacity` slots, dropping tombstones.

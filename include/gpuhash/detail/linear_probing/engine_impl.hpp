@@ -31,6 +31,19 @@ struct reinsert_slot {
   }
 };
 
+/// The same for views that keep values apart from slots (wide values): the
+/// old table's pair read through its view.
+template <class View>
+struct reinsert_slot_and_row {
+  View target;
+  View source;
+
+  GPUHASH_HD status operator()(std::uint64_t i) const {
+    if (!source.live_at(i)) return status::not_found;
+    return target.insert(source.key_at(i), source.value_at(i));
+  }
+};
+
 inline std::size_t round_up(std::size_t n, std::size_t multiple) {
   return (n + multiple - 1) / multiple * multiple;
 }
@@ -40,7 +53,7 @@ engine<Key, Value, Backend, Hash, KeyEqual>::engine(std::size_t min_capacity, st
                                                     stream_type stream)
     : capacity_(round_up(std::max<std::size_t>(min_capacity, 1), word_view_type::window_slots)),
       seed_(seed) {
-  slots_ = Backend::template allocate<slot_type>(capacity_, stream);
+  slots_ = Backend::template allocate<slot_type>(storage_slots<word_view_type>(capacity_), stream);
   clear(stream);
 }
 
@@ -57,9 +70,14 @@ void engine<Key, Value, Backend, Hash, KeyEqual>::rehash(std::size_t min_capacit
   engine grown(min_capacity, seed_, stream);
   auto counters = Backend::template allocate<table_counters>(1, stream);
   Backend::fill_bytes(counters.data(), sizeof(table_counters), 0, stream);
-  exec<Backend>::for_each_tally(capacity_,
-                                reinsert_slot<word_view_type>{grown.word_view(), slots_.data()},
-                                counters.data(), stream);
+  if constexpr (values_apart_v<word_view_type>)
+    exec<Backend>::for_each_tally(
+        capacity_, reinsert_slot_and_row<word_view_type>{grown.word_view(), word_view()},
+        counters.data(), stream);
+  else
+    exec<Backend>::for_each_tally(capacity_,
+                                  reinsert_slot<word_view_type>{grown.word_view(), slots_.data()},
+                                  counters.data(), stream);
   table_counters moved;
   Backend::copy_to_host(&moved, counters.data(), 1, stream);
   // Cannot happen while the frontend sizes the new table for every live key;
@@ -72,7 +90,8 @@ void engine<Key, Value, Backend, Hash, KeyEqual>::rehash(std::size_t min_capacit
 
 template <class Key, class Value, class Backend, class Hash, class KeyEqual>
 void engine<Key, Value, Backend, Hash, KeyEqual>::clear(stream_type stream) {
-  // Every layout's empty slot is all one bits (empty_key = ~0), so one byte fill.
+  // Every layout's empty slot is all one bits (empty_key = ~0), so one byte
+  // fill; values kept apart (wide ones) are written before their key is.
   Backend::fill_bytes(slots_.data(), capacity_ * sizeof(slot_type), 0xff, stream);
 }
 
