@@ -142,15 +142,12 @@ class packed_view : public packed_pair<Key, Value>,
 
   /// Calls visit(copy of slot, its address) for the slots of the key's probe
   /// sequence, in order, until visit returns true. Returns false if it never
-  /// did (every slot of the table was visited). `home_copy`, where given, is
-  /// the home slot as the caller already saw it (a write's first claim).
+  /// did (every slot of the table was visited).
   template <probe_reads Reads, class Visit>
-  GPUHASH_HD bool probe(Key key, Visit&& visit, const slot_type* home_copy = nullptr) const {
+  GPUHASH_HD bool probe(Key key, Visit&& visit) const {
     std::uint64_t slot = home_(key);
     for (std::uint64_t visited = 0; visited < capacity_;) {
-      if (visited == 0 && home_copy != nullptr) {
-        if (visit(*home_copy, slots_ + slot)) return true;
-      } else if constexpr (Reads == probe_reads::windows) {
+      if constexpr (Reads == probe_reads::windows) {
         const word_pair window = load_pair_for_probe(slots_ + (slot & ~std::uint64_t{1}));
         if ((slot & 1) == 0) {  // the window's first slot: both are in probe order
           if (visit(window.first, slots_ + slot)) return true;
@@ -170,15 +167,8 @@ class packed_view : public packed_pair<Key, Value>,
   template <write_mode Mode, class Op = no_apply_op>
   GPUHASH_HD status write(Key key, Value value, Op op = {}) const {
     const slot_type desired = pack(key, value);
-    // A write that may insert first tries to claim its home slot without
-    // reading it (claim_home: the CAS returns what the slot holds, so a
-    // failed claim is as good as a read).
-    slot_type home_copy = empty_slot;
-    const bool claimed_home = Mode != write_mode::update_if_present &&
-                              claim_home(slots_ + home_(key), desired, home_copy);
-    if (claimed_home) return status::inserted;
     status result = Mode == write_mode::update_if_present ? status::not_found : status::full;
-    const auto visit = [&](slot_type seen, slot_type* address) {
+    probe<probe_reads::slots>(key, [&](slot_type seen, slot_type* address) {
       // Re-examine this slot until it holds neither our key nor empty: a lost
       // CAS means someone else changed it, and that change decides what we do.
       for (;;) {
@@ -226,17 +216,8 @@ class packed_view : public packed_pair<Key, Value>,
           return false;
         }
       }
-    };
-    probe<probe_reads::slots>(key, visit,
-                              Mode == write_mode::update_if_present ? nullptr : &home_copy);
+    });
     return result;
-  }
-
-  /// One CAS of `home` from empty to `desired`: true if it took the slot,
-  /// else `seen` is what the slot held.
-  GPUHASH_HD static bool claim_home(slot_type* home, slot_type desired, slot_type& seen) {
-    seen = compare_exchange_relaxed(home, empty_slot, desired);
-    return seen == empty_slot;
   }
 
   slot_type* slots_ = nullptr;
@@ -336,20 +317,7 @@ class pair_view
     probe_sequence probe = start(key);
     for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
       slot_type& slot = slots_[probe.position];
-      Key seen;
-      if (step == 0 && Mode != write_mode::update_if_present) {
-        // The home slot is claimed without reading it first: the CAS returns
-        // what the slot holds. Only a busy slot or this key's own is then
-        // read again, with acquire order, for the value behind the key.
-        seen = compare_exchange_relaxed(&slot.key, empty_key, busy_key);
-        if (seen == empty_key) {
-          layout::publish(slot, key, value);
-          return status::inserted;
-        }
-        if (seen == busy_key || equal_(seen, key)) seen = layout::published_key(slot);
-      } else {
-        seen = layout::published_key(slot);
-      }
+      Key seen = layout::published_key(slot);
       for (;;) {
         if (equal_(seen, key)) {
           if constexpr (Mode == write_mode::insert_if_absent) return status::exists;

@@ -348,20 +348,7 @@ class wide_view
     for (std::uint64_t step = 0; step < capacity_; ++step, probe.advance()) {
       slot_type& slot = slots_[probe.position];
       row_type& row = rows_[probe.position];
-      Key seen;
-      if (step == 0 && Mode != write_mode::update_if_present) {
-        // The home slot claimed without reading it first, as pair_view does.
-        seen = compare_exchange_relaxed(&slot.key, empty_key, busy_key);
-        if (seen == empty_key) {
-          layout::store_value(row, value);
-          store_relaxed(&slot.version, std::uint64_t{0});
-          store_release(&slot.key, key);  // publishes the value and version written above
-          return status::inserted;
-        }
-        if (seen == busy_key || equal_(seen, key)) seen = layout::settled_key(slot);
-      } else {
-        seen = layout::settled_key(slot);
-      }
+      Key seen = layout::settled_key(slot);
       for (;;) {
         if (equal_(seen, key)) {
           if constexpr (Mode == write_mode::insert_if_absent) {
