@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "gpuhash/cuda/error.hpp"
 #include "gpuhash/cuda/occupancy.hpp"
@@ -77,10 +79,18 @@ __global__ void __launch_bounds__(block_size)
 /// overhead; fewer would leave memory latency unhidden).
 template <class Kernel>
 int grid_size(Kernel kernel, std::uint64_t n) {
-  static const int resident_blocks = gpuhash::cuda::resident_blocks(kernel, block_size);
+  // Kernels of one signature (a find and a contains kernel, say) share this
+  // function, Kernel being their pointer type, and may differ in registers:
+  // each kernel's residency is asked once per thread and kept beside it.
+  thread_local std::vector<std::pair<Kernel, int>> known;
+  auto entry = std::find_if(known.begin(), known.end(),
+                            [&](const std::pair<Kernel, int>& e) { return e.first == kernel; });
+  if (entry == known.end())
+    entry = known.insert(known.end(),
+                         {kernel, gpuhash::cuda::resident_blocks(kernel, block_size)});
   const std::uint64_t needed = (n + block_size - 1) / block_size;
   return static_cast<int>(
-      std::min<std::uint64_t>(needed, static_cast<std::uint64_t>(resident_blocks)));
+      std::min<std::uint64_t>(needed, static_cast<std::uint64_t>(entry->second)));
 }
 
 }  // namespace gpuhash::detail::cuda
