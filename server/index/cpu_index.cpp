@@ -18,9 +18,6 @@ class cpu_index final : public index_service {
       : pool_(1), index_(index_options{capacity, 0.0f, seed}, cpu::stream{&pool_}) {}
 
   std::string description() const override { return "cpu"; }
-  signature_type signature(std::string_view key) const noexcept override {
-    return index_.signature(key);
-  }
 
   index_results apply(const index_batch& batch, wait_work*) override {
     const std::size_t n = batch.size();

@@ -31,7 +31,6 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "index/auto_placement.hpp"
@@ -77,7 +76,8 @@ struct index_numbers {
 };
 
 /// Makes the index on a device for a move there (--index=auto): room for
-/// `capacity` entries, signatures under `seed`. Throws when it cannot.
+/// `capacity` entries, its bucket hashes under `seed`. Throws when it
+/// cannot.
 using device_index_maker =
     std::function<std::unique_ptr<index_service>(std::size_t capacity, std::uint64_t seed)>;
 
@@ -92,9 +92,8 @@ struct automatic_placement {
 
 class index_port {
  public:
-  /// Drives `service`, whose signatures are SipHash under `seed` (kept for
-  /// a move, whose index must hash alike); with `automatic`, moves it as
-  /// the load calls for.
+  /// Drives `service`, whose bucket hashes are under `seed` (kept for the
+  /// index a move makes); with `automatic`, moves it as the load calls for.
   index_port(std::unique_ptr<index_service> service, std::uint64_t seed,
              automatic_placement automatic = {});
   ~index_port();
@@ -108,8 +107,6 @@ class index_port {
   bool on_device() const noexcept { return service_->on_device(); }
   /// Whether run() waits for a device and gives its wait_work steps there.
   bool has_wait() const noexcept { return service_->takes_wait_work(); }
-  /// The key's signature, never 0.
-  signature_type signature(std::string_view key) const noexcept { return service_->signature(key); }
 
   // ---- one batch --------------------------------------------------------------
 

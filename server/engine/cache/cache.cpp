@@ -21,8 +21,9 @@ std::uint64_t entry_of(index::signature_type signature, location where) {
 
 }  // namespace
 
-cache::cache(store::slab_ledger& ledger, std::unique_ptr<index::index_port> index, cas_sequence cas)
-    : store_(ledger), index_(std::move(index)), cas_(cas) {
+cache::cache(store::slab_ledger& ledger, std::unique_ptr<index::index_port> index, cas_sequence cas,
+             key_hasher hasher)
+    : store_(ledger), index_(std::move(index)), hasher_(hasher), cas_(cas) {
   store_.on_removal([this](location where, const store::item& item, store::tail_removal why) {
     class_item_counts& counts = class_counts_[item.size_class];
     if (why == store::tail_removal::evicted) {
@@ -85,7 +86,7 @@ void cache::settle(const index::settled_changes& settled) {
     }
     if (result == status::inserted) continue;
     store::item& item = store_.at(change.location);
-    if (item.linked && index_->signature(item.key()) == change.signature) {
+    if (item.linked && signature(item.key()) == change.signature) {
       overflow_[item.key()] = change.location;
     } else {
       ++refused_[entry];
@@ -110,7 +111,7 @@ bool cache::move_index(index::index_site to, const char* failure) {
   std::vector<index::entry_change> entries;
   entries.reserve(store_.linked_items());
   store_.for_each_linked([&](location where, const store::item& item) {
-    entries.push_back({operation::insert, index_->signature(item.key()), where});
+    entries.push_back({operation::insert, signature(item.key()), where});
   });
   std::vector<index::entry_change> refused;
   if (to == index::index_site::gpu) {
@@ -198,7 +199,7 @@ void cache::link(location where, location replaced) {
   if (replaced != store::no_location) forget_entry(replaced, store_.at(replaced));
   store_.link(where, replaced);
   fresh_[item.key()] = where;
-  queue_entry(index_->signature(item.key()), where, +1);
+  queue_entry(signature(item.key()), where, +1);
   ++counts_.total_items;
 }
 
@@ -213,7 +214,7 @@ void cache::forget_entry(location where, const store::item& item) {
     overflow_.erase(overflowed);  // it never had an index entry
     return;
   }
-  queue_entry(index_->signature(key), where, -1);
+  queue_entry(signature(key), where, -1);
 }
 
 void cache::unlink(location where) {

@@ -31,6 +31,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "engine/key_hash.hpp"
 #include "index/index_port.hpp"
 #include "store/item_store.hpp"
 
@@ -80,8 +81,9 @@ struct cas_sequence {
 class cache {
  public:
   /// A cache whose store counts its chunks in `ledger` (shared by the
-  /// shards), which must outlive it.
-  cache(store::slab_ledger& ledger, std::unique_ptr<index::index_port> index, cas_sequence cas);
+  /// shards), which must outlive it. Its index's signatures are `hasher`'s.
+  cache(store::slab_ledger& ledger, std::unique_ptr<index::index_port> index, cas_sequence cas,
+        key_hasher hasher);
   cache(const cache&) = delete;
   cache& operator=(const cache&) = delete;
 
@@ -97,8 +99,13 @@ class cache {
   std::int64_t now() const noexcept { return now_; }
   /// Starts the batch's index work: the finds come first.
   void clear_finds() { index_->clear(); }
-  /// Queues a find for `key`; the n-th queued is find_item(key, n)'s.
-  void find(std::string_view key) { index_->find(index_->signature(key)); }
+  /// A key's index signature (the routing gives most: key_hash.hpp).
+  index::signature_type signature(std::string_view key) const noexcept {
+    return hasher_.signature(key);
+  }
+  /// Queues a find for the key of `signature`; the n-th queued is
+  /// find_item(key, n)'s.
+  void find(index::signature_type signature) { index_->find(signature); }
   /// Queues the entries linked and unlinked since the last batch, then runs
   /// the batch on the index and reads the statuses it settled. A device
   /// failure moves the index to the CPU, losing nothing; so does a move
@@ -178,6 +185,7 @@ class cache {
 
   store::item_store store_;
   std::unique_ptr<index::index_port> index_;
+  key_hasher hasher_;
   cas_sequence cas_;
   item_counts counts_;
   class_item_table class_counts_{};
