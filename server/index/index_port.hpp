@@ -123,6 +123,8 @@ class index_port {
   }
   std::size_t size() const noexcept { return batch_.size(); }
   std::size_t finds() const noexcept { return batch_.searches(); }
+  /// The signature the n-th find of the batch looked for (until clear()).
+  signature_type find_signature(std::size_t n) const noexcept { return batch_.signatures[n]; }
 
   /// Runs the batch, doing `while_waiting`'s steps while a device works on
   /// it. Throws on a device failure: the caller then calls move_to_cpu.

@@ -3,6 +3,7 @@
 #include "engine/cache/cache.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 #include <exception>
 #include <utility>
@@ -33,7 +34,7 @@ cache::cache(store::slab_ledger& ledger, std::unique_ptr<index::index_port> inde
     } else if (!item.fetched) {  // as memcached's lru_pull_tail, flushed items too
       ++counts.expired_unfetched;
     }
-    forget_entry(where, item);
+    forget_entry(where, item, signature(item.key()));
   });
   store_.on_dead_check([this](const store::item& item) { return is_reclaimable(item); });
 }
@@ -194,16 +195,17 @@ void cache::queue_entry(index::signature_type signature, location where, int cha
   if (entry->second == 0) pending_.erase(entry);
 }
 
-void cache::link(location where, location replaced) {
+void cache::link(location where, location replaced, index::signature_type signature) {
   store::item& item = store_.at(where);
-  if (replaced != store::no_location) forget_entry(replaced, store_.at(replaced));
+  if (replaced != store::no_location) forget_entry(replaced, store_.at(replaced), signature);
   store_.link(where, replaced);
   fresh_[item.key()] = where;
-  queue_entry(signature(item.key()), where, +1);
+  queue_entry(signature, where, +1);
   ++counts_.total_items;
 }
 
-void cache::forget_entry(location where, const store::item& item) {
+void cache::forget_entry(location where, const store::item& item,
+                         index::signature_type signature) {
   const std::string_view key = item.key();
   for (auto* map : {&fresh_, &in_flight_}) {
     const auto found = map->find(key);
@@ -214,12 +216,12 @@ void cache::forget_entry(location where, const store::item& item) {
     overflow_.erase(overflowed);  // it never had an index entry
     return;
   }
-  queue_entry(signature(key), where, -1);
+  queue_entry(signature, where, -1);
 }
 
 void cache::unlink(location where) {
   store::item& item = store_.at(where);
-  forget_entry(where, item);
+  forget_entry(where, item, signature(item.key()));
   store_.unlink(where);
 }
 
@@ -274,14 +276,14 @@ std::optional<store_result> refusal(store_mode mode, const store::item* existing
 
 }  // namespace
 
-store_result cache::store_value(std::string_view key, location existing, std::string_view data,
+store_result cache::store_value(key_ref key, location existing, std::string_view data,
                                 std::uint32_t client_flags, std::int64_t expires_at,
                                 store_mode mode, std::uint64_t cas, location* stored) {
   // As memcached's process_update_command: the request's own item is
   // allocated (its data read into it) before the key's item is looked at,
   // so a refused store takes memory as memcached's does (and gives it back).
   store::allocation_error error = store::allocation_error::none;
-  location fresh = store_.allocate(key, data.size(), client_flags, error, existing);
+  location fresh = store_.allocate(key.key, data.size(), client_flags, error, existing);
   if (fresh == store::no_location) {
     // memcached drops the old value of a set that failed, so it cannot be
     // read stale; not when the data found no chunk while being read
@@ -306,7 +308,7 @@ store_result cache::store_value(std::string_view key, location existing, std::st
     // is allocated while the request's is still held (and given back after
     // the store); without it the request is not stored
     const location joined =
-        store_.allocate(key, old->value_bytes + data.size(), old->client_flags, error, existing);
+        store_.allocate(key.key, old->value_bytes + data.size(), old->client_flags, error, existing);
     if (joined == store::no_location) {
       store_.release(fresh);
       return store_result::not_stored;
@@ -327,7 +329,9 @@ store_result cache::store_value(std::string_view key, location existing, std::st
   item.stored_at = now_;
   item.accessed_at = now_;
   item.cas = next_cas();
-  link(fresh, existing);
+  const index::signature_type found = index_->find_signature(key.search);
+  assert(found == signature(key.key) && "the find was not for this key");
+  link(fresh, existing, found);
   if (request_item != store::no_location) store_.release(request_item);
   if (stored != nullptr) *stored = fresh;
   return store_result::stored;

@@ -78,6 +78,12 @@ struct cas_sequence {
   std::size_t shards = 1;
 };
 
+/// A key a command is about, and the batch's find for it (the search-th).
+struct key_ref {
+  std::string_view key;
+  std::size_t search;
+};
+
 class cache {
  public:
   /// A cache whose store counts its chunks in `ledger` (shared by the
@@ -129,14 +135,15 @@ class cache {
   void update(location where) { store_.update(where); }
   void unlink(location where);
   /// Stores `data` under `key` as `mode` says, over `existing` (the item
-  /// find_item gave, or no_location); `stored`, if not null, gets the new
-  /// item. As memcached, the request's item is allocated first, whatever the
+  /// find_item gave for it, or no_location); `stored`, if not null, gets
+  /// the new item. The index entries it changes take the signature of the
+  /// key's find (the key is not hashed again). As memcached, the request's item is allocated first, whatever the
   /// mode; an append or prepend then allocates the joined item, and is not
   /// stored when that finds no memory.
   /// `cas`: what a cas compares the item's CAS with; append and prepend
   /// compare with it too unless it is 0 (ms's C, as memcached's simplified
   /// check), answering exists when they differ.
-  store_result store_value(std::string_view key, location existing, std::string_view data,
+  store_result store_value(key_ref key, location existing, std::string_view data,
                            std::uint32_t client_flags, std::int64_t expires_at, store_mode mode,
                            std::uint64_t cas, location* stored);
   bool is_live(const store::item& item) const noexcept;
@@ -174,10 +181,12 @@ class cache {
  private:
   /// Hidden by a flush_all that has taken effect.
   bool is_flushed(const store::item& item) const noexcept;
-  /// Links an item, in place of `replaced` when there is one.
-  void link(location where, location replaced = store::no_location);
-  /// Drops an unlinked item from the host maps and queues its entry's erase.
-  void forget_entry(location where, const store::item& item);
+  /// Links an item whose key has `signature`, in place of `replaced` (of
+  /// the same key) when there is one.
+  void link(location where, location replaced, index::signature_type signature);
+  /// Drops an unlinked item from the host maps and queues the erase of its
+  /// entry, whose signature is `signature` (the item's key's).
+  void forget_entry(location where, const store::item& item, index::signature_type signature);
   void queue_entry(index::signature_type signature, location where, int change);
   void send_changes();
   void settle(const index::settled_changes& settled);
