@@ -1,9 +1,44 @@
 // get, gets, gat, gats.
 
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
 #include "engine/commands/command_set.hpp"
 #include "engine/commands/reply.hpp"
 
 namespace gpuhash::server::engine {
+
+namespace {
+
+/// Writes a space and `value`'s digits at `at`; returns their end.
+char* put_number(char* at, std::uint64_t value) {
+  char digits[20];
+  int count = 0;
+  do {
+    digits[count++] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value != 0);
+  *at++ = ' ';
+  while (count > 0) *at++ = digits[--count];
+  return at;
+}
+
+/// "VALUE <key> <flags> <bytes>[ <cas>]\r\n": its numbers written whole and
+/// appended at once (a multi-get writes one line for each key it finds).
+void append_value_line(std::string& out, std::string_view key, std::uint32_t client_flags,
+                       std::uint32_t value_bytes, std::optional<std::uint64_t> cas) {
+  char numbers[3 * 21 + 2];  // three numbers with their spaces, "\r\n"
+  char* at = put_number(numbers, client_flags);
+  at = put_number(at, value_bytes);
+  if (cas) at = put_number(at, *cas);
+  *at++ = '\r';
+  *at++ = '\n';
+  out.append("VALUE ").append(key).append(numbers, at);
+}
+
+}  // namespace
 
 /// Values are copied into the replies; past the group's reply budget the
 /// request stops, to go on in a later batch from work.resume_at (the finds
@@ -46,15 +81,10 @@ bool run_retrieval(shard_state& state, work_item& work, std::size_t first_search
       count_read_hit(state, item);
     }
     items.bump(where);
-    out.append("VALUE ").append(item.key()).push_back(' ');
-    append_number(out, item.client_flags);
-    out.push_back(' ');
-    append_number(out, item.value_bytes);
-    if (with_cas) {
-      out.push_back(' ');
-      append_number(out, state.settings.store.cas_enabled ? item.cas : 0);
-    }
-    out.append("\r\n");
+    append_value_line(out, item.key(), item.client_flags, item.value_bytes,
+                      with_cas ? std::optional<std::uint64_t>(
+                                     state.settings.store.cas_enabled ? item.cas : 0)
+                               : std::nullopt);
     const std::span<const char> value = item.value();
     out.append(value.data(), value.size() + 2);  // the value's "\r\n" follows it
     group.mark();
