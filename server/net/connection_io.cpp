@@ -281,11 +281,10 @@ void network::worker::finish(const std::vector<engine::request_group*>& done) {
     }
     if (!group->finished()) {
       conn.resuming = true;  // its requests still point into the input
-    } else {
-      join_side_input(conn, owner_.budget_);
-      if (group->close_after) conn.closing = true;
+    } else if (group->close_after) {
+      conn.closing = true;
     }
-    settle_room(conn, owner_.budget_);
+    settle_group(conn, owner_.budget_);
     if (engine_->shutdown_requested()) owner_.shutdown_requested_ = true;
     // (input that came meanwhile was read aside on its EPOLLIN; settle
     // reads on if reading had paused at the limit)
