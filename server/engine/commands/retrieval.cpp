@@ -1,5 +1,6 @@
 // get, gets, gat, gats.
 
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,17 +13,15 @@ namespace gpuhash::server::engine {
 
 namespace {
 
-/// Writes a space and `value`'s digits at `at`; returns their end.
+/// Writes a space and `value`'s digits at `at` (room for 21 bytes); returns
+/// their end.
 char* put_number(char* at, std::uint64_t value) {
-  char digits[20];
-  int count = 0;
-  do {
-    digits[count++] = static_cast<char>('0' + value % 10);
-    value /= 10;
-  } while (value != 0);
   *at++ = ' ';
-  while (count > 0) *at++ = digits[--count];
-  return at;
+  if (value < 10) {  // the flags of most items: 0
+    *at++ = static_cast<char>('0' + value);
+    return at;
+  }
+  return std::to_chars(at, at + 20, value).ptr;
 }
 
 /// "VALUE <key> <flags> <bytes>[ <cas>]\r\n": its numbers written whole and
