@@ -219,6 +219,9 @@ void network::worker::parse_and_submit(connection& conn) {
   engine::request_group& group = conn.group;
   group.reset();
   shrink_input(conn, owner_.budget_);
+  // (each group back home comes here, most often to an empty input: a
+  // parse of nothing takes nothing)
+  if (conn.input.empty()) return;
   // A round takes -R requests of each connection at most (fewer while the
   // budget is pressed, when the rest follow as soon as the group is back).
   const std::size_t per_round = owner_.settings_.requests_per_event;
