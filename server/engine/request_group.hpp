@@ -102,10 +102,12 @@ struct request_group {
     if (part) part->segment_ends.push_back(replies.size());
   }
 
+  /// The next item, its fields reset but for its request, which is the
+  /// caller's to fill whole (protocol::parse_request clears it first, as a
+  /// copy of another item overwrites it).
   work_item& next_item() {
     if (used == items.size()) items.emplace_back();
     work_item& item = items[used++];
-    item.request.clear();
     item.error_reply = {};
     item.silent = false;
     item.drops_key = false;
