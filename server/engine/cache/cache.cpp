@@ -142,7 +142,8 @@ bool cache::move_index(index::index_site to, const char* failure) {
 void cache::end_resolve() {
   // The inserts of items linked by the previous resolve have now run; those
   // linked by this one go to the next batch.
-  in_flight_ = std::move(fresh_);
+  // (swapped, not moved: fresh_ keeps a bucket array to fill)
+  in_flight_.swap(fresh_);
   fresh_.clear();
   store_.end_batch();
 }

@@ -31,6 +31,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "engine/cache/node_pool.hpp"
 #include "engine/key_hash.hpp"
 #include "index/index_port.hpp"
 #include "store/item_store.hpp"
@@ -209,7 +210,7 @@ class cache {
   // (one thread at a time runs a shard's batches): each set adds and drops
   // several nodes, and malloc and free would be a visible part of the
   // server's time (docs/results/server.md).
-  std::pmr::unsynchronized_pool_resource node_pool_;
+  node_pool node_pool_;
   using key_locations = std::pmr::unordered_map<std::string_view, location>;
   // (signature << 32 | location) -> net change
   std::pmr::unordered_map<std::uint64_t, int> pending_{&node_pool_};
