@@ -22,9 +22,13 @@ class cpu_index final : public index_service {
   index_results apply(const index_batch& batch, wait_work*) override {
     const std::size_t n = batch.size();
     const std::size_t searches = batch.searches();
-    matches_.resize(n * max_matches);
-    counts_.resize(n);
-    statuses_.resize(n);
+    // resized only to grow (shrunk, they were zeroed again by each larger
+    // batch after a smaller one); nothing past n is read
+    if (counts_.size() < n) {
+      matches_.resize(n * max_matches);
+      counts_.resize(n);
+      statuses_.resize(n);
+    }
     const cpu::stream stream{&pool_};
     if (batch.searches_only()) {
       index_.find(batch.signatures.data(), n, matches_.data(), counts_.data(), stream);
