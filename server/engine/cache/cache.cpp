@@ -175,6 +175,7 @@ location cache::find_item(std::string_view key, std::size_t search) {
     return store::no_location;
   };
   const auto in = [&](const key_locations& map) {
+    if (map.empty()) return store::no_location;  // (most often; a find would still walk)
     const auto found = map.find(key);
     return found == map.end() ? store::no_location : found->second;
   };

@@ -2,9 +2,9 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
-#include <string_view>
 
 #include "engine/commands/command_set.hpp"
 #include "engine/commands/reply.hpp"
@@ -24,17 +24,20 @@ char* put_number(char* at, std::uint64_t value) {
   return std::to_chars(at, at + 20, value).ptr;
 }
 
-/// "VALUE <key> <flags> <bytes>[ <cas>]\r\n": its numbers written whole and
+/// "VALUE <key> <flags> <bytes>[ <cas>]\r\n" for `item`, written whole and
 /// appended at once (a multi-get writes one line for each key it finds).
-void append_value_line(std::string& out, std::string_view key, std::uint32_t client_flags,
-                       std::uint32_t value_bytes, std::optional<std::uint64_t> cas) {
-  char numbers[3 * 21 + 2];  // three numbers with their spaces, "\r\n"
-  char* at = put_number(numbers, client_flags);
-  at = put_number(at, value_bytes);
+void append_value_line(std::string& out, const store::item& item,
+                       std::optional<std::uint64_t> cas) {
+  // "VALUE ", a key of at most 255 bytes, three numbers with their spaces, "\r\n"
+  char line[6 + 255 + 3 * 21 + 2];
+  std::memcpy(line, "VALUE ", 6);
+  std::memcpy(line + 6, item.key().data(), item.key_bytes);
+  char* at = put_number(line + 6 + item.key_bytes, item.client_flags);
+  at = put_number(at, item.value_bytes);
   if (cas) at = put_number(at, *cas);
   *at++ = '\r';
   *at++ = '\n';
-  out.append("VALUE ").append(key).append(numbers, at);
+  out.append(line, at);
 }
 
 }  // namespace
@@ -80,7 +83,7 @@ bool run_retrieval(shard_state& state, work_item& work, std::size_t first_search
       count_read_hit(state, item);
     }
     items.bump(where);
-    append_value_line(out, item.key(), item.client_flags, item.value_bytes,
+    append_value_line(out, item,
                       with_cas ? std::optional<std::uint64_t>(
                                      state.settings.store.cas_enabled ? item.cas : 0)
                                : std::nullopt);
