@@ -47,7 +47,6 @@ std::size_t take_input_room(connection& conn, const std::string& target, std::si
 void append_input(connection& conn, std::string& target, std::string_view bytes, std::size_t room,
                   memory_budget& budget);
 
-
 /// Gives the group its reply room before it goes to the engine, taken from
 /// the budget at once so that the connections submitted after it see it
 /// taken; false when the budget has too little (the connection then waits

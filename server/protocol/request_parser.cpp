@@ -179,7 +179,8 @@ parse_result parse_retrieval(command kind, const command_line& line, const parse
   bool keys_valid = true;
   if (line.count < detail::max_words) {
     // the line's words are all split already
-    for (std::size_t w = skip; w < line.count && keys_valid; ++w) keys_valid = take_key(line.words[w]);
+    for (std::size_t w = skip; w < line.count && keys_valid; ++w)
+      keys_valid = take_key(line.words[w]);
   } else {
     keys_valid = for_each_word(line.text, [&](std::string_view word) {
       if (skip == 0) return take_key(word);

@@ -79,8 +79,8 @@ TEST(key_hash, the_bytewise_reference_matches_the_papers_test_vectors) {
 // agree with the reference at every length and alignment.
 TEST(key_hash, word_loads_match_the_bytewise_reference) {
   static_assert(siphash(paper_key, std::string_view("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09"
-                                                    "\x0a\x0b\x0c\x0d\x0e", 15)) ==
-                0xa129ca6149be45e5ULL);
+                                                    "\x0a\x0b\x0c\x0d\x0e",
+                                                    15)) == 0xa129ca6149be45e5ULL);
   const std::uint64_t seed = std::random_device{}();
   std::mt19937_64 random(seed);
   std::string buffer(8 + 80, '\0');

@@ -206,8 +206,7 @@ void cache::link(location where, location replaced, index::signature_type signat
   ++counts_.total_items;
 }
 
-void cache::forget_entry(location where, const store::item& item,
-                         index::signature_type signature) {
+void cache::forget_entry(location where, const store::item& item, index::signature_type signature) {
   const std::string_view key = item.key();
   for (auto* map : {&fresh_, &in_flight_}) {
     const auto found = map->find(key);
@@ -309,8 +308,8 @@ store_result cache::store_value(key_ref key, location existing, std::string_view
     // do_store_item: the joined item, with the old one's flags and expiry,
     // is allocated while the request's is still held (and given back after
     // the store); without it the request is not stored
-    const location joined =
-        store_.allocate(key.key, old->value_bytes + data.size(), old->client_flags, error, existing);
+    const location joined = store_.allocate(key.key, old->value_bytes + data.size(),
+                                            old->client_flags, error, existing);
     if (joined == store::no_location) {
       store_.release(fresh);
       return store_result::not_stored;

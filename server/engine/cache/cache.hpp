@@ -138,9 +138,9 @@ class cache {
   /// Stores `data` under `key` as `mode` says, over `existing` (the item
   /// find_item gave for it, or no_location); `stored`, if not null, gets
   /// the new item. The index entries it changes take the signature of the
-  /// key's find (the key is not hashed again). As memcached, the request's item is allocated first, whatever the
-  /// mode; an append or prepend then allocates the joined item, and is not
-  /// stored when that finds no memory.
+  /// key's find (the key is not hashed again). As memcached, the request's
+  /// item is allocated first, whatever the mode; an append or prepend then
+  /// allocates the joined item, and is not stored when that finds no memory.
   /// `cas`: what a cas compares the item's CAS with; append and prepend
   /// compare with it too unless it is 0 (ms's C, as memcached's simplified
   /// check), answering exists when they differ.

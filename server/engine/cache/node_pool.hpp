@@ -43,7 +43,7 @@ class node_pool final : public std::pmr::memory_resource {
   }
 
   void* do_allocate(std::size_t bytes, std::size_t alignment) override {
-    if (!pooled(bytes, alignment)) return ::operator new(bytes, std::align_val_t{alignment});
+    if (!pooled(bytes, alignment)) return ::operator new (bytes, std::align_val_t{alignment});
     free_node*& head = free_[list_of(bytes)];
     if (head == nullptr) return carve((list_of(bytes) + 1) * granule);
     free_node* const node = head;
@@ -52,7 +52,7 @@ class node_pool final : public std::pmr::memory_resource {
   }
   void do_deallocate(void* memory, std::size_t bytes, std::size_t alignment) override {
     if (!pooled(bytes, alignment)) {
-      ::operator delete(memory, bytes, std::align_val_t{alignment});
+      ::operator delete (memory, bytes, std::align_val_t{alignment});
       return;
     }
     free_node*& head = free_[list_of(bytes)];

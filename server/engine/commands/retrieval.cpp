@@ -83,10 +83,10 @@ bool run_retrieval(shard_state& state, work_item& work, std::size_t first_search
       count_read_hit(state, item);
     }
     items.bump(where);
-    append_value_line(out, item,
-                      with_cas ? std::optional<std::uint64_t>(
-                                     state.settings.store.cas_enabled ? item.cas : 0)
-                               : std::nullopt);
+    append_value_line(
+        out, item,
+        with_cas ? std::optional<std::uint64_t>(state.settings.store.cas_enabled ? item.cas : 0)
+                 : std::nullopt);
     const std::span<const char> value = item.value();
     out.append(value.data(), value.size() + 2);  // the value's "\r\n" follows it
     group.mark();

@@ -125,11 +125,12 @@ class engine::shard {
   std::atomic<bool> inline_{false};
   std::atomic<bool> idle_submitter_{false};
   bool running_ = false;   // a thread is running a batch (under mutex_)
-  // The batch of the submitter or thread that set running_ in submit or
-  // sleep_while_inline (run_queued, run_once), kept for its capacity.
-  std::vector<request_group*> batch_;
   bool polling_ = false;   // the batch thread is polling for groups (under mutex_)
   arrival_gaps arrivals_;  // how often groups come: the batch thread's poll (under mutex_)
+  // The batch of the thread that set running_ for run_queued or run_once
+  // (a submitter, or the batch thread left groups by a move), kept for its
+  // capacity.
+  std::vector<request_group*> batch_;
   std::thread thread_;
 };
 

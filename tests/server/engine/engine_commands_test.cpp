@@ -117,8 +117,11 @@ TEST(Retrieval, ValueLinesWriteEveryNumberWhole) {
                         store_text("set", "c", "xy", 10) + store_text("set", "d", ten, 4294967295) +
                         "get a b c d\r\n"),
             "STORED\r\nSTORED\r\nSTORED\r\nSTORED\r\n"
-            "VALUE a 0 1\r\nx\r\nVALUE b 9 10\r\n" + ten + "\r\nVALUE c 10 2\r\nxy\r\n"
-            "VALUE d 4294967295 10\r\n" + ten + "\r\nEND\r\n");
+            "VALUE a 0 1\r\nx\r\nVALUE b 9 10\r\n" +
+                ten +
+                "\r\nVALUE c 10 2\r\nxy\r\n"
+                "VALUE d 4294967295 10\r\n" +
+                ten + "\r\nEND\r\n");
   const std::string gets = harness.run("gets a d\r\n");
   const std::string cas_a = gets.substr(gets.find("VALUE a 0 1 ") + 12);
   EXPECT_EQ(gets, "VALUE a 0 1 " + cas_a.substr(0, cas_a.find('\r')) + "\r\nx\r\n" +

@@ -64,9 +64,8 @@ TEST(CpuIndex, BatchesAgreeWithAModelAtEveryLoad) {
         const signature_type signature = pick(operation::erase);
         const auto found = model.find(signature);
         // mostly an entry that is there; sometimes one that is not
-        const location_type location = found != model.end() && random() % 8 != 0
-                                           ? *found->second.begin()
-                                           : next_location++;
+        const location_type location =
+            found != model.end() && random() % 8 != 0 ? *found->second.begin() : next_location++;
         if (std::none_of(changes.begin(), changes.end(), [&](const change& other) {
               return other.signature == signature && other.location == location;
             }))

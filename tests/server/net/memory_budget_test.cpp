@@ -118,8 +118,8 @@ TEST(MemoryBudget, ConcurrentTakesAndGiveBacksStayWithinTheLimitsAtEveryMoment) 
       for (int i = 0; i < 50000; ++i) {
         const std::size_t most = 1 + next() % 4096;
         const std::size_t least = next() % 2 == 0 ? 1 : most / 2;
-        const std::size_t taken =
-            next() % 2 == 0 ? budget.take_input(charge, least, most) : budget.take(charge, least, most);
+        const std::size_t taken = next() % 2 == 0 ? budget.take_input(charge, least, most)
+                                                  : budget.take(charge, least, most);
         if (taken == 0) ++refused;
         if (budget.used() > limit + connections * allowance) ++past_total;
         if (budget.input_used() > limit - reserve + connections * allowance) ++past_input;
