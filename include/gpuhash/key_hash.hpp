@@ -8,7 +8,9 @@
 
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
+#include <type_traits>
 
 namespace gpuhash {
 
@@ -44,26 +46,43 @@ constexpr std::uint64_t siphash(siphash_key key, std::string_view bytes) noexcep
       v2 = std::rotl(v2, 32);
     }
   };
-  // Little-endian words; the last one carries the remaining bytes and the
-  // length modulo 256 in its top byte.
-  const auto word_at = [&](std::size_t offset, std::size_t count) {
-    std::uint64_t word = 0;
-    for (std::size_t b = 0; b < count; ++b)
-      word |= std::uint64_t{static_cast<unsigned char>(bytes[offset + b])} << (8 * b);
-    return word;
-  };
-  const std::size_t whole = bytes.size() / 8 * 8;
-  for (std::size_t offset = 0; offset < whole; offset += 8) {
-    const std::uint64_t m = word_at(offset, 8);
+  const auto compress = [&](std::uint64_t m) {
     v3 ^= m;
     rounds(CompressionRounds);
     v0 ^= m;
+  };
+  // Little-endian words; the last one carries the remaining bytes and the
+  // length modulo 256 in its top byte.
+  const std::size_t whole = bytes.size() / 8 * 8;
+  const std::size_t rest = bytes.size() - whole;
+  std::uint64_t last = 0;
+  if (std::is_constant_evaluated() || std::endian::native != std::endian::little) {
+    const auto word_at = [&](std::size_t offset, std::size_t count) {
+      std::uint64_t word = 0;
+      for (std::size_t b = 0; b < count; ++b)
+        word |= std::uint64_t{static_cast<unsigned char>(bytes[offset + b])} << (8 * b);
+      return word;
+    };
+    for (std::size_t offset = 0; offset < whole; offset += 8) compress(word_at(offset, 8));
+    last = word_at(whole, rest);
+  } else {
+    // One load a word: compilers do not merge the byte loop above into one.
+    const auto load = [](const char* at) {
+      std::uint64_t word;
+      std::memcpy(&word, at, sizeof word);
+      return word;
+    };
+    for (std::size_t offset = 0; offset < whole; offset += 8) compress(load(bytes.data() + offset));
+    if (rest != 0 && whole != 0) {
+      // the word ending at the key's end, its bytes before `whole` shifted out
+      last = load(bytes.data() + bytes.size() - 8) >> (8 * (8 - rest));
+    } else {
+      for (std::size_t b = 0; b < rest; ++b)
+        last |= std::uint64_t{static_cast<unsigned char>(bytes[b])} << (8 * b);
+    }
   }
-  const std::uint64_t last =
-      word_at(whole, bytes.size() - whole) | (std::uint64_t{bytes.size() & 0xff} << 56);
-  v3 ^= last;
-  rounds(CompressionRounds);
-  v0 ^= last;
+  last |= std::uint64_t{bytes.size() & 0xff} << 56;
+  compress(last);
   v2 ^= 0xff;
   rounds(FinalizationRounds);
   return v0 ^ v1 ^ v2 ^ v3;

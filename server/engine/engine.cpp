@@ -7,16 +7,28 @@
 #include <algorithm>
 #include <exception>
 
+#include "engine/key_hash.hpp"
 #include "engine/shard/shard.hpp"
 
 namespace gpuhash::server::engine {
 
+namespace {
+
+/// The settings with a key seed: the one given, or a random one (the
+/// routing and every shard hash keys alike: key_hash.hpp).
+engine_settings with_key_seed(engine_settings settings) {
+  if (!settings.key_seed) settings.key_seed = key_hasher::random_seed();
+  return settings;
+}
+
+}  // namespace
+
 engine::engine(engine_settings settings, server_stats& stats,
                const index::index_factory& make_index, completion_handler on_complete)
-    : settings_(std::move(settings)),
+    : settings_(with_key_seed(std::move(settings))),
       stats_(stats),
       on_complete_(std::move(on_complete)),
-      router_(settings_.shards, settings_.dumping_enabled),
+      router_(settings_.shards, settings_.dumping_enabled, key_hasher(*settings_.key_seed)),
       ledger_(settings_.store, router_.shards()) {
   settings_.shards = router_.shards();
   for (std::size_t s = 0; s < settings_.shards; ++s)
@@ -35,13 +47,54 @@ engine::~engine() {
   stop();
 }
 
+namespace {
+
+/// A thread's queues of routed groups, kept from one submit to the next so
+/// that routing allocates nothing once they have grown (engine::submit).
+struct routed_queues {
+  shard_queues queued;
+  bool in_use = false;  // a submit on this thread routes into them now
+};
+
+/// Empties the queues of a submit when it ends, returns or throws.
+class routed_queues_lease {
+ public:
+  routed_queues_lease(routed_queues& queues, std::size_t shards)
+      : queues_(queues), shards_(shards) {
+    queues_.in_use = true;
+  }
+  ~routed_queues_lease() {
+    for (std::size_t s = 0; s < shards_; ++s) queues_.queued[s].clear();
+    queues_.in_use = false;
+  }
+  routed_queues_lease(const routed_queues_lease&) = delete;
+  routed_queues_lease& operator=(const routed_queues_lease&) = delete;
+
+ private:
+  routed_queues& queues_;
+  std::size_t shards_;
+};
+
+}  // namespace
+
 void engine::submit(std::span<request_group* const> groups) {
   if (groups.empty()) return;
   if (shards_.size() == 1) {
     shards_.front()->submit(groups);
     return;
   }
-  shard_queues queued;
+  thread_local routed_queues reused;
+  if (reused.in_use) {
+    // a completion handler that submits from inside a submit (tests do)
+    const auto own = std::make_unique<shard_queues>();
+    route_and_submit(groups, *own);
+    return;
+  }
+  const routed_queues_lease lease(reused, shards_.size());
+  route_and_submit(groups, reused.queued);
+}
+
+void engine::route_and_submit(std::span<request_group* const> groups, shard_queues& queued) {
   for (request_group* group : groups) {
     if (router_.route(*group, queued)) continue;
     // a group in parts none of which has anything left to run

@@ -101,6 +101,8 @@ class engine {
  private:
   class shard;
   class later_shards;
+  /// Routes the groups into `queued` (empty) and submits them.
+  void route_and_submit(std::span<request_group* const> groups, shard_queues& queued);
   /// Submits each shard's groups, from shard `from` on (queued[s]: shard
   /// s's). Where a shard runs its batch on this thread, the shards after it
   /// are submitted during its index's round trip (later_shards, engine.cpp);

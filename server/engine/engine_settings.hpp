@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "store/store_config.hpp"
 
@@ -31,6 +32,10 @@ struct engine_settings {
   /// Shards of the items and the index (at most 64), each running its own
   /// batches.
   std::size_t shards = 1;
+  /// The seed of the key hash that picks a key's shard and index signature
+  /// (key_hash.hpp); none: a random one. Tests fix it to build keys that
+  /// share a signature.
+  std::optional<std::uint64_t> key_seed;
 };
 
 }  // namespace gpuhash::server::engine

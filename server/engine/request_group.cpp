@@ -38,6 +38,7 @@ std::size_t request_group::memory_bytes() const noexcept {
   for (const work_item& item : items) {
     const protocol::request& request = item.request;
     bytes += request.keys.capacity() * sizeof(std::string_view) +
+             item.signatures.capacity() * sizeof(std::uint32_t) +
              request.meta_flags.capacity() * sizeof(protocol::meta_flag) +
              (request.decoded_key.capacity() > inline_key ? request.decoded_key.capacity() : 0);
   }
@@ -55,6 +56,7 @@ void request_group::release_memory() {
   }
   for (work_item& item : items) {
     std::vector<std::string_view>().swap(item.request.keys);
+    std::vector<std::uint32_t>().swap(item.signatures);
     std::vector<protocol::meta_flag>().swap(item.request.meta_flags);
     std::string().swap(item.request.decoded_key);
   }

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -35,6 +36,12 @@ struct work_item {
   /// Where an earlier batch stopped: a multi-get's keys answered; a
   /// metadump's location to go on from.
   std::size_t resume_at = 0;
+  /// The index signatures of its keys as the routing hashed them (the key
+  /// hash gives the shard and the signature at once: key_hash.hpp), by
+  /// position (protocol::for_each_item_key_at); from the first key routed
+  /// on. Fewer than item_key_positions: not hashed (with one shard the
+  /// routing hashes nothing), and the batch hashes its keys itself.
+  std::vector<std::uint32_t> signatures;
 
   bool is_error() const noexcept { return !error_reply.empty(); }
 };
@@ -95,14 +102,17 @@ struct request_group {
     if (part) part->segment_ends.push_back(replies.size());
   }
 
+  /// The next item, its fields reset but for its request, which is the
+  /// caller's to fill whole (protocol::parse_request clears it first, as a
+  /// copy of another item overwrites it).
   work_item& next_item() {
     if (used == items.size()) items.emplace_back();
     work_item& item = items[used++];
-    item.request.clear();
     item.error_reply = {};
     item.silent = false;
     item.drops_key = false;
     item.resume_at = 0;
+    item.signatures.clear();
     return item;
   }
   /// Ready for the next requests (the parts are kept for reuse).

@@ -89,9 +89,6 @@ class gpu_index final : public index_service {
 
   std::string description() const override { return description_; }
   bool on_device() const noexcept override { return true; }
-  signature_type signature(std::string_view key) const noexcept override {
-    return index_.signature(key);
-  }
 
   std::pmr::memory_resource* batch_memory() const noexcept override { return &pinned_memory(); }
 

@@ -31,7 +31,6 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "index/auto_placement.hpp"
@@ -77,7 +76,8 @@ struct index_numbers {
 };
 
 /// Makes the index on a device for a move there (--index=auto): room for
-/// `capacity` entries, signatures under `seed`. Throws when it cannot.
+/// `capacity` entries, its bucket hashes under `seed`. Throws when it
+/// cannot.
 using device_index_maker =
     std::function<std::unique_ptr<index_service>(std::size_t capacity, std::uint64_t seed)>;
 
@@ -92,9 +92,8 @@ struct automatic_placement {
 
 class index_port {
  public:
-  /// Drives `service`, whose signatures are SipHash under `seed` (kept for
-  /// a move, whose index must hash alike); with `automatic`, moves it as
-  /// the load calls for.
+  /// Drives `service`, whose bucket hashes are under `seed` (kept for the
+  /// index a move makes); with `automatic`, moves it as the load calls for.
   index_port(std::unique_ptr<index_service> service, std::uint64_t seed,
              automatic_placement automatic = {});
   ~index_port();
@@ -108,8 +107,6 @@ class index_port {
   bool on_device() const noexcept { return service_->on_device(); }
   /// Whether run() waits for a device and gives its wait_work steps there.
   bool has_wait() const noexcept { return service_->takes_wait_work(); }
-  /// The key's signature, never 0.
-  signature_type signature(std::string_view key) const noexcept { return service_->signature(key); }
 
   // ---- one batch --------------------------------------------------------------
 
@@ -126,6 +123,8 @@ class index_port {
   }
   std::size_t size() const noexcept { return batch_.size(); }
   std::size_t finds() const noexcept { return batch_.searches(); }
+  /// The signature the n-th find of the batch looked for (until clear()).
+  signature_type find_signature(std::size_t n) const noexcept { return batch_.signatures[n]; }
 
   /// Runs the batch, doing `while_waiting`'s steps while a device works on
   /// it. Throws on a device failure: the caller then calls move_to_cpu.

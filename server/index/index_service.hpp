@@ -14,7 +14,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "gpuhash/operation.hpp"
@@ -108,8 +107,6 @@ class index_service {
   /// Whether a batch waits for a device (the GPU): the engine then keeps a
   /// batch thread that gathers batches while one is out (engine.hpp).
   virtual bool on_device() const noexcept { return false; }
-  /// The key's signature: SipHash-2-4 under the index's seed, never 0.
-  virtual signature_type signature(std::string_view key) const noexcept = 0;
   /// Runs the batch; throws on a device failure (the engine then moves the
   /// index to the CPU). While it waits for a device, it may call
   /// `while_waiting`'s step() (see wait_work).

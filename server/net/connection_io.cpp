@@ -219,6 +219,9 @@ void network::worker::parse_and_submit(connection& conn) {
   engine::request_group& group = conn.group;
   group.reset();
   shrink_input(conn, owner_.budget_);
+  // (each group back home comes here, most often to an empty input: a
+  // parse of nothing takes nothing)
+  if (conn.input.empty()) return;
   // A round takes -R requests of each connection at most (fewer while the
   // budget is pressed, when the rest follow as soon as the group is back).
   const std::size_t per_round = owner_.settings_.requests_per_event;
@@ -281,11 +284,10 @@ void network::worker::finish(const std::vector<engine::request_group*>& done) {
     }
     if (!group->finished()) {
       conn.resuming = true;  // its requests still point into the input
-    } else {
-      join_side_input(conn, owner_.budget_);
-      if (group->close_after) conn.closing = true;
+    } else if (group->close_after) {
+      conn.closing = true;
     }
-    settle_room(conn, owner_.budget_);
+    settle_group(conn, owner_.budget_);
     if (engine_->shutdown_requested()) owner_.shutdown_requested_ = true;
     // (input that came meanwhile was read aside on its EPOLLIN; settle
     // reads on if reading had paused at the limit)

@@ -98,19 +98,11 @@ bool grant_room(connection& conn, memory_budget& budget) {
   return true;
 }
 
-void settle_room(connection& conn, memory_budget& budget) {
-  const engine::request_group& group = conn.group;
-  if (group.room_wanted != 0) {
-    conn.reply_room = std::min(std::max(conn.reply_room * 2, group.room_wanted),
-                               std::max(engine::request_group::reply_budget, group.room_wanted));
-  } else if (group.replies.size() < conn.reply_room / 4) {
-    conn.reply_room = std::max(conn.reply_room / 2, connection_allowance);
-  }
-  conn.group_bytes = group.memory_bytes();
-  recharge(conn, budget);
-}
+namespace {
 
-void join_side_input(connection& conn, memory_budget& budget) {
+/// The finished group's requests leave the input, and what was read aside
+/// meanwhile joins it (charged by the caller).
+void join_side_input(connection& conn, const memory_budget& budget) {
   std::string& input = conn.input;
   input.erase(0, conn.parsed_end);
   conn.parsed_end = 0;
@@ -126,6 +118,20 @@ void join_side_input(connection& conn, memory_budget& budget) {
   } else {
     conn.side_input.clear();
   }
+}
+
+}  // namespace
+
+void settle_group(connection& conn, memory_budget& budget) {
+  const engine::request_group& group = conn.group;
+  if (group.finished()) join_side_input(conn, budget);
+  if (group.room_wanted != 0) {
+    conn.reply_room = std::min(std::max(conn.reply_room * 2, group.room_wanted),
+                               std::max(engine::request_group::reply_budget, group.room_wanted));
+  } else if (group.replies.size() < conn.reply_room / 4) {
+    conn.reply_room = std::max(conn.reply_room / 2, connection_allowance);
+  }
+  conn.group_bytes = group.memory_bytes();
   recharge(conn, budget);
 }
 

@@ -47,19 +47,17 @@ std::size_t take_input_room(connection& conn, const std::string& target, std::si
 void append_input(connection& conn, std::string& target, std::string_view bytes, std::size_t room,
                   memory_budget& budget);
 
-/// The group is answered: its requests leave the input, and what was read
-/// aside meanwhile joins it.
-void join_side_input(connection& conn, memory_budget& budget);
-
 /// Gives the group its reply room before it goes to the engine, taken from
 /// the budget at once so that the connections submitted after it see it
 /// taken; false when the budget has too little (the connection then waits
 /// for memory).
 bool grant_room(connection& conn, memory_budget& budget);
 
-/// The group is home: its real size replaces the room it was given, and the
-/// connection's next room follows what this group needed.
-void settle_room(connection& conn, memory_budget& budget);
+/// The group is home: when it is finished, its requests leave the input and
+/// what was read aside meanwhile joins it; its real size replaces the room
+/// it was given, and the connection's next room follows what this group
+/// needed. The connection is charged once, for all of it.
+void settle_group(connection& conn, memory_budget& budget);
 
 /// Before a new group is parsed (no request points into the input): a
 /// buffer left large by an earlier request shrinks to what it holds.

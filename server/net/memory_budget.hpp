@@ -11,10 +11,13 @@
 // while the total stays under `limit`. A connection that may not grow is
 // stalled: it is read no further and its next requests wait (network.cpp),
 // until its client reads or other connections give memory back. Room is
-// taken before it is used (take, take_input: checked and charged one at a
-// time), so the total stays under limit + connections x allowance, up to
+// taken before it is used (take, take_input: checked and charged in one
+// compare-and-swap of the counter, which no other take or recharge can come
+// between), so the total stays under limit + connections x allowance, up to
 // what grows without a take and is charged after (connection_memory.cpp):
-// a group's parsed requests, a reply buffer's growth past its room.
+// a group's parsed requests, a reply buffer's growth past its room. The
+// takes take no lock: every request takes room for its input and its
+// replies.
 //
 // Input may not take the last `reply_reserve` bytes of the limit (one
 // largest reply). Input is given back only once its requests are answered,
@@ -31,7 +34,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 
 namespace gpuhash::server::net {
 
@@ -68,7 +70,7 @@ class memory_budget {
 
   /// Takes for a connection's replies as much as it may now, up to `most`,
   /// and charges it; takes nothing when it may take less than `least`.
-  /// Takes are checked and charged one at a time, so that two workers
+  /// A take is checked and charged in one atomic step, so that two workers
   /// cannot both take the last of the budget.
   std::size_t take(memory_charge& charged, std::size_t least, std::size_t most) {
     return take(charged, least, most, false);
@@ -98,17 +100,61 @@ class memory_budget {
 
  private:
   std::size_t take(memory_charge& charged, std::size_t least, std::size_t most, bool input) {
-    std::unique_lock lock(taking_, std::defer_lock);
     std::size_t taken = most;
-    if (limit_ != 0) {
-      lock.lock();
-      std::size_t shared = left(used_, limit_);
-      if (input) shared = std::min(shared, left(input_used_, input_limit_));
-      taken = std::min(most, std::max(own_room(charged.total), shared));
-      if (taken < least) return 0;
+    if (limit_ == 0) {
+      used_.fetch_add(taken, std::memory_order_relaxed);
+      if (input) input_used_.fetch_add(taken, std::memory_order_relaxed);
+    } else {
+      const std::size_t own = own_room(charged.total);
+      taken = input ? take_input_room(own, least, most) : take_room(own, least, most);
     }
-    move(used_, charged.total, charged.total + taken);
-    if (input) move(input_used_, charged.input, charged.input + taken);
+    charged.total += taken;
+    if (input) charged.input += taken;
+    return taken;
+  }
+  /// A take from the total (a reply's): checked and charged in one step,
+  /// a compare-and-swap that fails if another take or a recharge moved the
+  /// total since it was read.
+  std::size_t take_room(std::size_t own, std::size_t least, std::size_t most) noexcept {
+    std::uint64_t used = used_.load(std::memory_order_relaxed);
+    for (;;) {
+      const std::size_t taken = std::min(most, std::max(own, left(used, limit_)));
+      if (taken < least || taken == 0) return 0;
+      if (used_.compare_exchange_weak(used, used + taken, std::memory_order_relaxed)) return taken;
+    }
+  }
+  /// A take for input: the input's share is checked and charged in one
+  /// step, then the total's, each as take_room does. Between the two the
+  /// input holds what it may not get from the total (when the total has
+  /// filled meanwhile), given back at once; it is given back as memory is
+  /// given back (given_back_), so that a connection refused meanwhile looks
+  /// again, as it would after a take that gave back what it did not use.
+  std::size_t take_input_room(std::size_t own, std::size_t least, std::size_t most) noexcept {
+    std::uint64_t input_used = input_used_.load(std::memory_order_relaxed);
+    std::size_t held = 0;
+    for (;;) {
+      const std::size_t shared = std::min(left(used_.load(std::memory_order_relaxed), limit_),
+                                          left(input_used, input_limit_));
+      held = std::min(most, std::max(own, shared));
+      if (held < least || held == 0) return 0;
+      if (input_used_.compare_exchange_weak(input_used, input_used + held,
+                                            std::memory_order_relaxed))
+        break;
+    }
+    std::uint64_t used = used_.load(std::memory_order_relaxed);
+    std::size_t taken = 0;
+    for (;;) {
+      taken = std::min(held, std::max(own, left(used, limit_)));
+      if (taken < least || taken == 0) {
+        taken = 0;
+        break;
+      }
+      if (used_.compare_exchange_weak(used, used + taken, std::memory_order_relaxed)) break;
+    }
+    if (taken < held) {
+      input_used_.fetch_sub(held - taken, std::memory_order_relaxed);
+      given_back_.fetch_add(1, std::memory_order_relaxed);
+    }
     return taken;
   }
   static void move(std::atomic<std::uint64_t>& counter, std::size_t& from,
@@ -117,8 +163,7 @@ class memory_budget {
     if (to < from) counter.fetch_sub(from - to, std::memory_order_relaxed);
     from = to;
   }
-  static std::size_t left(const std::atomic<std::uint64_t>& counter, std::size_t limit) noexcept {
-    const std::uint64_t used = counter.load(std::memory_order_relaxed);
+  static std::size_t left(std::uint64_t used, std::size_t limit) noexcept {
     return used < limit ? limit - static_cast<std::size_t>(used) : 0;
   }
   std::size_t own_room(std::size_t charged) const noexcept {
@@ -130,7 +175,6 @@ class memory_budget {
   std::size_t allowance_;
   std::atomic<std::uint64_t>& used_;
   std::atomic<std::uint64_t> input_used_{0};
-  std::mutex taking_;
   std::atomic<std::uint64_t>& stalls_;
   std::atomic<std::uint64_t> given_back_{0};
 };

@@ -166,16 +166,30 @@ constexpr key_scope scope_of(command kind) noexcept {
   return key_scope::none;
 }
 
+/// The keys of the items a request is about, as for_each_item_key visits
+/// them, with each key's position: visit(key, k), k indexing keys (0 for
+/// item_key()).
+template <class Visit>
+void for_each_item_key_at(const request& r, std::size_t first, Visit&& visit) {
+  if (scope_of(r.kind) == key_scope::one) {
+    if (!r.item_key().empty()) visit(r.item_key(), std::size_t{0});
+    return;
+  }
+  for (std::size_t k = first; k < r.keys.size(); ++k) visit(r.keys[k], k);
+}
+
+/// How many positions for_each_item_key_at's keys take: keys.size(), or 1
+/// for item_key().
+inline std::size_t item_key_positions(const request& r) noexcept {
+  return scope_of(r.kind) == key_scope::one ? 1 : r.keys.size();
+}
+
 /// Calls visit(key) with each key whose item the request is about, in
 /// order, from its `first`-th on (a multi-get that goes on where an earlier
 /// batch stopped): item_key() if it decodes, or keys.
 template <class Visit>
 void for_each_item_key(const request& r, std::size_t first, Visit&& visit) {
-  if (scope_of(r.kind) == key_scope::one) {
-    if (!r.item_key().empty()) visit(r.item_key());
-    return;
-  }
-  for (std::size_t k = first; k < r.keys.size(); ++k) visit(r.keys[k]);
+  for_each_item_key_at(r, first, [&](std::string_view key, std::size_t) { visit(key); });
 }
 
 struct parser_limits {

@@ -172,14 +172,22 @@ parse_result parse_retrieval(command kind, const command_line& line, const parse
     if (!parse_signed_number(line.words[1], out.exptime)) return fail(invalid_exptime, line.size);
     skip = 2;
   }
-  const bool keys_valid = for_each_word(line.text, [&](std::string_view word) {
-    if (skip != 0) {
-      --skip;
-      return true;
-    }
+  const auto take_key = [&](std::string_view word) {
     out.keys.push_back(word);
     return valid_key(word, limits);
-  });
+  };
+  bool keys_valid = true;
+  if (line.count < detail::max_words) {
+    // the line's words are all split already
+    for (std::size_t w = skip; w < line.count && keys_valid; ++w)
+      keys_valid = take_key(line.words[w]);
+  } else {
+    keys_valid = for_each_word(line.text, [&](std::string_view word) {
+      if (skip == 0) return take_key(word);
+      --skip;
+      return true;
+    });
+  }
   if (!keys_valid) return fail(reply::bad_format, line.size);
   return accepted(line.size);
 }
@@ -480,7 +488,9 @@ parse_result parse_request(std::string_view input, const parser_limits& limits, 
     return closing(line_too_long, true);
   if (!complete) return {};
 
-  command_line line;
+  // (per thread, so that its 23 words are not set for each request: the
+  // parsers read no word past line.count)
+  thread_local command_line line;
   line.size = newline + 1;
   std::string_view text = input.substr(0, newline);
   if (!text.empty() && text.back() == '\r') text.remove_suffix(1);

@@ -70,12 +70,16 @@ void batch_pipeline::run(std::span<request_group* const> groups, batch_side_work
 void batch_pipeline::collect(const work_item& item) {
   cache& items = state_.items;
   first_find_.push_back(items.index().finds());
-  const auto find = [&](std::string_view key) { items.find(key); };
+  // the signatures the routing left, else the key's own
+  const bool hashed = item.signatures.size() == protocol::item_key_positions(item.request);
+  const auto find = [&](std::string_view key, std::size_t k) {
+    items.find(hashed ? item.signatures[k] : items.signature(key));
+  };
   if (item.is_error()) {
-    if (item.drops_key) protocol::for_each_item_key(item.request, 0, find);
+    if (item.drops_key) protocol::for_each_item_key_at(item.request, 0, find);
     return;
   }
-  protocol::for_each_item_key(item.request, item.resume_at, find);
+  protocol::for_each_item_key_at(item.request, item.resume_at, find);
 }
 
 void batch_pipeline::resolve(std::span<request_group* const> groups) {

@@ -3,6 +3,7 @@
 #include "engine/cache/cache.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 #include <exception>
 #include <utility>
@@ -21,8 +22,9 @@ std::uint64_t entry_of(index::signature_type signature, location where) {
 
 }  // namespace
 
-cache::cache(store::slab_ledger& ledger, std::unique_ptr<index::index_port> index, cas_sequence cas)
-    : store_(ledger), index_(std::move(index)), cas_(cas) {
+cache::cache(store::slab_ledger& ledger, std::unique_ptr<index::index_port> index, cas_sequence cas,
+             key_hasher hasher)
+    : store_(ledger), index_(std::move(index)), hasher_(hasher), cas_(cas) {
   store_.on_removal([this](location where, const store::item& item, store::tail_removal why) {
     class_item_counts& counts = class_counts_[item.size_class];
     if (why == store::tail_removal::evicted) {
@@ -32,7 +34,7 @@ cache::cache(store::slab_ledger& ledger, std::unique_ptr<index::index_port> inde
     } else if (!item.fetched) {  // as memcached's lru_pull_tail, flushed items too
       ++counts.expired_unfetched;
     }
-    forget_entry(where, item);
+    forget_entry(where, item, signature(item.key()));
   });
   store_.on_dead_check([this](const store::item& item) { return is_reclaimable(item); });
 }
@@ -85,7 +87,7 @@ void cache::settle(const index::settled_changes& settled) {
     }
     if (result == status::inserted) continue;
     store::item& item = store_.at(change.location);
-    if (item.linked && index_->signature(item.key()) == change.signature) {
+    if (item.linked && signature(item.key()) == change.signature) {
       overflow_[item.key()] = change.location;
     } else {
       ++refused_[entry];
@@ -110,7 +112,7 @@ bool cache::move_index(index::index_site to, const char* failure) {
   std::vector<index::entry_change> entries;
   entries.reserve(store_.linked_items());
   store_.for_each_linked([&](location where, const store::item& item) {
-    entries.push_back({operation::insert, index_->signature(item.key()), where});
+    entries.push_back({operation::insert, signature(item.key()), where});
   });
   std::vector<index::entry_change> refused;
   if (to == index::index_site::gpu) {
@@ -140,7 +142,8 @@ bool cache::move_index(index::index_site to, const char* failure) {
 void cache::end_resolve() {
   // The inserts of items linked by the previous resolve have now run; those
   // linked by this one go to the next batch.
-  in_flight_ = std::move(fresh_);
+  // (swapped, not moved: fresh_ keeps a bucket array to fill)
+  in_flight_.swap(fresh_);
   fresh_.clear();
   store_.end_batch();
 }
@@ -172,6 +175,7 @@ location cache::find_item(std::string_view key, std::size_t search) {
     return store::no_location;
   };
   const auto in = [&](const key_locations& map) {
+    if (map.empty()) return store::no_location;  // (most often; a find would still walk)
     const auto found = map.find(key);
     return found == map.end() ? store::no_location : found->second;
   };
@@ -193,16 +197,16 @@ void cache::queue_entry(index::signature_type signature, location where, int cha
   if (entry->second == 0) pending_.erase(entry);
 }
 
-void cache::link(location where, location replaced) {
+void cache::link(location where, location replaced, index::signature_type signature) {
   store::item& item = store_.at(where);
-  if (replaced != store::no_location) forget_entry(replaced, store_.at(replaced));
+  if (replaced != store::no_location) forget_entry(replaced, store_.at(replaced), signature);
   store_.link(where, replaced);
   fresh_[item.key()] = where;
-  queue_entry(index_->signature(item.key()), where, +1);
+  queue_entry(signature, where, +1);
   ++counts_.total_items;
 }
 
-void cache::forget_entry(location where, const store::item& item) {
+void cache::forget_entry(location where, const store::item& item, index::signature_type signature) {
   const std::string_view key = item.key();
   for (auto* map : {&fresh_, &in_flight_}) {
     const auto found = map->find(key);
@@ -213,12 +217,12 @@ void cache::forget_entry(location where, const store::item& item) {
     overflow_.erase(overflowed);  // it never had an index entry
     return;
   }
-  queue_entry(index_->signature(key), where, -1);
+  queue_entry(signature, where, -1);
 }
 
 void cache::unlink(location where) {
   store::item& item = store_.at(where);
-  forget_entry(where, item);
+  forget_entry(where, item, signature(item.key()));
   store_.unlink(where);
 }
 
@@ -273,14 +277,14 @@ std::optional<store_result> refusal(store_mode mode, const store::item* existing
 
 }  // namespace
 
-store_result cache::store_value(std::string_view key, location existing, std::string_view data,
+store_result cache::store_value(key_ref key, location existing, std::string_view data,
                                 std::uint32_t client_flags, std::int64_t expires_at,
                                 store_mode mode, std::uint64_t cas, location* stored) {
   // As memcached's process_update_command: the request's own item is
   // allocated (its data read into it) before the key's item is looked at,
   // so a refused store takes memory as memcached's does (and gives it back).
   store::allocation_error error = store::allocation_error::none;
-  location fresh = store_.allocate(key, data.size(), client_flags, error, existing);
+  location fresh = store_.allocate(key.key, data.size(), client_flags, error, existing);
   if (fresh == store::no_location) {
     // memcached drops the old value of a set that failed, so it cannot be
     // read stale; not when the data found no chunk while being read
@@ -304,8 +308,8 @@ store_result cache::store_value(std::string_view key, location existing, std::st
     // do_store_item: the joined item, with the old one's flags and expiry,
     // is allocated while the request's is still held (and given back after
     // the store); without it the request is not stored
-    const location joined =
-        store_.allocate(key, old->value_bytes + data.size(), old->client_flags, error, existing);
+    const location joined = store_.allocate(key.key, old->value_bytes + data.size(),
+                                            old->client_flags, error, existing);
     if (joined == store::no_location) {
       store_.release(fresh);
       return store_result::not_stored;
@@ -326,7 +330,9 @@ store_result cache::store_value(std::string_view key, location existing, std::st
   item.stored_at = now_;
   item.accessed_at = now_;
   item.cas = next_cas();
-  link(fresh, existing);
+  const index::signature_type found = index_->find_signature(key.search);
+  assert(found == signature(key.key) && "the find was not for this key");
+  link(fresh, existing, found);
   if (request_item != store::no_location) store_.release(request_item);
   if (stored != nullptr) *stored = fresh;
   return store_result::stored;

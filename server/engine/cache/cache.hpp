@@ -31,6 +31,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "engine/cache/node_pool.hpp"
+#include "engine/key_hash.hpp"
 #include "index/index_port.hpp"
 #include "store/item_store.hpp"
 
@@ -77,11 +79,18 @@ struct cas_sequence {
   std::size_t shards = 1;
 };
 
+/// A key a command is about, and the batch's find for it (the search-th).
+struct key_ref {
+  std::string_view key;
+  std::size_t search;
+};
+
 class cache {
  public:
   /// A cache whose store counts its chunks in `ledger` (shared by the
-  /// shards), which must outlive it.
-  cache(store::slab_ledger& ledger, std::unique_ptr<index::index_port> index, cas_sequence cas);
+  /// shards), which must outlive it. Its index's signatures are `hasher`'s.
+  cache(store::slab_ledger& ledger, std::unique_ptr<index::index_port> index, cas_sequence cas,
+        key_hasher hasher);
   cache(const cache&) = delete;
   cache& operator=(const cache&) = delete;
 
@@ -97,8 +106,13 @@ class cache {
   std::int64_t now() const noexcept { return now_; }
   /// Starts the batch's index work: the finds come first.
   void clear_finds() { index_->clear(); }
-  /// Queues a find for `key`; the n-th queued is find_item(key, n)'s.
-  void find(std::string_view key) { index_->find(index_->signature(key)); }
+  /// A key's index signature (the routing gives most: key_hash.hpp).
+  index::signature_type signature(std::string_view key) const noexcept {
+    return hasher_.signature(key);
+  }
+  /// Queues a find for the key of `signature`; the n-th queued is
+  /// find_item(key, n)'s.
+  void find(index::signature_type signature) { index_->find(signature); }
   /// Queues the entries linked and unlinked since the last batch, then runs
   /// the batch on the index and reads the statuses it settled. A device
   /// failure moves the index to the CPU, losing nothing; so does a move
@@ -122,14 +136,15 @@ class cache {
   void update(location where) { store_.update(where); }
   void unlink(location where);
   /// Stores `data` under `key` as `mode` says, over `existing` (the item
-  /// find_item gave, or no_location); `stored`, if not null, gets the new
-  /// item. As memcached, the request's item is allocated first, whatever the
-  /// mode; an append or prepend then allocates the joined item, and is not
-  /// stored when that finds no memory.
+  /// find_item gave for it, or no_location); `stored`, if not null, gets
+  /// the new item. The index entries it changes take the signature of the
+  /// key's find (the key is not hashed again). As memcached, the request's
+  /// item is allocated first, whatever the mode; an append or prepend then
+  /// allocates the joined item, and is not stored when that finds no memory.
   /// `cas`: what a cas compares the item's CAS with; append and prepend
   /// compare with it too unless it is 0 (ms's C, as memcached's simplified
   /// check), answering exists when they differ.
-  store_result store_value(std::string_view key, location existing, std::string_view data,
+  store_result store_value(key_ref key, location existing, std::string_view data,
                            std::uint32_t client_flags, std::int64_t expires_at, store_mode mode,
                            std::uint64_t cas, location* stored);
   bool is_live(const store::item& item) const noexcept;
@@ -167,10 +182,12 @@ class cache {
  private:
   /// Hidden by a flush_all that has taken effect.
   bool is_flushed(const store::item& item) const noexcept;
-  /// Links an item, in place of `replaced` when there is one.
-  void link(location where, location replaced = store::no_location);
-  /// Drops an unlinked item from the host maps and queues its entry's erase.
-  void forget_entry(location where, const store::item& item);
+  /// Links an item whose key has `signature`, in place of `replaced` (of
+  /// the same key) when there is one.
+  void link(location where, location replaced, index::signature_type signature);
+  /// Drops an unlinked item from the host maps and queues the erase of its
+  /// entry, whose signature is `signature` (the item's key's).
+  void forget_entry(location where, const store::item& item, index::signature_type signature);
   void queue_entry(index::signature_type signature, location where, int change);
   void send_changes();
   void settle(const index::settled_changes& settled);
@@ -178,6 +195,7 @@ class cache {
 
   store::item_store store_;
   std::unique_ptr<index::index_port> index_;
+  key_hasher hasher_;
   cas_sequence cas_;
   item_counts counts_;
   class_item_table class_counts_{};
@@ -192,7 +210,7 @@ class cache {
   // (one thread at a time runs a shard's batches): each set adds and drops
   // several nodes, and malloc and free would be a visible part of the
   // server's time (docs/results/server.md).
-  std::pmr::unsynchronized_pool_resource node_pool_;
+  node_pool node_pool_;
   using key_locations = std::pmr::unordered_map<std::string_view, location>;
   // (signature << 32 | location) -> net change
   std::pmr::unordered_map<std::uint64_t, int> pending_{&node_pool_};

@@ -49,7 +49,7 @@ void run_arithmetic(shard_state& state, key_ref key, bool incr, std::uint64_t de
     // replace, not set: if the longer value finds no memory, the old one
     // stays (as in memcached)
     const store_result result =
-        items.store_value(key.key, where, std::string_view(digits, length), item.client_flags,
+        items.store_value(key, where, std::string_view(digits, length), item.client_flags,
                           item.expires_at, store_mode::replace, 0, nullptr);
     if (result != store_result::stored) {
       if (send_errors) out.append(reply_of(result));

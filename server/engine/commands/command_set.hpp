@@ -11,12 +11,6 @@
 
 namespace gpuhash::server::engine {
 
-/// A key a command is about, and the batch's find for it.
-struct key_ref {
-  std::string_view key;
-  std::size_t search;
-};
-
 /// Counts a command in the counters of the size class of the item it hit or
 /// stores (memcached's per-class slab_stats: `stats slabs`).
 inline void count_in_class(shard_state& state, std::size_t size_class,

@@ -47,7 +47,8 @@ shard_state::shard_state(const engine_settings& shared, std::size_t shard, serve
                          std::unique_ptr<index::index_port> index, store::slab_ledger& ledger)
     : settings(shared),
       server(stats),
-      items(ledger, std::move(index), cas_sequence{shard, shared.shards}) {}
+      items(ledger, std::move(index), cas_sequence{shard, shared.shards},
+            key_hasher(shared.key_seed.value())) {}
 
 bool run_request(shard_state& state, work_item& work, std::size_t first_search,
                  request_group& group) {

@@ -91,7 +91,7 @@ void run_meta_arithmetic(shard_state& state, const protocol::request& request, k
     const auto length = static_cast<std::size_t>(
         std::to_chars(digits, digits + sizeof digits, flags.initial).ptr - digits);
     // as mg's N: stored without an expiry (never in TEMP), then given N's
-    if (items.store_value(key.key, store::no_location, std::string_view(digits, length), 0, 0,
+    if (items.store_value(key, store::no_location, std::string_view(digits, length), 0, 0,
                           store_mode::add, 0, &where) != store_result::stored) {
       out.append(meta::no_memory);
       return;

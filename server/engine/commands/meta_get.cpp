@@ -71,7 +71,7 @@ void run_meta_get(shard_state& state, const protocol::request& request, key_ref 
     // N: create an empty item so one client wins the right to fill it;
     // memcached allocates it without an expiry (so it never enters TEMP)
     // and gives it N's afterwards. An allocation that fails is a miss.
-    if (items.store_value(key.key, store::no_location, {}, 0, 0, store_mode::add, 0, &where) ==
+    if (items.store_value(key, store::no_location, {}, 0, 0, store_mode::add, 0, &where) ==
         store_result::stored) {
       items.at(where).expires_at = items.expiry_of(*flags.vivify_ttl);
       won = true;

@@ -104,8 +104,8 @@ void run_meta_set(shard_state& state, const protocol::request& request, key_ref 
   const std::size_t old_class = existing == store::no_location ? 0 : items.at(existing).size_class;
   location stored = store::no_location;
   const store_result result =
-      items.store_value(key.key, existing, request.data, flags.client_flags,
-                        items.expiry_of(flags.ttl), flags.mode, flags.compare_cas, &stored);
+      items.store_value(key, existing, request.data, flags.client_flags, items.expiry_of(flags.ttl),
+                        flags.mode, flags.compare_cas, &stored);
   if (flags.mode == store_mode::cas) count_compare_and_swap(state, result, old_class);
   std::string_view code;
   switch (result) {

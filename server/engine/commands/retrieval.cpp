@@ -1,9 +1,46 @@
 // get, gets, gat, gats.
 
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+
 #include "engine/commands/command_set.hpp"
 #include "engine/commands/reply.hpp"
 
 namespace gpuhash::server::engine {
+
+namespace {
+
+/// Writes a space and `value`'s digits at `at` (room for 21 bytes); returns
+/// their end.
+char* put_number(char* at, std::uint64_t value) {
+  *at++ = ' ';
+  if (value < 10) {  // the flags of most items: 0
+    *at++ = static_cast<char>('0' + value);
+    return at;
+  }
+  return std::to_chars(at, at + 20, value).ptr;
+}
+
+/// "VALUE <key> <flags> <bytes>[ <cas>]\r\n" for `item`, written whole and
+/// appended at once (a multi-get writes one line for each key it finds).
+void append_value_line(std::string& out, const store::item& item,
+                       std::optional<std::uint64_t> cas) {
+  // "VALUE ", a key of at most 255 bytes, three numbers with their spaces, "\r\n"
+  char line[6 + 255 + 3 * 21 + 2];
+  std::memcpy(line, "VALUE ", 6);
+  std::memcpy(line + 6, item.key().data(), item.key_bytes);
+  char* at = put_number(line + 6 + item.key_bytes, item.client_flags);
+  at = put_number(at, item.value_bytes);
+  if (cas) at = put_number(at, *cas);
+  *at++ = '\r';
+  *at++ = '\n';
+  out.append(line, at);
+}
+
+}  // namespace
 
 /// Values are copied into the replies; past the group's reply budget the
 /// request stops, to go on in a later batch from work.resume_at (the finds
@@ -46,15 +83,10 @@ bool run_retrieval(shard_state& state, work_item& work, std::size_t first_search
       count_read_hit(state, item);
     }
     items.bump(where);
-    out.append("VALUE ").append(item.key()).push_back(' ');
-    append_number(out, item.client_flags);
-    out.push_back(' ');
-    append_number(out, item.value_bytes);
-    if (with_cas) {
-      out.push_back(' ');
-      append_number(out, state.settings.store.cas_enabled ? item.cas : 0);
-    }
-    out.append("\r\n");
+    append_value_line(
+        out, item,
+        with_cas ? std::optional<std::uint64_t>(state.settings.store.cas_enabled ? item.cas : 0)
+                 : std::nullopt);
     const std::span<const char> value = item.value();
     out.append(value.data(), value.size() + 2);  // the value's "\r\n" follows it
     group.mark();

@@ -57,7 +57,7 @@ void run_storage(shard_state& state, const protocol::request& request, key_ref k
   // a compare-and-swap counts in its old item's class
   const std::size_t old_class = existing == store::no_location ? 0 : items.at(existing).size_class;
   const store_result result =
-      items.store_value(key.key, existing, request.data, request.client_flags,
+      items.store_value(key, existing, request.data, request.client_flags,
                         items.expiry_of(request.exptime), mode, request.cas_unique, nullptr);
   if (mode == store_mode::cas) count_compare_and_swap(state, result, old_class);
   // noreply silences the errors too, as in memcached: a client that asked

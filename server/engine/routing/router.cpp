@@ -4,13 +4,10 @@
 #include "engine/routing/router.hpp"
 
 #include <algorithm>
-#include <random>
 
 #include "engine/routing/split_state.hpp"
 #include "engine/stats/cachedump.hpp"
 #include "engine/stats/render.hpp"
-#include "gpuhash/hash.hpp"
-#include "gpuhash/key_hash.hpp"
 
 namespace gpuhash::server::engine {
 
@@ -37,17 +34,10 @@ std::size_t first_key(const request_group& group, std::size_t i) {
 
 }  // namespace
 
-router::router(std::size_t shards, bool dumping_enabled)
-    : shards_(std::clamp<std::size_t>(shards, 1, max_shards)), dumping_enabled_(dumping_enabled) {
-  std::random_device device;
-  seed_[0] = (std::uint64_t{device()} << 32) ^ device();
-  seed_[1] = (std::uint64_t{device()} << 32) ^ device();
-}
-
-std::size_t router::shard_of(std::string_view key) const noexcept {
-  const std::uint64_t hash = siphash(siphash_key{seed_[0], seed_[1]}, key);
-  return static_cast<std::size_t>(reduce_range(hash, shards_));
-}
+router::router(std::size_t shards, bool dumping_enabled, key_hasher hasher)
+    : shards_(std::clamp<std::size_t>(shards, 1, max_shards)),
+      dumping_enabled_(dumping_enabled),
+      hasher_(hasher) {}
 
 bool router::route(request_group& group, shard_queues& queued) {
   if (shards_ == 1) {
@@ -86,27 +76,33 @@ bool router::resume(request_group& group, shard_queues& queued) {
 
 bool router::route_whole(request_group& group, shard_queues& queued) {
   // The common case first: every key in one shard (a lone get or set). The
-  // shards found are kept, in order, for make_parts (a key is hashed once).
+  // shards found are kept, in order, for make_parts, and each key's index
+  // signature with its request, for the batch (a key is hashed once).
   constexpr std::size_t none = static_cast<std::size_t>(-1);
   std::size_t only = none;
   bool several = false;
   std::vector<std::uint8_t>& routed = routed_keys();
   routed.clear();
-  const auto hash = [&](std::string_view key) {
-    const std::size_t s = shard_of(key);
-    routed.push_back(static_cast<std::uint8_t>(s));
-    if (only == none) only = s;
-    several = several || s != only;
-  };
   for (std::size_t i = group.done; i < group.used; ++i) {
-    const work_item& item = group.items[i];
+    work_item& item = group.items[i];
     const protocol::request& request = item.request;
+    const auto hash = [&](std::string_view key, std::size_t k) {
+      const std::uint64_t hashed = hasher_.hash(key);
+      item.signatures[k] = key_hasher::signature_of(hashed);
+      const std::size_t s = key_hasher::shard_of(hashed, shards_);
+      routed.push_back(static_cast<std::uint8_t>(s));
+      if (only == none) only = s;
+      several = several || s != only;
+    };
     if (item.is_error()) {
-      if (item.drops_key) protocol::for_each_item_key(request, 0, hash);
+      if (!item.drops_key) continue;
+      item.signatures.resize(protocol::item_key_positions(request));
+      protocol::for_each_item_key_at(request, 0, hash);
     } else if (protocol::scope_of(request.kind) == protocol::key_scope::every) {
       several = true;
     } else {
-      protocol::for_each_item_key(request, first_key(group, i), hash);
+      item.signatures.resize(protocol::item_key_positions(request));
+      protocol::for_each_item_key_at(request, first_key(group, i), hash);
     }
   }
   if (several) return false;
@@ -222,10 +218,13 @@ void router::fill_parts(request_group& group) {
       if (how.kind != route_kind::keys) continue;
       copy.resume_at = 0;
       copy.request.keys.clear();
+      copy.signatures.clear();
       const auto& keys = item.request.keys;
-      for (std::size_t k = 0; k < how.keys; ++k)
-        if (split.key_shards[key_base + k] == s)
-          copy.request.keys.push_back(keys[keys.size() - how.keys + k]);
+      for (std::size_t k = 0; k < how.keys; ++k) {
+        if (split.key_shards[key_base + k] != s) continue;
+        copy.request.keys.push_back(keys[keys.size() - how.keys + k]);
+        copy.signatures.push_back(item.signatures[keys.size() - how.keys + k]);
+      }
     }
     if (how.kind == route_kind::keys) key_base += how.keys;
   }

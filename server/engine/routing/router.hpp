@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/key_hash.hpp"
 #include "engine/request_group.hpp"
 #include "engine/stats/server_stats.hpp"
 
@@ -35,12 +36,11 @@ using shard_queues = std::array<std::vector<request_group*>, max_shards>;
 class router {
  public:
   /// `dumping_enabled`: metadump runs (else every shard refuses it alike).
-  router(std::size_t shards, bool dumping_enabled);
+  /// `hasher`: the engine's key hash, whose signatures every shard's index
+  /// takes.
+  router(std::size_t shards, bool dumping_enabled, key_hasher hasher);
 
   std::size_t shards() const noexcept { return shards_; }
-  /// The shard a key's items and index entries live in: a keyed hash under
-  /// a seed of the router's own, apart from the index's.
-  std::size_t shard_of(std::string_view key) const noexcept;
 
   /// Queues a group on the shard that runs it whole, or its parts on theirs;
   /// a group that came back unfinished in parts has its stopped parts go on.
@@ -70,7 +70,7 @@ class router {
 
   std::size_t shards_;
   bool dumping_enabled_;
-  std::uint64_t seed_[2] = {};
+  key_hasher hasher_;
 };
 
 }  // namespace gpuhash::server::engine

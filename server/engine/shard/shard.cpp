@@ -104,7 +104,7 @@ void engine::shard::submit(std::span<request_group* const> groups, batch_side_wo
     std::lock_guard lock(mutex_);
     runs_inline = inline_;
     if (!runs_inline) arrivals_.arrived(now);
-    queue_.insert(queue_.end(), groups.begin(), groups.end());
+    queue_.push(groups);
     queued_.store(queue_.size(), std::memory_order_release);
     // On an idle shard, the submitter runs its own groups at once. A
     // shard whose batch thread is polling for groups is busy, not idle:
@@ -142,7 +142,7 @@ void engine::shard::take(std::vector<request_group*>& batch, std::size_t& operat
 }
 
 void engine::shard::run_queued() {
-  std::vector<request_group*> batch;
+  std::vector<request_group*>& batch = batch_;
   for (;;) {
     batch.clear();
     {
@@ -187,7 +187,8 @@ bool engine::shard::sleep_while_inline(std::unique_lock<std::mutex>& lock) {
 }
 
 void engine::shard::run_once(batch_side_work* while_waiting, bool in_other_wait) {
-  std::vector<request_group*> batch;
+  std::vector<request_group*>& batch = batch_;
+  batch.clear();
   {
     std::lock_guard lock(mutex_);
     std::size_t operations = 0;

@@ -28,7 +28,6 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -39,6 +38,7 @@
 #include "engine/batch/pipeline.hpp"
 #include "engine/engine.hpp"
 #include "engine/shard/arrival_gaps.hpp"
+#include "engine/shard/group_queue.hpp"
 
 namespace gpuhash::server::engine {
 
@@ -116,7 +116,7 @@ class engine::shard {
 
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<request_group*> queue_;
+  group_queue queue_;
   std::atomic<std::size_t> queued_{0};  // queue_.size(), for polling without the lock
   bool stopping_ = false;
   // Batches run on the submitting threads; a submitter that finds the shard
@@ -127,6 +127,10 @@ class engine::shard {
   bool running_ = false;   // a thread is running a batch (under mutex_)
   bool polling_ = false;   // the batch thread is polling for groups (under mutex_)
   arrival_gaps arrivals_;  // how often groups come: the batch thread's poll (under mutex_)
+  // The batch of the thread that set running_ for run_queued or run_once
+  // (a submitter, or the batch thread left groups by a move), kept for its
+  // capacity.
+  std::vector<request_group*> batch_;
   std::thread thread_;
 };
 

@@ -18,7 +18,9 @@ namespace gpuhash::server::protocol::detail {
 /// on. The word counts the commands check saturate at 23, as memcached's do.
 inline constexpr std::size_t max_words = 23;
 
-/// One command line, without its "\r\n".
+/// One command line, without its "\r\n". Only its first `count` words are
+/// the line's: word() reads past them as "", and nothing reads words[]
+/// past them.
 struct command_line {
   std::string_view text;  ///< cut at the first NUL, as memcached's strlen cuts it
   std::size_t size = 0;   ///< bytes of input it took, '\n' included

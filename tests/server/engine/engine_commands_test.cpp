@@ -107,6 +107,33 @@ TEST(Storage, SetRefusedAsTooLargeDropsTheOldValue) {
   harness.expect_index_matches_items();
 }
 
+// The VALUE line's numbers at every width: flags of one digit, several
+// and the largest; sizes of one digit and several; gets' CAS, and its 0
+// without CAS (-C).
+TEST(Retrieval, ValueLinesWriteEveryNumberWhole) {
+  engine_harness harness;
+  const std::string ten(10, 'v');
+  EXPECT_EQ(harness.run(store_text("set", "a", "x", 0) + store_text("set", "b", ten, 9) +
+                        store_text("set", "c", "xy", 10) + store_text("set", "d", ten, 4294967295) +
+                        "get a b c d\r\n"),
+            "STORED\r\nSTORED\r\nSTORED\r\nSTORED\r\n"
+            "VALUE a 0 1\r\nx\r\nVALUE b 9 10\r\n" +
+                ten +
+                "\r\nVALUE c 10 2\r\nxy\r\n"
+                "VALUE d 4294967295 10\r\n" +
+                ten + "\r\nEND\r\n");
+  const std::string gets = harness.run("gets a d\r\n");
+  const std::string cas_a = gets.substr(gets.find("VALUE a 0 1 ") + 12);
+  EXPECT_EQ(gets, "VALUE a 0 1 " + cas_a.substr(0, cas_a.find('\r')) + "\r\nx\r\n" +
+                      gets.substr(gets.find("VALUE d")));
+  EXPECT_NE(cas_a.substr(0, cas_a.find('\r')), "0");
+  harness_config without_cas = cpu_config();
+  without_cas.store.cas_enabled = false;
+  engine_harness no_cas(without_cas);
+  EXPECT_EQ(no_cas.run(store_text("set", "e", "z", 12) + "gets e\r\n"),
+            "STORED\r\nVALUE e 12 1 0\r\nz\r\nEND\r\n");
+}
+
 TEST(Storage, NoreplySilencesTheEnginesErrorsToo) {
   // memcached answers nothing at all to a noreply request, errors included
   // (out_string skips the reply): a client that sent noreply reads no line,

@@ -27,8 +27,16 @@
 
 namespace gpuhash::server::engine::testing {
 
-/// A fixed index seed, so that tests can build keys that share a signature.
+/// A fixed seed of the key hash and the index, so that tests can build keys
+/// that share a signature (signature_index<>{test_seed}.signature hashes a
+/// key as the engine's key hash does under it: engine/key_hash.hpp).
 inline constexpr std::uint64_t test_seed = 0x5eed;
+
+/// The settings with the key hash under test_seed, unless a test chose.
+inline engine_settings with_test_seed(engine_settings settings) {
+  if (!settings.key_seed) settings.key_seed = test_seed;
+  return settings;
+}
 
 /// An engine as a test sets it up: its settings, and its index.
 struct harness_config : engine_settings {
@@ -118,7 +126,7 @@ class engine_harness {
   explicit engine_harness(harness_config config = cpu_config())
       : item_size_max_(config.store.item_size_max),
         one_shard_(config.shards <= 1),
-        engine_(config, stats_,
+        engine_(with_test_seed(config), stats_,
                 config.index
                     ? config.index
                     : index::test_doubles::cpu_index_factory(test_seed, config.statuses_late),

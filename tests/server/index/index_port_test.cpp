@@ -14,9 +14,11 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "gpuhash/signature_index.hpp"
 #include "index/index_factory.hpp"
 #include "index_doubles.hpp"
 
@@ -27,6 +29,12 @@ constexpr std::uint64_t seed = 0x5eed;
 
 std::unique_ptr<index_port> cpu_port(bool late_statuses) {
   return test_doubles::cpu_index_factory(seed, late_statuses)(0);
+}
+
+/// A key's signature, as the port's caller hashes it.
+signature_type signature(std::string_view key) {
+  static const signature_index<> hasher(index_options{.seed = seed});
+  return hasher.signature(key);
 }
 
 std::vector<location_type> found(const index_port& port, std::size_t n) {
@@ -45,8 +53,8 @@ INSTANTIATE_TEST_SUITE_P(, IndexPort, ::testing::Bool(), statuses_name);
 TEST_P(IndexPort, FindsWhatWasInsertedAndSettlesEachChangeWithItsEntry) {
   const bool late = GetParam();
   const auto port = cpu_port(late);
-  const signature_type a = port->signature("a");
-  const signature_type b = port->signature("b");
+  const signature_type a = signature("a");
+  const signature_type b = signature("b");
   EXPECT_NE(a, 0u);
   port->clear();
   port->insert(a, 7);
@@ -93,7 +101,7 @@ TEST_P(IndexPort, AnIndexOnTheCpuNeedsNoUpkeep) {
 TEST(IndexPortFailover, MovesToTheCpuWithTheEntriesGivenAndAnswersTheFailedFinds) {
   auto port = std::make_unique<index_port>(
       test_doubles::make_failing_index(make_cpu_index(initial_capacity, seed), 1), seed);
-  const signature_type a = port->signature("a");
+  const signature_type a = signature("a");
   port->clear();
   port->find(a);
   port->insert(a, 1);
@@ -125,13 +133,13 @@ std::unique_ptr<index_port> movable_port(device_index_maker make_device) {
 
 /// `count` entries under distinct signatures, then seventeen under the
 /// signature of "crowded" (the index takes sixteen).
-std::vector<entry_change> entries_with_one_too_many(const index_port& port, std::size_t count) {
+std::vector<entry_change> entries_with_one_too_many(std::size_t count) {
   std::vector<entry_change> entries;
   for (location_type where = 0; where < count; ++where)
-    entries.push_back({operation::insert, port.signature("k" + std::to_string(where)), where});
+    entries.push_back({operation::insert, signature("k" + std::to_string(where)), where});
   for (location_type where = 0; where < 17; ++where)
     entries.push_back(
-        {operation::insert, port.signature("crowded"), static_cast<location_type>(count + where)});
+        {operation::insert, signature("crowded"), static_cast<location_type>(count + where)});
   return entries;
 }
 
@@ -155,13 +163,13 @@ TEST(IndexPortMoves, ToADeviceAndBackEveryEntryMovesAndTheFindsAreAnswered) {
   ASSERT_TRUE(port->may_move_to_device());
   // More entries than one batch of a rebuild takes: the device's statuses
   // of each part come with the next.
-  const std::vector<entry_change> entries = entries_with_one_too_many(*port, 70'000);
-  const signature_type crowded = port->signature("crowded");
-  const signature_type last = port->signature("k69999");
+  const std::vector<entry_change> entries = entries_with_one_too_many(70'000);
+  const signature_type crowded = signature("crowded");
+  const signature_type last = signature("k69999");
   port->clear();
   port->find(crowded);
   port->find(last);
-  port->insert(port->signature("not moved"), 1);  // the linked items' entries hold the batch's
+  port->insert(signature("not moved"), 1);  // the linked items' entries hold the batch's
   const std::vector<entry_change> refused = port->move_to_device(entries);
   EXPECT_TRUE(port->on_device());
   EXPECT_EQ(port->description(), "pretend device");
@@ -190,13 +198,13 @@ TEST(IndexPortMoves, ToADeviceAndBackEveryEntryMovesAndTheFindsAreAnswered) {
 
 TEST(IndexPortMoves, AMoveWithNoFindsLeavesTheDevicesStatusesToTheNextBatch) {
   const auto port = movable_port(test_doubles::make_pretend_device_index);
-  const std::vector<entry_change> entries = entries_with_one_too_many(*port, 10);
+  const std::vector<entry_change> entries = entries_with_one_too_many(10);
   port->clear();
   const std::vector<entry_change> refused = port->move_to_device(entries);
   EXPECT_TRUE(refused.empty());
   EXPECT_EQ(port->settled().size(), 0u);
   port->clear();
-  port->find(port->signature("k3"));
+  port->find(signature("k3"));
   port->run(nullptr);
   ASSERT_EQ(port->settled().size(), entries.size());
   std::size_t full = 0;
@@ -210,13 +218,13 @@ TEST(IndexPortMoves, ADeviceThatCannotBeHadLeavesThePortAsItWas) {
   const auto port = movable_port([](std::size_t, std::uint64_t) -> std::unique_ptr<index_service> {
     throw std::runtime_error("no device here");
   });
-  const signature_type a = port->signature("a");
+  const signature_type a = signature("a");
   port->clear();
   port->insert(a, 5);
   port->run(nullptr);
   port->clear();
   port->find(a);
-  port->insert(port->signature("b"), 6);
+  port->insert(signature("b"), 6);
   EXPECT_THROW(port->move_to_device({}), std::runtime_error);
   port->device_unusable();
   EXPECT_FALSE(port->may_move_to_device());
@@ -234,9 +242,9 @@ TEST(IndexPortMoves, ADeviceThatFailsOnTheMovesFindsSendsTheIndexBackToTheCpu) {
     return test_doubles::make_failing_index(test_doubles::make_pretend_device_index(capacity, s),
                                             2);
   });
-  const std::vector<entry_change> entries = entries_with_one_too_many(*port, 10);
+  const std::vector<entry_change> entries = entries_with_one_too_many(10);
   port->clear();
-  port->find(port->signature("k3"));
+  port->find(signature("k3"));
   const std::vector<entry_change> refused = port->move_to_device(entries);
   EXPECT_FALSE(port->on_device());
   EXPECT_EQ(port->description(), "cpu");

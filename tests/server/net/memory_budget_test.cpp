@@ -92,6 +92,99 @@ TEST(MemoryBudget, ConcurrentTakesNeverPassTheLimit) {
   EXPECT_LE(input, limit - 4096);
 }
 
+// Takes race each other and the recharges that give memory back: at no
+// moment may the counters pass the limits (each thread looks after each of
+// its takes), and nothing is lost (the counters end equal to the charges).
+TEST(MemoryBudget, ConcurrentTakesAndGiveBacksStayWithinTheLimitsAtEveryMoment) {
+  std::atomic<std::uint64_t> used{0}, stalls{0};
+  constexpr std::size_t limit = 64 << 10;
+  constexpr std::size_t reserve = 16 << 10;
+  constexpr std::size_t allowance = 1 << 10;
+  constexpr std::size_t connections = 8;
+  memory_budget budget(limit, allowance, reserve, used, stalls);
+  std::vector<memory_charge> charges(connections);
+  std::atomic<std::size_t> past_total{0}, past_input{0}, refused{0};
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < connections; ++t) {
+    threads.emplace_back([&, t] {
+      memory_charge& charge = charges[t];
+      std::uint64_t state = t + 1;
+      const auto next = [&state] {  // xorshift: a different mix of sizes on every thread
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        return state;
+      };
+      for (int i = 0; i < 50000; ++i) {
+        const std::size_t most = 1 + next() % 4096;
+        const std::size_t least = next() % 2 == 0 ? 1 : most / 2;
+        const std::size_t taken = next() % 2 == 0 ? budget.take_input(charge, least, most)
+                                                  : budget.take(charge, least, most);
+        if (taken == 0) ++refused;
+        if (budget.used() > limit + connections * allowance) ++past_total;
+        if (budget.input_used() > limit - reserve + connections * allowance) ++past_input;
+        if (next() % 8 == 0) budget.recharge(charge, charge.total / 3, charge.input / 3);
+      }
+    });
+  }
+  for (std::thread& each : threads) each.join();
+  EXPECT_EQ(past_total.load(), 0u);
+  EXPECT_EQ(past_input.load(), 0u);
+  EXPECT_GT(refused.load(), 0u) << "the budget was never full: the test tests nothing";
+  std::size_t total = 0, input = 0;
+  for (const memory_charge& charge : charges) {
+    total += charge.total;
+    input += charge.input;
+  }
+  EXPECT_EQ(budget.used(), total);
+  EXPECT_EQ(budget.input_used(), input);
+  for (memory_charge& charge : charges) budget.recharge(charge, 0, 0);
+  EXPECT_EQ(budget.used(), 0u);
+  EXPECT_EQ(budget.input_used(), 0u);
+}
+
+// Without give-backs, concurrent takes of a byte or a few fill the budget
+// to the byte: none takes past the limit, and none is refused while room is
+// left (input up to the reply reserve, the replies the rest).
+TEST(MemoryBudget, ConcurrentTakesFillTheBudgetExactly) {
+  std::atomic<std::uint64_t> used{0}, stalls{0};
+  constexpr std::size_t limit = 2000000;
+  constexpr std::size_t reserve = 500000;
+  memory_budget budget(limit, 0, reserve, used, stalls);
+  constexpr std::size_t connections = 8;
+  std::vector<memory_charge> charges(connections);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < connections; ++t) {
+    threads.emplace_back([&, t] {
+      memory_charge& charge = charges[t];
+      bool input_refused = false;
+      bool reply_refused = false;
+      for (std::size_t i = 0; !input_refused || !reply_refused; ++i) {
+        const std::size_t most = 1 + (i + t) % 7;
+        // input first, mostly, so that it meets its ceiling before the total fills
+        if (!input_refused && (i % 4 != 0 || reply_refused)) {
+          input_refused = budget.take_input(charge, 1, most) == 0;
+        } else if (input_refused || i % 4 == 0) {
+          reply_refused = budget.take(charge, 1, most) == 0;
+        }
+      }
+    });
+  }
+  for (std::thread& each : threads) each.join();
+  std::size_t total = 0, input = 0;
+  for (const memory_charge& charge : charges) {
+    total += charge.total;
+    input += charge.input;
+  }
+  EXPECT_EQ(total, limit);
+  EXPECT_EQ(budget.used(), limit);
+  EXPECT_EQ(budget.input_used(), input);
+  EXPECT_LE(input, limit - reserve);
+  memory_charge late;
+  EXPECT_EQ(budget.take(late, 1, 1), 0u);
+  EXPECT_EQ(budget.take_input(late, 1, 1), 0u);
+}
+
 TEST(MemoryBudget, ZeroIsNoLimit) {
   std::atomic<std::uint64_t> used{0}, stalls{0};
   memory_budget budget(0, 100, 300, used, stalls);

@@ -647,6 +647,33 @@ TEST(RequestParser, SplitsAtMostTwentyThreeWordsLikeMemcached) {
   EXPECT_EQ(parsed.keys.size(), 30u);
 }
 
+// A multi-get's keys are read from the words split (fewer than 23) or by
+// reading on (23 and more): both ways alike, on either side of the limit,
+// with gat's exptime word, and a bad key anywhere refusing the command.
+TEST(RequestParser, MultiGetsReadEveryKeyAroundTheWordLimit) {
+  const std::string long_key(251, 'k');
+  for (const std::string_view verb : {"get"sv, "gat 10"sv}) {
+    const std::string prefix = verb == "get" ? "get keys=" : "gat keys=";
+    const std::string suffix = verb == "get" ? "" : " exptime=10";
+    for (int n = 18; n <= 26; ++n) {
+      std::string line(verb);
+      std::string expected = prefix;
+      for (int i = 0; i < n; ++i) {
+        line.append(i % 3 == 0 ? "  " : " ").append("k" + std::to_string(i));
+        expected.append(i == 0 ? "" : ",").append("k" + std::to_string(i));
+      }
+      EXPECT_EQ(parse_one(line + " \r\n"), expected + suffix) << line;
+      for (const int bad : {0, n / 2, n - 1}) {
+        std::string refused(verb);
+        for (int i = 0; i < n; ++i) refused.append(" ").append(i == bad ? long_key : "k");
+        EXPECT_EQ(parse_one(refused + "\r\n").substr(0, 42),
+                  "error CLIENT_ERROR bad command line format")
+            << verb << ", " << n << " keys, the bad one at " << bad;
+      }
+    }
+  }
+}
+
 TEST(RequestParser, KeyLengthFollowsTheLimits) {
   parser_limits limits;
   limits.key_max = 3;

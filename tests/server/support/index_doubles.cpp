@@ -20,9 +20,6 @@ class forwarding_index : public index_service {
   bool on_device() const noexcept override { return index_->on_device(); }
   bool defers_mutations() const noexcept override { return index_->defers_mutations(); }
   bool takes_wait_work() const noexcept override { return index_->takes_wait_work(); }
-  signature_type signature(std::string_view key) const noexcept override {
-    return index_->signature(key);
-  }
   index_results apply(const index_batch& batch, wait_work* while_waiting) override {
     return index_->apply(batch, while_waiting);
   }
