@@ -17,8 +17,9 @@ namespace gpuhash::server::index {
 /// Makes the index port of shard `shard`.
 using index_factory = std::function<std::unique_ptr<index_port>(std::size_t shard)>;
 
-/// The server's: each shard's index where `where` says, hashing under a seed
-/// drawn at random per shard. `resident_lifetime_us` (0: the default) is how
+/// The server's: each shard's index where `where` says, its entries placed in
+/// buckets under a seed drawn at random per shard (the keys' signatures come
+/// hashed by the routing: engine/key_hash.hpp). `resident_lifetime_us` (0: the default) is how
 /// long the GPU index's resident kernels live (gpu_resident.cuh). With
 /// placement::automatic and a usable GPU, each index starts on the GPU and
 /// moves between it and the CPU as the load calls for (`automatic`); the

@@ -18,10 +18,13 @@ bool is_store(protocol::command kind) {
 /// Refuses a multi-get whose keys' records do not fit in `room` (what is
 /// left of the group's), as memcached refuses one whose response objects do
 /// not fit in its read_buf_mem_limit; otherwise takes them from the room.
+/// A key's record is its view and the index signature the routing adds.
 bool refuse_if_out_of_room(engine::work_item& item, std::size_t& room) {
   std::vector<std::string_view>& keys = item.request.keys;
   if (protocol::scope_of(item.request.kind) != protocol::key_scope::many) return false;
-  const std::size_t records = keys.size() * sizeof(std::string_view);
+  constexpr std::size_t record_bytes =
+      sizeof(std::string_view) + sizeof(decltype(item.signatures)::value_type);
+  const std::size_t records = keys.size() * record_bytes;
   if (records <= room) {
     room -= records;
     return false;

@@ -11,9 +11,10 @@
 // while the total stays under `limit`. A connection that may not grow is
 // stalled: it is read no further and its next requests wait (network.cpp),
 // until its client reads or other connections give memory back. Room is
-// taken before it is used (take, take_input: checked and charged in one
-// compare-and-swap of the counter, which no other take or recharge can come
-// between), so the total stays under limit + connections x allowance, up to
+// taken before it is used (take: checked and charged in one compare-and-swap
+// of the total; take_input: one of the input's counter, then one of the
+// total, what the second could not get given back at once), so the total
+// stays under limit + connections x allowance, up to
 // what grows without a take and is charged after (connection_memory.cpp):
 // a group's parsed requests, a reply buffer's growth past its room. The
 // takes take no lock: every request takes room for its input and its
@@ -61,12 +62,14 @@ class memory_budget {
     const bool gave_back = total < charged.total || input < charged.input;
     move(used_, charged.total, total);
     move(input_used_, charged.input, input);
-    if (gave_back) given_back_.fetch_add(1, std::memory_order_relaxed);
+    // Release, and acquire in given_back(): a connection that sees the
+    // change also sees the counters it gave back.
+    if (gave_back) given_back_.fetch_add(1, std::memory_order_release);
   }
 
   /// Changes each time a connection gives memory back: a connection that
   /// waits for memory need not look again before this changes.
-  std::uint64_t given_back() const noexcept { return given_back_.load(std::memory_order_relaxed); }
+  std::uint64_t given_back() const noexcept { return given_back_.load(std::memory_order_acquire); }
 
   /// Takes for a connection's replies as much as it may now, up to `most`,
   /// and charges it; takes nothing when it may take less than `least`.
@@ -153,7 +156,7 @@ class memory_budget {
     }
     if (taken < held) {
       input_used_.fetch_sub(held - taken, std::memory_order_relaxed);
-      given_back_.fetch_add(1, std::memory_order_relaxed);
+      given_back_.fetch_add(1, std::memory_order_release);  // as recharge's
     }
     return taken;
   }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <limits>
 #include <string>
 
@@ -98,8 +99,8 @@ TEST_F(GroupParser, ARefusedValueIsDroppedAcrossReads) {
 }
 
 TEST_F(GroupParser, AMultiGetWhoseKeysDoNotFitIsAnsweredOutOfMemory) {
-  // room for 5 keys' records in the whole group
-  key_records_ = 5 * sizeof(std::string_view);
+  // room for 5 keys' records in the whole group (a view and a signature each)
+  key_records_ = 5 * (sizeof(std::string_view) + sizeof(std::uint32_t));
   const parsed_input parsed =
       parse("get a b c\r\ngets d e f\r\nget g h\r\nmg x v\r\nget i j k l m n\r\n", 10);
   ASSERT_EQ(group_.used, 5u);
