@@ -14,10 +14,11 @@ namespace gpuhash::server::engine {
 
 namespace {
 
-/// The settings with a key seed: the one given, or a random one (the
-/// routing and every shard hash keys alike: key_hash.hpp).
-engine_settings with_key_seed(engine_settings settings) {
-  if (!settings.key_seed) settings.key_seed = key_hasher::random_seed();
+/// The settings with the key hash's key: the given seed's, or a random one
+/// (the routing and every shard hash keys alike: key_hash.hpp).
+engine_settings with_key_hash_key(engine_settings settings) {
+  settings.key_hash_key = settings.key_seed ? key_hasher::key_of_seed(*settings.key_seed)
+                                            : key_hasher::random_key();
   return settings;
 }
 
@@ -25,10 +26,10 @@ engine_settings with_key_seed(engine_settings settings) {
 
 engine::engine(engine_settings settings, server_stats& stats,
                const index::index_factory& make_index, completion_handler on_complete)
-    : settings_(with_key_seed(std::move(settings))),
+    : settings_(with_key_hash_key(std::move(settings))),
       stats_(stats),
       on_complete_(std::move(on_complete)),
-      router_(settings_.shards, settings_.dumping_enabled, key_hasher(*settings_.key_seed)),
+      router_(settings_.shards, settings_.dumping_enabled, key_hasher(settings_.key_hash_key)),
       ledger_(settings_.store, router_.shards()) {
   settings_.shards = router_.shards();
   for (std::size_t s = 0; s < settings_.shards; ++s)

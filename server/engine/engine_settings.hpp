@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "gpuhash/key_hash.hpp"
 #include "store/store_config.hpp"
 
 namespace gpuhash::server::engine {
@@ -33,9 +34,12 @@ struct engine_settings {
   /// batches.
   std::size_t shards = 1;
   /// The seed of the key hash that picks a key's shard and index signature
-  /// (key_hash.hpp); none: a random one. Tests fix it to build keys that
-  /// share a signature.
+  /// (key_hash.hpp); none: a random key of 128 bits. Tests fix it to build
+  /// keys that share a signature.
   std::optional<std::uint64_t> key_seed;
+  /// The key hash's key: set by the engine, from key_seed or at random, so
+  /// that the routing and every shard hash alike.
+  siphash_key key_hash_key{};
 };
 
 }  // namespace gpuhash::server::engine

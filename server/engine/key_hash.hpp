@@ -11,10 +11,11 @@
 // Within a shard the high bits of its keys' hashes lie in the shard's range,
 // but the low 32 bits are free: the fold (low half ^ high half) spreads a
 // shard's signatures over all 32 bits, as independent of the shard as
-// another seed's. The SipHash key is derived from the seed as
-// gpuhash::signature_index derives its own, so that a signature here is
-// signature_index<>{seed}.signature(key): tests build keys that share a
-// signature with either.
+// another seed's. The SipHash key is 128 random bits per process; a test
+// that fixes a 64-bit seed (engine_settings::key_seed) gets the key derived
+// from it as gpuhash::signature_index derives its own, so that a signature
+// there is signature_index<>{seed}.signature(key): tests build keys that
+// share a signature with either.
 
 #include <cstddef>
 #include <cstdint>
@@ -28,9 +29,21 @@ namespace gpuhash::server::engine {
 
 class key_hasher {
  public:
-  explicit key_hasher(std::uint64_t seed) noexcept
-      : key_{murmur3_fmix64(seed ^ 0x736970686173686bULL),
-             murmur3_fmix64(seed ^ 0x6b65792d68617368ULL)} {}
+  explicit key_hasher(siphash_key key) noexcept : key_(key) {}
+  explicit key_hasher(std::uint64_t seed) noexcept : key_(key_of_seed(seed)) {}
+
+  /// The key a 64-bit seed stands for (as gpuhash::signature_index's).
+  static siphash_key key_of_seed(std::uint64_t seed) noexcept {
+    return {murmur3_fmix64(seed ^ 0x736970686173686bULL),
+            murmur3_fmix64(seed ^ 0x6b65792d68617368ULL)};
+  }
+  /// A key for a process: 128 random bits.
+  static siphash_key random_key() {
+    std::random_device device;
+    const auto word = [&] { return (std::uint64_t{device()} << 32) ^ device(); };
+    const std::uint64_t k0 = word();
+    return {k0, word()};
+  }
 
   std::uint64_t hash(std::string_view key) const noexcept { return siphash(key_, key); }
   /// The shard of `shards` that holds a key of this hash: its high bits.
@@ -44,12 +57,6 @@ class key_hasher {
     return folded == 0 ? 1 : folded;
   }
   std::uint32_t signature(std::string_view key) const noexcept { return signature_of(hash(key)); }
-
-  /// A seed for a process (engine_settings::key_seed when none is given).
-  static std::uint64_t random_seed() {
-    std::random_device device;
-    return (std::uint64_t{device()} << 32) ^ device();
-  }
 
  private:
   siphash_key key_;

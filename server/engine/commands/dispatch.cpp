@@ -48,7 +48,7 @@ shard_state::shard_state(const engine_settings& shared, std::size_t shard, serve
     : settings(shared),
       server(stats),
       items(ledger, std::move(index), cas_sequence{shard, shared.shards},
-            key_hasher(shared.key_seed.value())) {}
+            key_hasher(shared.key_hash_key)) {}
 
 bool run_request(shard_state& state, work_item& work, std::size_t first_search,
                  request_group& group) {

@@ -25,6 +25,16 @@ TEST(key_hasher, SignaturesAreSignatureIndexsUnderTheSameSeed) {
   }
 }
 
+TEST(key_hasher, AProcessKeyIsDrawnWhole) {
+  // 128 random bits, not a 64-bit seed's derivation: both halves differ
+  // between two draws (equal by chance with probability 2^-64 each).
+  const siphash_key first = key_hasher::random_key();
+  const siphash_key second = key_hasher::random_key();
+  EXPECT_NE(first.k0, second.k0);
+  EXPECT_NE(first.k1, second.k1);
+  EXPECT_NE(key_hasher(first).hash("a key"), key_hasher(second).hash("a key"));
+}
+
 TEST(key_hasher, ShardsAndSignaturesOfOneHash) {
   const key_hasher hasher(7);
   const std::uint64_t hash = hasher.hash("a key");
