@@ -2,11 +2,11 @@
 // The engine's part of the server's settings (config/options.hpp holds the
 // whole): what its commands allow, how its batches run, how many shards.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 
-#include "gpuhash/key_hash.hpp"
 #include "store/store_config.hpp"
 
 namespace gpuhash::server::engine {
@@ -37,9 +37,10 @@ struct engine_settings {
   /// (key_hash.hpp); none: a random key of 128 bits. Tests fix it to build
   /// keys that share a signature.
   std::optional<std::uint64_t> key_seed;
-  /// The key hash's key: set by the engine, from key_seed or at random, so
-  /// that the routing and every shard hash alike.
-  siphash_key key_hash_key{};
+  /// The key hash's 128-bit key (key_hasher::key_words): set by the engine,
+  /// from key_seed or at random, so that the routing and every shard hash
+  /// alike.
+  std::array<std::uint64_t, 2> key_hash_key{};
 };
 
 }  // namespace gpuhash::server::engine

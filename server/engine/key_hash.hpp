@@ -17,6 +17,7 @@
 // there is signature_index<>{seed}.signature(key): tests build keys that
 // share a signature with either.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -29,16 +30,19 @@ namespace gpuhash::server::engine {
 
 class key_hasher {
  public:
-  explicit key_hasher(siphash_key key) noexcept : key_(key) {}
-  explicit key_hasher(std::uint64_t seed) noexcept : key_(key_of_seed(seed)) {}
+  /// A key as two words (engine_settings::key_hash_key).
+  using key_words = std::array<std::uint64_t, 2>;
+
+  explicit key_hasher(key_words key) noexcept : key_{key[0], key[1]} {}
+  explicit key_hasher(std::uint64_t seed) noexcept : key_hasher(key_of_seed(seed)) {}
 
   /// The key a 64-bit seed stands for (as gpuhash::signature_index's).
-  static siphash_key key_of_seed(std::uint64_t seed) noexcept {
+  static key_words key_of_seed(std::uint64_t seed) noexcept {
     return {murmur3_fmix64(seed ^ 0x736970686173686bULL),
             murmur3_fmix64(seed ^ 0x6b65792d68617368ULL)};
   }
   /// A key for a process: 128 random bits.
-  static siphash_key random_key() {
+  static key_words random_key() {
     std::random_device device;
     const auto word = [&] { return (std::uint64_t{device()} << 32) ^ device(); };
     const std::uint64_t k0 = word();

@@ -28,10 +28,10 @@ TEST(key_hasher, SignaturesAreSignatureIndexsUnderTheSameSeed) {
 TEST(key_hasher, AProcessKeyIsDrawnWhole) {
   // 128 random bits, not a 64-bit seed's derivation: both halves differ
   // between two draws (equal by chance with probability 2^-64 each).
-  const siphash_key first = key_hasher::random_key();
-  const siphash_key second = key_hasher::random_key();
-  EXPECT_NE(first.k0, second.k0);
-  EXPECT_NE(first.k1, second.k1);
+  const key_hasher::key_words first = key_hasher::random_key();
+  const key_hasher::key_words second = key_hasher::random_key();
+  EXPECT_NE(first[0], second[0]);
+  EXPECT_NE(first[1], second[1]);
   EXPECT_NE(key_hasher(first).hash("a key"), key_hasher(second).hash("a key"));
 }
 
