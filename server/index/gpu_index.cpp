@@ -101,6 +101,7 @@ class gpu_index final : public index_service {
     // The last resident batch's inserts and erases first (usually run by
     // now, while the engine answered their batch).
     settle_resident();
+    if (n == 0) return settled_alone();
     if (reserve(n)) buffers_moved_ = true;
     std::uint32_t* results = host_results_.data();
     if (searches != 0 && ++batches_ == 0) {
@@ -159,6 +160,19 @@ class gpu_index final : public index_service {
   std::size_t rebuilds() const noexcept override { return index_.rebuilds(); }
 
  private:
+  /// An empty batch (a move asks for its rebuild's statuses so): the last
+  /// batch's inserts and erases waited for and accounted for, their
+  /// statuses handed out; nothing is posted or launched.
+  index_results settled_alone() {
+    index_.settle_async(stream_);  // a launched batch's (a resident one's: settle_resident)
+    GPUHASH_CUDA_TRY(cudaStreamSynchronize(stream_));  // its statuses' copy, if any
+    index_results view;
+    view.statuses = host_statuses_[unsettled_buffer_].data();
+    view.settled = unsettled_;
+    unsettled_ = 0;
+    return view;
+  }
+
   /// A small batch, searches and mutations both, to the resident kernel:
   /// returns once its searches are answered. Its inserts and erases run
   /// after that, and are accounted for at the next apply (settle_resident).

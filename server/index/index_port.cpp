@@ -150,6 +150,11 @@ std::vector<entry_change> index_port::move_to(std::unique_ptr<index_service> nex
   // Filled before it takes the service's place: a device that fails here
   // leaves the port as it was (move_to_device).
   std::vector<entry_change> refused;
+  const auto keep_refused = [&](const index_results& inserted,
+                                std::span<const entry_change> answered) {
+    for (std::size_t i = 0; i < inserted.settled && i < answered.size(); ++i)
+      if (inserted.status_of(i) != status::inserted) refused.push_back(answered[i]);
+  };
   std::span<const entry_change> unanswered;  // the last inserts, whose statuses come late
   index_batch rebuild;
   for (std::size_t first = 0; first < entries.size(); first += rebuild_batch) {
@@ -157,37 +162,28 @@ std::vector<entry_change> index_port::move_to(std::unique_ptr<index_service> nex
     rebuild.clear();
     for (const entry_change& entry : part)
       rebuild.add(operation::insert, entry.signature, entry.location);
-    const index_results inserted = next->apply(rebuild);
-    const auto answered = next->defers_mutations() ? unanswered : part;
-    for (std::size_t i = 0; i < inserted.settled && i < answered.size(); ++i)
-      if (inserted.status_of(i) != status::inserted) refused.push_back(answered[i]);
+    keep_refused(next->apply(rebuild), next->defers_mutations() ? unanswered : part);
     unanswered = part;
   }
-  if (!next->defers_mutations()) unanswered = {};
+  // A device gives the last part's statuses with its next batch, and counts
+  // its entries only then: an empty batch asks for them now, so that the
+  // move is whole (its refusals known, its entries counted) before the
+  // index serves anything. Without it, a move made at a batch with no index
+  // work (a `stats` alone) showed that shard's index without its entries.
+  if (next->defers_mutations() && !unanswered.empty()) {
+    rebuild.clear();
+    keep_refused(next->apply(rebuild), unanswered);
+  }
   // The batch stays in the memory the first service chose: a port that
   // moves by the load starts on the device (index_factory.cpp), whose
   // page-locked memory the CPU index reads as well.
   service_ = std::move(next);
-  unsettled_.assign(unanswered.begin(), unanswered.end());
+  unsettled_.clear();  // the old service's: the rebuilt entries reflect them
   settled_ = {};
   // The batch's inserts and erases are not run: the entries above already
   // reflect every link and unlink.
   batch_.truncate(batch_.searches());
-  if (batch_.size() == 0) {
-    results_ = {};  // (a device's rebuild's last statuses come with the next run())
-    return refused;
-  }
-  results_ = service_->apply(batch_);
-  if (!unsettled_.empty()) {
-    std::swap(sent_, unsettled_);
-    unsettled_.clear();
-    if (results_.settled == sent_.size()) {
-      settled_ = {sent_, results_.statuses};
-    } else {
-      std::fprintf(stderr, "gpuhash-server: ERROR: the index settled %zu entries, not %zu\n",
-                   results_.settled, sent_.size());
-    }
-  }
+  results_ = batch_.size() == 0 ? index_results{} : service_->apply(batch_);
   return refused;
 }
 

@@ -151,8 +151,8 @@ class index_port {
   /// erase sent so far and not yet settled), and answers the batch's finds
   /// there; its inserts and erases are not run (`entries` holds them). The
   /// entries the new index refused (a 17th under one signature) are
-  /// returned, or, from an index that gives statuses late, come with
-  /// settled() now or after the next run().
+  /// returned, also from an index that gives statuses late (the move waits
+  /// for them), and the new index counts every entry (entries) at once.
   ///
   /// To the CPU: after run() threw (`device_failed`: the device is never
   /// used again), or as --index=auto wants.

@@ -109,7 +109,9 @@ class index_service {
   virtual bool on_device() const noexcept { return false; }
   /// Runs the batch; throws on a device failure (the engine then moves the
   /// index to the CPU). While it waits for a device, it may call
-  /// `while_waiting`'s step() (see wait_work).
+  /// `while_waiting`'s step() (see wait_work). An empty batch runs nothing;
+  /// an index that gives statuses late settles the last batch then, hands
+  /// out its statuses and counts its entries (a move asks so).
   virtual index_results apply(const index_batch& batch, wait_work* while_waiting = nullptr) = 0;
   /// Whether apply() calls its wait_work's step() at all (it waits for a
   /// device, or pretends to for tests).

@@ -133,9 +133,6 @@ bool cache::move_index(index::index_site to, const char* failure) {
   refused_.clear();
   for (const index::entry_change& entry : refused)
     overflow_[store_.at(entry.location).key()] = entry.location;
-  // (a device gives the rebuild's statuses late: with the finds, or with
-  // the next batch)
-  settle(index_->settled());
   return true;
 }
 

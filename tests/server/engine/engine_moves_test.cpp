@@ -127,5 +127,31 @@ TEST(MovingIndex, EachShardMovesOnItsOwnAndStatsShowThemMixed) {
   EXPECT_EQ(stats.at("index_moves_to_gpu"), "0");
 }
 
+TEST(MovingIndex, AMoveAtABatchWithoutIndexWorkCountsEveryEntryAtOnce) {
+  // One shard, on the CPU, moving to the (pretend) device at its fourth
+  // batch: a `stats` alone, with no find, insert or erase. The rebuilt
+  // index (which counts a batch's entries at the next batch, as the GPU's)
+  // holds every item already when that `stats` reads it. (On an H200 under
+  // compute-sanitizer, a move that landed on such a batch showed a shard's
+  // index without its entries: 1,002 of 1,340.)
+  engine_harness harness(moving(index_site::cpu, 4, 1, 1));
+  std::string sets;
+  std::string stored;
+  for (std::size_t n = 0; n < 10; ++n) {
+    sets += store_text("set", key_of(n), value_of(n));
+    stored += "STORED\r\n";
+  }
+  ASSERT_EQ(harness.run(sets), stored);  // batch 1
+  ASSERT_EQ(harness.run(store_text("set", key_of(10), value_of(10))), "STORED\r\n");  // 2
+  ASSERT_EQ(harness.run("delete " + key_of(3) + "\r\n"), "DELETED\r\n");            // 3
+  const auto stats = harness.stats();  // 4: the move
+  EXPECT_EQ(stats.at("index_moves_to_gpu"), "1");
+  EXPECT_EQ(stats.at("index_in_use"), "gpu");
+  EXPECT_EQ(stats.at("curr_items"), "10");
+  EXPECT_EQ(stats.at("index_entries"), "10");
+  EXPECT_EQ(harness.run("get " + key_of(10) + "\r\n"), value_reply(key_of(10), value_of(10)));
+  harness.expect_index_matches_items();
+}
+
 }  // namespace
 }  // namespace gpuhash::server::engine::testing

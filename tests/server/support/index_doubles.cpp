@@ -51,6 +51,8 @@ class late_statuses_index final : public forwarding_index {
 
   index_results apply(const index_batch& batch, wait_work* while_waiting) override {
     const std::size_t searches = batch.searches();
+    // As the GPU's does, it counts a batch's entries at the next batch.
+    counted_entries_ = inner().entries();
     find(batch, searches);
     // this batch's statuses go to the buffer not handed out last
     std::vector<status>& statuses = statuses_[writing_];
@@ -78,6 +80,7 @@ class late_statuses_index final : public forwarding_index {
     }
     return results;
   }
+  std::size_t entries() const noexcept override { return counted_entries_; }
 
  private:
   /// The batch's finds, on their own; their results copied out, since the
@@ -103,6 +106,7 @@ class late_statuses_index final : public forwarding_index {
   std::size_t writing_ = 0;
   const status* unsettled_ = nullptr;  // statuses not handed out yet
   std::size_t unsettled_count_ = 0;
+  std::size_t counted_entries_ = 0;  // the inner index's, before the last batch's changes
 };
 
 class pretend_device_index final : public forwarding_index {

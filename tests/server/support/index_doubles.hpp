@@ -23,7 +23,8 @@ namespace gpuhash::server::index::test_doubles {
 /// Forwards to `index`, with the statuses of a batch's inserts and erases
 /// given by the next batch that has any (index_service::defers_mutations):
 /// the finds run first, then the inserts and erases behind them, as on
-/// the GPU; one step of the caller's wait_work is done, as if waiting.
+/// the GPU; one step of the caller's wait_work is done, as if waiting. As
+/// the GPU's, it counts a batch's entries (entries()) at the next batch.
 std::unique_ptr<index_service> make_late_statuses_index(std::unique_ptr<index_service> index);
 
 /// Forwards to `index`, and throws, as a failed GPU call does, from its
