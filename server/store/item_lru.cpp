@@ -56,7 +56,7 @@ void item_store::bump(location where) {
   if (it.segment != lru_segment::cold) {
     it.accessed_at = now_;
     // the maintainer moves an active tail: HOT's to WARM, WARM's to its head
-    if (it.segment != lru_segment::temp) juggle(it.size_class, where);
+    if (it.segment != lru_segment::temp) mark_unsettled(it.size_class);
     return;
   }
   // memcached queues this item for its maintainer (lru_bump_async), which
@@ -79,7 +79,7 @@ void item_store::update(location where) {
   it.active = false;
   ++state.counts.moves_to_warm;
   move_to(state, where, it, lru_segment::warm);
-  juggle(it.size_class, where);
+  mark_unsettled(it.size_class);
 }
 
 /// memcached's lru_pull_tail on one segment of a class: up to 5 items from
@@ -264,7 +264,8 @@ void item_store::juggle(std::size_t size_class, location keep) {
   }
 }
 
-/// Marks a class whose tails an allocation pulled, for juggle_unsettled.
+/// Marks a class for juggle_unsettled: an allocation pulled its tails, or
+/// a read made one of its items active.
 void item_store::mark_unsettled(std::size_t size_class) {
   size_class_state& state = size_classes_[size_class - 1];
   if (state.unsettled || !lru_.maintainer) return;
@@ -272,8 +273,9 @@ void item_store::mark_unsettled(std::size_t size_class) {
   unsettled_classes_.push_back(size_class);
 }
 
-/// Juggles the classes an allocation pulled and no juggle has seen since:
-/// memcached's maintainer catches up with them after the request.
+/// Juggles the marked classes no juggle has seen since: memcached's
+/// maintainer catches up with them after the request (after an
+/// allocation's pulls) or the batch (after its reads: end_batch).
 void item_store::juggle_unsettled() {
   for (const std::size_t size_class : unsettled_classes_)
     if (size_classes_[size_class - 1].unsettled) juggle(size_class, no_location);

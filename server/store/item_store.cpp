@@ -179,6 +179,7 @@ void item_store::take_out(location where, item& it) noexcept {
 }
 
 void item_store::end_batch() {
+  juggle_unsettled();  // the classes the batch's reads left to the maintainer
   ++batches_ended_;
   std::erase_if(retired_blocks_, [&](const retired_block& retired) {
     if (batches_ended_ - retired.batch < block_retirement_batches) return false;

@@ -201,14 +201,15 @@ class item_store {
   /// A read of a linked item (get, gets, gat, touch, mg): memcached's
   /// do_item_bump. Segmented: the first read marks it fetched, the next
   /// active; an item made active has its time set, and then in HOT or WARM
-  /// its class juggled (the maintainer moves an active tail), in COLD it
-  /// moves to WARM's head (memcached queues that move for its maintainer;
-  /// here it is made at once), in TEMP it stays. The juggle never removes
-  /// the item read. Not segmented: marked fetched, then update.
+  /// its class is left for a juggle when the batch ends (memcached's
+  /// maintainer moves an active tail on its own time), in COLD it moves to
+  /// WARM's head (memcached queues that move for its maintainer; here it is
+  /// made at once, and the juggle after it waits for the batch's end), in
+  /// TEMP it stays. Not segmented: marked fetched, then update.
   void bump(location where);
   /// memcached's do_item_update (an incr in place, an add refused over the
-  /// item): segmented, an active COLD item moves to WARM, any other has its
-  /// time set; not segmented, the item moves to its LRU's head with its
+  /// item): segmented, an active COLD item moves to WARM (its class juggled
+  /// when the batch ends), any other has its time set; not segmented, the item moves to its LRU's head with its
   /// time set when its time is more than 60 s old (ITEM_UPDATE_INTERVAL).
   void update(location where);
   /// The LRU settings from now on (memcached's `lru` command changes its
@@ -221,8 +222,9 @@ class item_store {
   /// after a flush_all that takes effect at once, whose items the juggles
   /// reclaim from the tails.
   void juggle_all();
-  /// The owner ended a batch: blocks freed three batches ago go back to the
-  /// heap, no index entry reading them any more.
+  /// The owner ended a batch: the classes its reads left unjuggled are
+  /// juggled, and blocks freed three batches ago go back to the heap, no
+  /// index entry reading them any more.
   void end_batch();
 
   /// Calls fn(location, const item&) for every linked item: class by class,
@@ -274,8 +276,9 @@ class item_store {
     class_stats counts;
     location free_head = no_location;  ///< this class's free chunks, chained through item::lru_next
     std::array<lru_list, lru_segments> lru;
-    /// An allocation pulled its tails (evicted, reclaimed or moved items)
-    /// since its last juggle; listed in unsettled_classes_.
+    /// An allocation pulled its tails (evicted, reclaimed or moved items),
+    /// or a read made an item active, since its last juggle; listed in
+    /// unsettled_classes_.
     bool unsettled = false;
   };
   /// What lru_pull_tail may do to the live item it ends at.

@@ -3,13 +3,13 @@
 // of one class written as plainly as memcached states them, a std::list per
 // segment and a juggle that pulls every segment's tail in every round until
 // a round moves nothing (lru_maintainer_juggle, lru_pull_tail), with the
-// store's fixed points: a juggle after each link, unlink and read that marks
-// an item active, and over the class at each new second. Random stores
-// (new keys and replacements, some expiring, some within temporary_ttl),
-// reads, touches, incrs in place, deletes, clock steps and `lru mode`
-// changes run on both; after each, every segment's items in order, their
-// marks and times, and the class's counts (moves, reclaims, juggles) must
-// agree.
+// store's fixed points: a juggle after each link and unlink, at the end of
+// a batch whose reads marked an item active (or moved one to WARM), and
+// over the class at each new second. Random stores (new keys and
+// replacements, some expiring, some within temporary_ttl), reads, touches,
+// incrs in place, deletes, batch ends, clock steps and `lru mode` changes
+// run on both; after each, every segment's items in order, their marks and
+// times, and the class's counts (moves, reclaims, juggles) must agree.
 
 #include <gtest/gtest.h>
 
@@ -95,7 +95,8 @@ class lru_model {
     take_out(it);
     juggle(std::nullopt);
   }
-  /// memcached's do_item_bump; the store moves an active COLD item at once.
+  /// memcached's do_item_bump; the store moves an active COLD item at once,
+  /// and leaves the juggle after a read to the batch's end.
   void bump(list::iterator it) {
     if (!settings_.segmented) {
       it->fetched = true;
@@ -113,7 +114,7 @@ class lru_model {
       return;
     }
     it->accessed_at = now_;
-    if (it->segment != lru_segment::temp) juggle(it);
+    if (it->segment != lru_segment::temp) juggle_due_ = true;
   }
   /// memcached's do_item_update.
   void update(list::iterator it) {
@@ -127,7 +128,12 @@ class lru_model {
     if (it->segment != lru_segment::cold || !it->active) return;
     it->active = false;
     ++counts_.moves_to_warm;
-    juggle(move(it, lru_segment::warm));
+    move(it, lru_segment::warm);
+    juggle_due_ = true;
+  }
+  /// The batch ends: the juggle its reads left, if no juggle ran since.
+  void end_batch() {
+    if (juggle_due_) juggle(std::nullopt);
   }
   void set_now(std::int64_t now) {
     if (now == now_) return;
@@ -179,6 +185,7 @@ class lru_model {
   /// WARM and COLD until one moves nothing. `keep` is passed over when dead.
   void juggle(std::optional<list::iterator> keep) {
     if (!settings_.maintainer) return;
+    juggle_due_ = false;
     ++counts_.juggles;
     if (settings_.temp_lru) {
       while (pull(lru_segment::temp, 0, 0, keep) > 0) {
@@ -265,6 +272,7 @@ class lru_model {
   std::array<list, lru_segments> segments_;
   counts counts_;
   std::int64_t now_ = 0;
+  bool juggle_due_ = false;  ///< a read left the class to the batch's end
 };
 
 /// A store and the model driven by the same random operations.
@@ -306,6 +314,11 @@ class model_run {
       settings.segmented = !settings.segmented;
       store_.set_lru(settings);
       model_.set_lru(settings);
+    }
+    if (random.below(4) == 0) {  // a batch of a few operations ends
+      store_.end_batch();
+      model_.end_batch();
+      forget_reclaimed();
     }
   }
 

@@ -56,6 +56,12 @@ struct segmented_store {
     store.link(where);
     return where;
   }
+  /// A get alone in its batch: the read, then the batch's end (where the
+  /// juggle a read leaves runs).
+  void read(location where) {
+    store.bump(where);
+    store.end_batch();
+  }
   static std::string key_of(std::size_t i) {
     std::string key = std::to_string(i);
     return "key" + std::string(5 - key.size(), '0') + key;
@@ -107,27 +113,27 @@ TEST(segmented_lru, a_second_read_moves_a_cold_item_to_warm) {
   std::vector<location> items;
   for (std::size_t i = 0; i < 10; ++i) items.push_back(s.store_item(i));
   s.store.set_now(start_time + 100);  // (HOT's two, idle, go to COLD)
-  s.store.bump(items[1]);
-  s.store.bump(items[1]);  // 1 goes to WARM first, so that 0 will not be WARM's tail
+  s.read(items[1]);
+  s.read(items[1]);  // 1 goes to WARM first, so that 0 will not be WARM's tail
   const item& first = s.store.at(items[0]);
-  s.store.bump(items[0]);
+  s.read(items[0]);
   EXPECT_TRUE(first.fetched);
   EXPECT_FALSE(first.active);
   EXPECT_EQ(first.segment, lru_segment::cold) << "the first read only marks it fetched";
   EXPECT_EQ(first.accessed_at, start_time);
-  s.store.bump(items[0]);
+  s.read(items[0]);
   EXPECT_EQ(first.segment, lru_segment::warm);
   EXPECT_FALSE(first.active) << "the move uses the mark up";
   EXPECT_EQ(first.accessed_at, start_time + 100);
   EXPECT_EQ(s.first_class().moves_to_warm, 2u);
   // a third read marks it active again, in WARM, with its time set
   s.store.set_now(start_time + 101);
-  s.store.bump(items[0]);
+  s.read(items[0]);
   EXPECT_TRUE(first.active);
   EXPECT_EQ(first.segment, lru_segment::warm);
   EXPECT_EQ(first.accessed_at, start_time + 101);
   s.store.set_now(start_time + 102);
-  s.store.bump(items[0]);  // an active item's reads change nothing
+  s.read(items[0]);  // an active item's reads change nothing
   EXPECT_EQ(first.accessed_at, start_time + 101);
   EXPECT_EQ(s.first_class().moves_to_warm, 2u);
   EXPECT_EQ(s.first_class().moves_within_lru, 0u);
@@ -143,8 +149,8 @@ TEST(segmented_lru, warm_keeps_two_fifths_and_moves_its_active_tail_to_its_head)
   std::vector<location> items;
   for (std::size_t i = 0; i < 10; ++i) items.push_back(s.store_item(i));
   for (std::size_t i = 0; i < 8; ++i) {
-    s.store.bump(items[i]);
-    s.store.bump(items[i]);
+    s.read(items[i]);
+    s.read(items[i]);
   }
   // each read made WARM's tail go to COLD while WARM held more than 40%
   EXPECT_EQ(s.segments(),
@@ -152,12 +158,12 @@ TEST(segmented_lru, warm_keeps_two_fifths_and_moves_its_active_tail_to_its_head)
   class_stats stats = s.first_class();
   EXPECT_EQ(stats.moves_to_warm, 8u);
   EXPECT_EQ(stats.moves_to_cold, 8u + 4u);
-  // WARM's tail, made active, goes back to WARM's head in the juggle after the read
-  s.store.bump(items[4]);  // read before: active
+  // WARM's tail, made active, goes back to WARM's head in the juggle after the batch
+  s.read(items[4]);  // read before: active
   EXPECT_EQ(s.segments()[warm], keys_of({4, 7, 6, 5}));
   EXPECT_EQ(s.first_class().moves_within_lru, 1u);
   EXPECT_FALSE(s.store.at(items[4]).active);
-  s.store.bump(items[2]);  // read before: active, so it moves to WARM, over its share
+  s.read(items[2]);  // read before: active, so it moves to WARM, over its share
   EXPECT_EQ(s.segments(),
             (segment_keys{keys_of({9, 8}), keys_of({2, 4, 7, 6}), keys_of({5, 3, 1, 0}), {}}));
   stats = s.first_class();
@@ -170,8 +176,8 @@ TEST(segmented_lru, an_active_item_leaves_hot_for_warm_once_it_is_hots_tail) {
   std::vector<location> items;
   for (std::size_t i = 0; i < 10; ++i) items.push_back(s.store_item(i));
   // 9 is HOT's head: made active, it stays until it is pulled from the tail
-  s.store.bump(items[9]);
-  s.store.bump(items[9]);
+  s.read(items[9]);
+  s.read(items[9]);
   EXPECT_TRUE(s.store.at(items[9]).active);
   EXPECT_EQ(s.store.at(items[9]).segment, lru_segment::hot);
   // HOT's tail (8, idle) goes to COLD, over HOT's share; then 9, active, to
@@ -181,9 +187,9 @@ TEST(segmented_lru, an_active_item_leaves_hot_for_warm_once_it_is_hots_tail) {
             (segment_keys{keys_of({10}), keys_of({9}), keys_of({8, 7, 6, 5, 4, 3, 2, 1, 0}), {}}));
   EXPECT_FALSE(s.store.at(items[9]).active);
   EXPECT_EQ(s.first_class().moves_to_warm, 1u);
-  // HOT's tail made active moves at once: the juggle after the read pulls it
-  s.store.bump(ten);
-  s.store.bump(ten);
+  // HOT's tail made active moves when its batch ends: the juggle then pulls it
+  s.read(ten);
+  s.read(ten);
   EXPECT_TRUE(s.segments()[hot].empty());
   EXPECT_EQ(s.segments()[warm], keys_of({10, 9}));
   EXPECT_EQ(s.first_class().moves_to_warm, 2u);
@@ -252,10 +258,10 @@ TEST(segmented_lru, a_full_class_evicts_colds_tail_and_spares_what_was_read_twic
   std::vector<location> items;
   for (std::size_t i = 0; i < chunks; ++i) items.push_back(s.store_item(i));
   for (std::size_t i : {0, 2}) {
-    s.store.bump(items[i]);
-    s.store.bump(items[i]);
+    s.read(items[i]);
+    s.read(items[i]);
   }
-  s.store.bump(items[1]);  // read once: fetched, still in COLD
+  s.read(items[1]);  // read once: fetched, still in COLD
   for (std::size_t i = chunks; i < chunks + 3; ++i) s.store_item(i);
   EXPECT_EQ(evicted, keys_of({1, 3, 4}));
   const class_stats stats = s.first_class();
@@ -305,19 +311,42 @@ TEST(segmented_lru, a_store_in_another_class_juggles_the_class_of_the_item_it_re
   EXPECT_EQ(s.first_class().moves_to_cold, 9u);
 }
 
-TEST(segmented_lru, a_read_never_reclaims_the_item_it_reads) {
+TEST(segmented_lru, a_read_leaves_the_item_it_reads_to_the_juggle_at_its_batchs_end) {
   segmented_store s;
   s.store.on_dead_check([](const item& it) { return it.expires_at == 1; });
   std::vector<location> items;
   for (std::size_t i = 0; i < 10; ++i) items.push_back(s.store_item(i));
   s.store.bump(items[8]);               // HOT's tail: fetched
   s.store.at(items[8]).expires_at = 1;  // a touch made it dead
-  s.store.bump(items[8]);               // active: the juggle passes over it
+  s.store.bump(items[8]);               // active: its class is juggled when the batch ends
   EXPECT_TRUE(s.store.at(items[8]).linked);
   EXPECT_EQ(s.first_class().reclaimed, 0u);
-  s.store_item(10);  // the next juggle reclaims it from HOT's tail
+  const std::uint64_t juggles = s.store.juggles();
+  s.store.end_batch();  // that juggle reclaims it from HOT's tail
   EXPECT_FALSE(s.store.at(items[8]).linked);
   EXPECT_EQ(s.first_class().reclaimed, 1u);
+  EXPECT_EQ(s.store.juggles(), juggles + 1);
+}
+
+TEST(segmented_lru, the_reads_of_one_batch_leave_one_juggle_to_its_end) {
+  segmented_store s;
+  std::vector<location> items;
+  for (std::size_t i = 0; i < 10; ++i) items.push_back(s.store_item(i));
+  const std::uint64_t juggles = s.store.juggles();
+  for (std::size_t i = 0; i < 8; ++i) {  // COLD's eight, each made active
+    s.store.bump(items[i]);
+    s.store.bump(items[i]);
+  }
+  EXPECT_EQ(s.store.juggles(), juggles) << "no juggle within the batch";
+  EXPECT_EQ(s.first_class().segment_items[warm], 8u) << "moved to WARM at once";
+  s.store.end_batch();
+  EXPECT_EQ(s.store.juggles(), juggles + 1);
+  // the one juggle brings WARM back to two fifths, as a juggle after each
+  // read did (warm_keeps_two_fifths_...), in the order the tails come
+  EXPECT_EQ(s.segments(),
+            (segment_keys{keys_of({9, 8}), keys_of({7, 6, 5, 4}), keys_of({3, 2, 1, 0}), {}}));
+  s.store.end_batch();
+  EXPECT_EQ(s.store.juggles(), juggles + 1) << "a batch with no read that moved leaves none";
 }
 
 TEST(segmented_lru, an_allocation_that_evicted_is_followed_by_a_juggle) {
@@ -361,8 +390,8 @@ TEST(lru_command, flat_mode_drains_hot_and_warm_into_cold_and_links_there) {
   segmented_store s;
   std::vector<location> items;
   for (std::size_t i = 0; i < 10; ++i) items.push_back(s.store_item(i));
-  s.store.bump(items[0]);
-  s.store.bump(items[0]);  // to WARM
+  s.read(items[0]);
+  s.read(items[0]);  // to WARM
   ASSERT_EQ(s.first_class().segment_items, (std::array<std::size_t, lru_segments>{2, 1, 7, 0}));
   lru_settings flat = s.store.lru();
   flat.segmented = false;
@@ -371,7 +400,7 @@ TEST(lru_command, flat_mode_drains_hot_and_warm_into_cold_and_links_there) {
   EXPECT_EQ(s.store.at(s.store_item(10)).segment, lru_segment::cold) << "memcached's one LRU";
   // a read moves an item as without segments: to COLD's head once a minute
   s.store.set_now(start_time + 61);
-  s.store.bump(items[5]);
+  s.read(items[5]);
   EXPECT_EQ(s.segments()[cold].front(), segmented_store::key_of(5));
   EXPECT_EQ(s.store.at(items[5]).segment, lru_segment::cold);
   lru_settings segmented = flat;
@@ -439,8 +468,8 @@ TEST(temp_lru, temp_items_never_move_and_count_in_no_share) {
   s.store.set_now(start_time + 20);  // a new second: every class juggled
   EXPECT_EQ(s.segments()[temp], keys_of({9, 8, 7, 6, 5, 4, 3, 2, 1, 0}));
   // a second read marks it active and sets its time; it stays in TEMP
-  s.store.bump(temporary[0]);
-  s.store.bump(temporary[0]);
+  s.read(temporary[0]);
+  s.read(temporary[0]);
   EXPECT_TRUE(s.store.at(temporary[0]).active);
   EXPECT_EQ(s.store.at(temporary[0]).accessed_at, start_time + 20);
   EXPECT_EQ(s.store.at(temporary[0]).segment, lru_segment::temp);
