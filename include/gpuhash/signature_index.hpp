@@ -6,7 +6,7 @@
 // location against the full key (two keys may share a signature).
 //
 //   gpuhash::signature_index<> index;                  // CPU, random seed
-//   const auto sig = index.signature("user:42");       // seeded SipHash-2-4
+//   const auto sig = index.signature("user:42");       // seeded SipHash-1-3
 //   index.insert(std::vector{sig}, std::vector{item});  // statuses: inserted
 //   auto hits = index.find(std::vector{sig});           // hits.matches_of(0)
 //
@@ -85,8 +85,8 @@ class signature_index {
 
   /// The instance's seed (given or drawn at construction).
   std::uint64_t seed() const noexcept { return seed_; }
-  /// The signature of a byte-string key: SipHash-2-4 under the seed, folded
-  /// to 32 bits, never 0.
+  /// The signature of a byte-string key: SipHash-1-3 (table_key_hash) under
+  /// the seed, folded to 32 bits, never 0.
   signature_type signature(std::string_view key) const noexcept;
 
   // ---- Batches in backend memory -------------------------------------------

@@ -1,5 +1,6 @@
 #pragma once
-// The engine's one hash of a key: SipHash-2-4 under a secret seed of the
+// The engine's one hash of a key: SipHash-1-3 (gpuhash::table_key_hash,
+// which says why that instance) under a secret seed of the
 // engine (random per process), so that a client who does not know the seed
 // cannot choose keys that share a shard or an index signature. A key a
 // request names is hashed once, by the routing (routing/router.hpp), and the
@@ -49,7 +50,7 @@ class key_hasher {
     return {k0, word()};
   }
 
-  std::uint64_t hash(std::string_view key) const noexcept { return siphash(key_, key); }
+  std::uint64_t hash(std::string_view key) const noexcept { return table_key_hash(key_, key); }
   /// The shard of `shards` that holds a key of this hash: its high bits.
   static std::size_t shard_of(std::uint64_t hash, std::size_t shards) noexcept {
     return static_cast<std::size_t>(reduce_range(hash, shards));

@@ -28,8 +28,9 @@ TEST(key_hash, siphash_2_4_matches_the_papers_test_vectors) {
   EXPECT_EQ(siphash(paper_key, message_of_length(0)), 0x726fdb47dd0e0e31ULL);
 }
 
-// SipHash-2-4 a byte at a time, as the paper describes it: the reference the
+// SipHash-c-d a byte at a time, as the paper describes it: the reference the
 // word loads of siphash are checked against.
+template <int CompressionRounds = 2, int FinalizationRounds = 4>
 std::uint64_t siphash_bytewise(siphash_key key, std::string_view bytes) {
   std::uint64_t v0 = key.k0 ^ 0x736f6d6570736575ULL;
   std::uint64_t v1 = key.k1 ^ 0x646f72616e646f6dULL;
@@ -60,13 +61,12 @@ std::uint64_t siphash_bytewise(siphash_key key, std::string_view bytes) {
       if (i % 8 != 7) continue;
     }
     v3 ^= word;
-    round();
-    round();
+    for (int r = 0; r < CompressionRounds; ++r) round();
     v0 ^= word;
     word = 0;
   }
   v2 ^= 0xff;
-  for (int r = 0; r < 4; ++r) round();
+  for (int r = 0; r < FinalizationRounds; ++r) round();
   return v0 ^ v1 ^ v2 ^ v3;
 }
 
@@ -91,6 +91,9 @@ TEST(key_hash, word_loads_match_the_bytewise_reference) {
       const std::string_view message(buffer.data() + offset, length);
       EXPECT_EQ(siphash(key, message), siphash_bytewise(key, message))
           << "seed " << seed << ", offset " << offset << ", length " << length;
+      // the tables' instance, SipHash-1-3
+      EXPECT_EQ(table_key_hash(key, message), (siphash_bytewise<1, 3>(key, message)))
+          << "seed " << seed << ", offset " << offset << ", length " << length;
     }
   }
 }
@@ -107,6 +110,9 @@ TEST(key_hash, every_byte_and_the_length_matter) {
     }
   }
   EXPECT_NE(siphash(paper_key, "key"), siphash({paper_key.k0 ^ 1, paper_key.k1}, "key"));
+  EXPECT_NE(table_key_hash(paper_key, "key"), siphash(paper_key, "key"));
+  EXPECT_NE(table_key_hash(paper_key, "key"),
+            table_key_hash({paper_key.k0, paper_key.k1 ^ 1}, "key"));
 }
 
 }  // namespace

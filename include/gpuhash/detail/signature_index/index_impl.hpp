@@ -73,7 +73,7 @@ signature_index<Backend>::~signature_index() {
 
 template <class Backend>
 auto signature_index<Backend>::signature(std::string_view key) const noexcept -> signature_type {
-  const std::uint64_t hash = siphash<2, 4>(key_, key);
+  const std::uint64_t hash = table_key_hash(key_, key);
   const auto folded = static_cast<signature_type>(hash ^ (hash >> 32));
   return folded == 0 ? 1 : folded;
 }
