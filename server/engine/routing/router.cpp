@@ -4,6 +4,9 @@
 #include "engine/routing/router.hpp"
 
 #include <algorithm>
+#include <array>
+#include <string_view>
+#include <vector>
 
 #include "engine/routing/split_state.hpp"
 #include "engine/stats/cachedump.hpp"
@@ -204,29 +207,40 @@ void router::fill_parts(request_group& group) {
     return *made;
   };
   std::size_t key_base = 0;
+  std::array<work_item*, max_shards> copies{};
+  std::vector<std::string_view> keys;
+  std::vector<std::uint32_t> signatures;
   for (std::size_t r = 0; r < split.routes.size(); ++r) {
     const auto& how = split.routes[r];
-    const work_item& item = group.items[group.done + r];
+    work_item& item = group.items[group.done + r];
     if (how.kind == route_kind::one) {
       part(how.shard).next_item() = item;
       continue;
+    }
+    // A multi-get's copies take the request but its keys, which then go to
+    // them in one pass: its keys and signatures are set aside meanwhile.
+    const bool by_key = how.kind == route_kind::keys;
+    if (by_key) {
+      keys.swap(item.request.keys);
+      signatures.swap(item.signatures);
     }
     for (std::size_t s = 0; s < shards_; ++s) {
       if ((how.shards >> s & 1) == 0) continue;
       work_item& copy = part(s).next_item();
       copy = item;
-      if (how.kind != route_kind::keys) continue;
-      copy.resume_at = 0;
-      copy.request.keys.clear();
-      copy.signatures.clear();
-      const auto& keys = item.request.keys;
-      for (std::size_t k = 0; k < how.keys; ++k) {
-        if (split.key_shards[key_base + k] != s) continue;
-        copy.request.keys.push_back(keys[keys.size() - how.keys + k]);
-        copy.signatures.push_back(item.signatures[keys.size() - how.keys + k]);
-      }
+      copy.resume_at = by_key ? 0 : copy.resume_at;
+      copies[s] = &copy;
     }
-    if (how.kind == route_kind::keys) key_base += how.keys;
+    if (!by_key) continue;
+    const std::size_t first = keys.size() - how.keys;
+    for (std::size_t k = 0; k < how.keys; ++k) {
+      work_item& copy = *copies[split.key_shards[key_base + k]];
+      copy.request.keys.push_back(keys[first + k]);
+      copy.signatures.push_back(signatures[first + k]);
+    }
+    keys.swap(item.request.keys);
+    signatures.swap(item.signatures);
+    key_base += how.keys;
   }
 }
 
