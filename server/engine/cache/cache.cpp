@@ -34,7 +34,7 @@ cache::cache(store::slab_ledger& ledger, std::unique_ptr<index::index_port> inde
     } else if (!item.fetched) {  // as memcached's lru_pull_tail, flushed items too
       ++counts.expired_unfetched;
     }
-    forget_entry(where, item, signature(item.key()));
+    forget_entry(where, signature(item.key()));
   });
   store_.on_dead_check([this](const store::item& item) { return is_reclaimable(item); });
 }
@@ -88,7 +88,7 @@ void cache::settle(const index::settled_changes& settled) {
     if (result == status::inserted) continue;
     store::item& item = store_.at(change.location);
     if (item.linked && signature(item.key()) == change.signature) {
-      overflow_[item.key()] = change.location;
+      locate(overflow_, change.signature, change.location);
     } else {
       ++refused_[entry];
     }
@@ -131,8 +131,7 @@ bool cache::move_index(index::index_site to, const char* failure) {
   }
   overflow_.clear();
   refused_.clear();
-  for (const index::entry_change& entry : refused)
-    overflow_[store_.at(entry.location).key()] = entry.location;
+  for (const index::entry_change& entry : refused) locate(overflow_, entry.signature, entry.location);
   return true;
 }
 
@@ -171,13 +170,10 @@ location cache::find_item(std::string_view key, std::size_t search) {
     unlink(where);
     return store::no_location;
   };
-  const auto in = [&](const key_locations& map) {
-    if (map.empty()) return store::no_location;  // (most often; a find would still walk)
-    const auto found = map.find(key);
-    return found == map.end() ? store::no_location : found->second;
-  };
+  const index::signature_type signature = index_->find_signature(search);
   for (const auto* map : {&fresh_, &in_flight_, &overflow_}) {
-    const location where = in(*map);
+    if (map->empty()) continue;  // (most often)
+    const location where = located(*map, signature, key);
     if (where != store::no_location) return accept(where);
   }
   for (std::uint32_t k = 0; k < index_->match_count(search); ++k) {
@@ -195,31 +191,55 @@ void cache::queue_entry(index::signature_type signature, location where, int cha
 }
 
 void cache::link(location where, location replaced, index::signature_type signature) {
-  store::item& item = store_.at(where);
-  if (replaced != store::no_location) forget_entry(replaced, store_.at(replaced), signature);
+  if (replaced != store::no_location) forget_entry(replaced, signature);
   store_.link(where, replaced);
-  fresh_[item.key()] = where;
+  locate(fresh_, signature, where);
   queue_entry(signature, where, +1);
   ++counts_.total_items;
 }
 
-void cache::forget_entry(location where, const store::item& item, index::signature_type signature) {
-  const std::string_view key = item.key();
-  for (auto* map : {&fresh_, &in_flight_}) {
-    const auto found = map->find(key);
-    if (found != map->end() && found->second == where) map->erase(found);
-  }
-  const auto overflowed = overflow_.find(key);
-  if (overflowed != overflow_.end() && overflowed->second == where) {
-    overflow_.erase(overflowed);  // it never had an index entry
-    return;
-  }
+void cache::forget_entry(location where, index::signature_type signature) {
+  unlocate(fresh_, signature, where);
+  unlocate(in_flight_, signature, where);
+  if (unlocate(overflow_, signature, where)) return;  // it never had an index entry
   queue_entry(signature, where, -1);
+}
+
+location cache::located(const key_locations& map, index::signature_type signature,
+                        std::string_view key) const {
+  const auto [first, last] = map.equal_range(signature);
+  for (auto it = first; it != last; ++it)
+    if (store_.at(it->second).key() == key) return it->second;
+  return store::no_location;
+}
+
+void cache::locate(key_locations& map, index::signature_type signature, location where) {
+  const std::string_view key = store_.at(where).key();
+  const auto [first, last] = map.equal_range(signature);
+  for (auto it = first; it != last; ++it) {
+    if (store_.at(it->second).key() == key) {
+      it->second = where;
+      return;
+    }
+  }
+  map.emplace(signature, where);
+}
+
+bool cache::unlocate(key_locations& map, index::signature_type signature, location where) {
+  if (map.empty()) return false;
+  const auto [first, last] = map.equal_range(signature);
+  for (auto it = first; it != last; ++it) {
+    if (it->second == where) {
+      map.erase(it);
+      return true;
+    }
+  }
+  return false;
 }
 
 void cache::unlink(location where) {
   store::item& item = store_.at(where);
-  forget_entry(where, item, signature(item.key()));
+  forget_entry(where, signature(item.key()));
   store_.unlink(where);
 }
 

@@ -187,8 +187,21 @@ class cache {
   void link(location where, location replaced, index::signature_type signature);
   /// Drops an unlinked item from the host maps and queues the erase of its
   /// entry, whose signature is `signature` (the item's key's).
-  void forget_entry(location where, const store::item& item, index::signature_type signature);
+  void forget_entry(location where, index::signature_type signature);
   void queue_entry(index::signature_type signature, location where, int change);
+
+  /// Items by the index signature of their key: keys that share one are
+  /// told apart by their items' keys, and the signature, a keyed hash
+  /// computed once (key_hash.hpp), is the map's hash.
+  using key_locations = std::pmr::unordered_multimap<index::signature_type, location>;
+  /// The location `map` holds for `key` (of `signature`), or no_location.
+  location located(const key_locations& map, index::signature_type signature,
+                   std::string_view key) const;
+  /// `map` holds `where` for its item's key (of `signature`), in place of
+  /// what it held for that key.
+  void locate(key_locations& map, index::signature_type signature, location where);
+  /// `map` no longer holds `where`; false if it did not.
+  static bool unlocate(key_locations& map, index::signature_type signature, location where);
   void send_changes();
   void settle(const index::settled_changes& settled);
   bool move_index(index::index_site to, const char* failure);
@@ -211,7 +224,6 @@ class cache {
   // several nodes, and malloc and free would be a visible part of the
   // server's time (docs/results/server.md).
   node_pool node_pool_;
-  using key_locations = std::pmr::unordered_map<std::string_view, location>;
   // (signature << 32 | location) -> net change
   std::pmr::unordered_map<std::uint64_t, int> pending_{&node_pool_};
   key_locations fresh_{&node_pool_};
