@@ -14,10 +14,11 @@
 // share of the class's bytes or their age, active ones to WARM, and a read
 // of an active COLD item moves it to WARM. TEMP's items never move and are
 // never evicted. There is no maintainer thread here: the store juggles a
-// class after each change the maintainer would act on (a link, an unlink, a
-// read that marks an item active, an allocation that pulled the class's
-// tails) and every class when the clock (set_now) reaches a new second, so
-// what it holds depends on the requests and seconds alone. Without
+// class after each change the maintainer would act on (a link, an unlink,
+// an allocation that pulled the class's tails; after the reads that mark
+// items active, once, when the batch ends: end_batch) and every class when
+// the clock (set_now) reaches a new second, so what it holds depends on the
+// requests, their batches and seconds alone. Without
 // segments (lru_settings::segmented off), new items go to the one LRU
 // memcached keeps then, COLD, and juggles drain HOT and WARM into it.
 //

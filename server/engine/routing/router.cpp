@@ -189,6 +189,26 @@ void router::make_routes(request_group& group) {
     if (r.kind == route_kind::one && r.shard == anywhere) r.shard = first_shard;
 }
 
+namespace {
+
+/// Puts a multi-get's keys and signatures, set aside while its copies are
+/// made, back into the item when it goes.
+struct set_aside {
+  std::vector<std::string_view>& keys;
+  std::vector<std::uint32_t>& signatures;
+  work_item& item;
+  set_aside(std::vector<std::string_view>& k, std::vector<std::uint32_t>& s, work_item& i)
+      : keys(k), signatures(s), item(i) {}
+  set_aside(const set_aside&) = delete;
+  set_aside& operator=(const set_aside&) = delete;
+  ~set_aside() {
+    keys.swap(item.request.keys);
+    signatures.swap(item.signatures);
+  }
+};
+
+}  // namespace
+
 /// Each shard's part: its requests, in order.
 void router::fill_parts(request_group& group) {
   request_group::split_state& split = *group.split;
@@ -217,29 +237,30 @@ void router::fill_parts(request_group& group) {
       part(how.shard).next_item() = item;
       continue;
     }
-    // A multi-get's copies take the request but its keys, which then go to
-    // them in one pass: its keys and signatures are set aside meanwhile.
-    const bool by_key = how.kind == route_kind::keys;
-    if (by_key) {
-      keys.swap(item.request.keys);
-      signatures.swap(item.signatures);
+    if (how.kind != route_kind::keys) {
+      for (std::size_t s = 0; s < shards_; ++s)
+        if ((how.shards >> s & 1) != 0) part(s).next_item() = item;
+      continue;
     }
+    // A multi-get's copies take the request but its keys, which then go to
+    // them in one pass: its keys and signatures are set aside meanwhile
+    // (and put back however the block is left).
+    keys.swap(item.request.keys);
+    signatures.swap(item.signatures);
+    const set_aside restore{keys, signatures, item};
     for (std::size_t s = 0; s < shards_; ++s) {
       if ((how.shards >> s & 1) == 0) continue;
       work_item& copy = part(s).next_item();
       copy = item;
-      copy.resume_at = by_key ? 0 : copy.resume_at;
+      copy.resume_at = 0;
       copies[s] = &copy;
     }
-    if (!by_key) continue;
     const std::size_t first = keys.size() - how.keys;
     for (std::size_t k = 0; k < how.keys; ++k) {
       work_item& copy = *copies[split.key_shards[key_base + k]];
       copy.request.keys.push_back(keys[first + k]);
       copy.signatures.push_back(signatures[first + k]);
     }
-    keys.swap(item.request.keys);
-    signatures.swap(item.signatures);
     key_base += how.keys;
   }
 }
