@@ -17,6 +17,9 @@
 //   sort_by_key(keys, n, sorted, order, s[, end_bit])
 //                                             stable sort by bits [0, end_bit):
 //                                             sorted[i] = keys[order[i]]
+//   sort_pairs(keys, values, n, sorted_keys, sorted_values, s[, end_bit])
+//                                             the same, moving each key's value
+//                                             with it
 
 namespace gpuhash::detail {
 template <class Backend>

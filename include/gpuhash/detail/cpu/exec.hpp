@@ -173,6 +173,19 @@ struct exec<cpu_backend> {
     }
   }
 
+  /// Stable sort of (key, value) pairs by the key's bits [0, end_bit):
+  /// sort_by_key, then the values gathered into its order.
+  template <class Key, class Value>
+  static void sort_pairs(const Key* keys, const Value* values, std::uint64_t n, Key* sorted_keys,
+                         Value* sorted_values, stream_type stream,
+                         int end_bit = int{8 * sizeof(Key)}) {
+    std::vector<std::uint64_t> order(n);
+    sort_by_key(keys, n, sorted_keys, order.data(), stream, end_bit);
+    stream.get().parallel_for(n, [&](std::uint64_t begin, std::uint64_t end) {
+      for (std::uint64_t i = begin; i < end; ++i) sorted_values[i] = values[order[i]];
+    });
+  }
+
   /// Copies the elements of in[0, n) that satisfy `pred` to `out`, keeping their
   /// order, and returns how many there are: a count pass and a write pass over
   /// the same fixed chunks.

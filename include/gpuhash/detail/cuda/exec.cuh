@@ -101,6 +101,24 @@ struct exec<cuda_backend> {
         temp.data(), temp_bytes, keys, sorted, indices.data(), order, items, 0, end_bit, stream));
   }
 
+  /// Stable radix sort of (key, value) pairs by the key's bits [0, end_bit)
+  /// with cub::DeviceRadixSort, moving the values (any trivially copyable
+  /// type) with their keys.
+  template <class Key, class Value>
+  static void sort_pairs(const Key* keys, const Value* values, std::uint64_t n, Key* sorted_keys,
+                         Value* sorted_values, stream_type stream,
+                         int end_bit = int{8 * sizeof(Key)}) {
+    if (n == 0) return;
+    const auto items = static_cast<std::int64_t>(n);
+    std::size_t temp_bytes = 0;
+    GPUHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys, sorted_keys, values,
+                                                     sorted_values, items, 0, end_bit, stream));
+    gpuhash::cuda::device_buffer<unsigned char> temp(temp_bytes, stream);
+    GPUHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, keys, sorted_keys,
+                                                     values, sorted_values, items, 0, end_bit,
+                                                     stream));
+  }
+
   /// out[i] = in[0] + ... + in[i-1] with cub::DeviceScan (out may alias
   /// in); returns the total (waits for it).
   static std::uint64_t exclusive_scan(const std::uint64_t* in, std::uint64_t n, std::uint64_t* out,
