@@ -17,9 +17,11 @@
 //   sort_by_key(keys, n, sorted, order, s[, end_bit])
 //                                             stable sort by bits [0, end_bit):
 //                                             sorted[i] = keys[order[i]]
-//   sort_pairs(keys, values, n, sorted_keys, sorted_values, s[, end_bit])
+//   sort_pairs(keys, values, n, spare_keys, spare_values, s[, end_bit])
 //                                             the same, moving each key's value
-//                                             with it
+//                                             with it, between the arrays and
+//                                             the spares; returns whether the
+//                                             result is in the spares
 
 namespace gpuhash::detail {
 template <class Backend>

@@ -32,6 +32,17 @@
 
 namespace gpuhash::detail::bucketed_cuckoo {
 
+/// A key of a grouped batch (engine::run_grouped_phase_one), with its value
+/// and its position in the batch (resolved_position once its status is
+/// settled).
+template <class KeyWord, class ValueWord>
+struct grouped_item {
+  KeyWord key;
+  ValueWord value;
+  std::uint32_t position;
+};
+inline constexpr std::uint32_t resolved_position = 0xffffffffU;
+
 /// Config: a bucketed_cuckoo_config (gpuhash/bucketed_cuckoo_config.hpp).
 template <class Key, class Value, class Backend, class Config = default_config<Key, Value>,
           class Hash = key_bytes_hash<Key>, class KeyEqual = bitwise_equal<Key>>
@@ -165,6 +176,13 @@ class engine {
   std::uint64_t seed_ = 0;
   std::uint64_t walks_ = 0;  // phase-2 runs so far: varies the walks' randomness
   bucketed_cuckoo_settings settings_{};
+  // Grouped batches' scratch, kept between batches (grown to the largest
+  // part so far): allocating it anew for each batch cost more than the
+  // grouping saved (docs/results/bucketed_cuckoo.md).
+  typename Backend::template buffer<grouped_item<key_word, value_word>> grouped_items_;
+  typename Backend::template buffer<grouped_item<key_word, value_word>> grouped_sorted_;
+  typename Backend::template buffer<std::uint8_t> grouped_regions_;
+  typename Backend::template buffer<std::uint8_t> grouped_sorted_regions_;
 };
 
 }  // namespace gpuhash::detail::bucketed_cuckoo

@@ -122,16 +122,6 @@ struct walk_pending {
 // ---- Grouped inserts (bucketed_cuckoo_grouping; the design doc's "Grouped
 // inserts") ----------------------------------------------------------------
 
-/// A key of a grouped batch, with its value and its position in the batch
-/// (resolved_position once its status is settled).
-template <class KeyWord, class ValueWord>
-struct grouped_item {
-  KeyWord key;
-  ValueWord value;
-  std::uint32_t position;
-};
-inline constexpr std::uint32_t resolved_position = 0xffffffffU;
-
 /// The region (of 2^8, engine::region_bits) of the table that bucket
 /// `bucket` of `buckets` lies in: regions in the buckets' order.
 GPUHASH_HD inline std::uint8_t region_of(std::uint64_t bucket, std::uint64_t buckets) {
@@ -303,16 +293,24 @@ auto engine<Key, Value, Backend, Config, Hash, KeyEqual>::run_grouped_phase_one(
   const std::uint64_t n = args.n;
   static_assert(static_cast<int>(status::inserted) == 0, "statuses start as inserted: zero bytes");
   Backend::fill_bytes(args.statuses, n * sizeof(status), 0, stream);
-  auto items = Backend::template allocate<item_type>(n, stream);
-  auto sorted = Backend::template allocate<item_type>(n, stream);
-  auto regions = Backend::template allocate<std::uint8_t>(n, stream);
-  auto sorted_regions = Backend::template allocate<std::uint8_t>(n, stream);
+  if (grouped_items_.size() < n) {
+    grouped_items_ = Backend::template allocate<item_type>(n, stream);
+    grouped_sorted_ = Backend::template allocate<item_type>(n, stream);
+    grouped_regions_ = Backend::template allocate<std::uint8_t>(n, stream);
+    grouped_sorted_regions_ = Backend::template allocate<std::uint8_t>(n, stream);
+  }
+  // The items and their regions, and spares of each: a sort or a selection
+  // moves them to the spares, which then change places with them.
+  item_type* items = grouped_items_.data();
+  item_type* spare_items = grouped_sorted_.data();
+  std::uint8_t* regions = grouped_regions_.data();
+  std::uint8_t* spare_regions = grouped_sorted_regions_.data();
   auto tally = Backend::template allocate<table_counters>(1, stream);
   Backend::fill_bytes(tally.data(), sizeof(table_counters), 0, stream);
   const word_view_type view = word_view();
   exec_type::for_each(n,
-                      group_keys<word_view_type, key_word, value_word>{
-                          view, buckets_, args.keys, args.values, items.data(), regions.data()},
+                      group_keys<word_view_type, key_word, value_word>{view, buckets_, args.keys,
+                                                                       args.values, items, regions},
                       stream);
   // mode: std::integral_constant<write_mode, ...> (a lambda with a template
   // parameter list trips the host compiler under nvcc here).
@@ -320,26 +318,31 @@ auto engine<Key, Value, Backend, Config, Hash, KeyEqual>::run_grouped_phase_one(
     exec_type::for_each_tally(
         count,
         grouped_write<decltype(mode)::value, word_view_type, key_word, value_word>{
-            view, sorted.data(), args.statuses, choice, choice + 1 == choices},
+            view, items, args.statuses, choice, choice + 1 == choices},
         tally.data(), stream);
   };
   std::uint64_t left = n;
   for (std::uint32_t choice = 0; choice < choices && left > 0; ++choice) {
     if (choice > 0) {
       exec_type::for_each(left,
-                          regroup_keys<word_view_type, key_word, value_word>{
-                              view, buckets_, items.data(), regions.data(), choice},
+                          regroup_keys<word_view_type, key_word, value_word>{view, buckets_, items,
+                                                                             regions, choice},
                           stream);
     }
-    exec_type::sort_pairs(regions.data(), items.data(), left, sorted_regions.data(), sorted.data(),
-                          stream, region_bits);
+    if (exec_type::sort_pairs(regions, items, left, spare_regions, spare_items, stream,
+                              region_bits)) {
+      std::swap(items, spare_items);
+      std::swap(regions, spare_regions);
+    }
     if (args.kind == batch_kind::upsert)
       write_choice(std::integral_constant<write_mode, write_mode::upsert>{}, left, choice);
     else
       write_choice(std::integral_constant<write_mode, write_mode::insert_if_absent>{}, left,
                    choice);
-    if (choice + 1 < choices)
-      left = exec_type::select_if(sorted.data(), left, items.data(), is_unresolved{}, stream);
+    if (choice + 1 < choices) {
+      left = exec_type::select_if(items, left, spare_items, is_unresolved{}, stream);
+      std::swap(items, spare_items);
+    }
   }
   table_counters totals;
   Backend::copy_to_host(&totals, tally.data(), 1, stream);

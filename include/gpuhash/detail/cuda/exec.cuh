@@ -103,20 +103,24 @@ struct exec<cuda_backend> {
 
   /// Stable radix sort of (key, value) pairs by the key's bits [0, end_bit)
   /// with cub::DeviceRadixSort, moving the values (any trivially copyable
-  /// type) with their keys.
+  /// type) with their keys, between the arrays and the spares of the same
+  /// size (no copy of them in temporary memory). Returns whether the sorted
+  /// pairs are in the spares.
   template <class Key, class Value>
-  static void sort_pairs(const Key* keys, const Value* values, std::uint64_t n, Key* sorted_keys,
-                         Value* sorted_values, stream_type stream,
+  static bool sort_pairs(Key* keys, Value* values, std::uint64_t n, Key* spare_keys,
+                         Value* spare_values, stream_type stream,
                          int end_bit = int{8 * sizeof(Key)}) {
-    if (n == 0) return;
+    if (n == 0) return false;
+    cub::DoubleBuffer<Key> key_buffers(keys, spare_keys);
+    cub::DoubleBuffer<Value> value_buffers(values, spare_values);
     const auto items = static_cast<std::int64_t>(n);
     std::size_t temp_bytes = 0;
-    GPUHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys, sorted_keys, values,
-                                                     sorted_values, items, 0, end_bit, stream));
+    GPUHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, key_buffers,
+                                                     value_buffers, items, 0, end_bit, stream));
     gpuhash::cuda::device_buffer<unsigned char> temp(temp_bytes, stream);
-    GPUHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, keys, sorted_keys,
-                                                     values, sorted_values, items, 0, end_bit,
-                                                     stream));
+    GPUHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, key_buffers,
+                                                     value_buffers, items, 0, end_bit, stream));
+    return key_buffers.Current() == spare_keys;
   }
 
   /// out[i] = in[0] + ... + in[i-1] with cub::DeviceScan (out may alias
