@@ -7,6 +7,10 @@
 //   for_each_tally(n, f, counters, stream)    same; f returns a status, and the
 //                                             inserted/erased/full counts are
 //                                             added to *counters
+//   for_each_tally_in_order(n, f, counters, stream)
+//                                             same, with the indices in flight
+//                                             at a moment close together (for
+//                                             work whose memory follows i)
 //   for_each_batch(n, f, counters, stream)    a batch functor (detail/batch.hpp):
 //                                             out = f.run(i), then f.finish(i, out);
 //                                             counts out.result into *counters

@@ -315,7 +315,7 @@ auto engine<Key, Value, Backend, Config, Hash, KeyEqual>::run_grouped_phase_one(
   // mode: std::integral_constant<write_mode, ...> (a lambda with a template
   // parameter list trips the host compiler under nvcc here).
   const auto write_choice = [&](auto mode, std::uint64_t count, std::uint32_t choice) {
-    exec_type::for_each_tally(
+    exec_type::for_each_tally_in_order(
         count,
         grouped_write<decltype(mode)::value, word_view_type, key_word, value_word>{
             view, items, args.statuses, choice, choice + 1 == choices},

@@ -40,6 +40,13 @@ struct exec<cpu_backend> {
     });
   }
 
+  /// for_each_tally (each thread of the pool runs consecutive indices).
+  template <class F>
+  static void for_each_tally_in_order(std::uint64_t n, const F& f, table_counters* counters,
+                                      stream_type stream) {
+    for_each_tally(n, f, counters, stream);
+  }
+
   template <class F>
   static void for_each_batch(std::uint64_t n, const F& f, table_counters* counters,
                              stream_type stream) {

@@ -52,6 +52,19 @@ struct exec<cuda_backend> {
     GPUHASH_CUDA_CHECK_LAUNCH(stream);
   }
 
+  /// for_each_tally whose indices run in order, a window of about the
+  /// resident threads at a time (for_each_tally_in_order_kernel).
+  template <class F>
+  static void for_each_tally_in_order(std::uint64_t n, const F& f, table_counters* counters,
+                                      stream_type stream) {
+    if (n == 0) return;
+    constexpr std::uint64_t tile = std::uint64_t{cuda::block_size} * cuda::in_order_items;
+    const auto blocks = static_cast<unsigned>((n + tile - 1) / tile);
+    cuda::for_each_tally_in_order_kernel<F>
+        <<<blocks, cuda::block_size, 0, stream>>>(n, f, counters);
+    GPUHASH_CUDA_CHECK_LAUNCH(stream);
+  }
+
   template <class F>
   static void for_each_batch(std::uint64_t n, const F& f, table_counters* counters,
                              stream_type stream) {
