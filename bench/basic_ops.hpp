@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "access_profile.hpp"
-#include "gpuhash/bucketed_cuckoo_config.hpp"
 #include "gpuhash/status.hpp"
 #include "gpuhash/table_options.hpp"
 #include "timer.hpp"
@@ -36,9 +35,6 @@ struct sweep_point {
   key_spec keys;
   int repetitions = 5;
   int warmups = 1;
-  /// Bucketed cuckoo tables' grouped inserts (--grouping); other designs
-  /// have none.
-  bucketed_cuckoo_grouping grouping = bucketed_cuckoo_grouping::automatic;
 };
 
 struct op_timing {
@@ -110,13 +106,7 @@ inline table_options options_for(const sweep_point& point) {
 
 template <class Table>
 Table table_for(const sweep_point& point) {
-  Table table(options_for(point));
-  if constexpr (requires { table.engine().configure(bucketed_cuckoo_settings{}); }) {
-    bucketed_cuckoo_settings settings = table.engine().settings();
-    settings.grouping = point.grouping;
-    table.engine().configure(settings);
-  }
-  return table;
+  return Table(options_for(point));
 }
 
 template <class Table>
@@ -136,12 +126,6 @@ point_report report_for(const sweep_point& point,
   report.key_bits = static_cast<int>(8 * sizeof(typename Table::key_type));
   report.value_bits = static_cast<int>(8 * sizeof(typename Table::mapped_type));
   report.point = point;
-  if constexpr (requires(Table & table) { table.engine().settings().grouping; }) {
-    // Recorded where the command line chose it (--grouping).
-    if (point.grouping != bucketed_cuckoo_grouping::automatic)
-      report.parameters.push_back(
-          {"grouped", point.grouping == bucketed_cuckoo_grouping::always ? 1.0 : 0.0});
-  }
   for (auto& [op, judgement] : ops) report.ops.push_back({std::move(op), std::move(judgement), {}});
   return report;
 }

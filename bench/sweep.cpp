@@ -11,13 +11,6 @@ sweep_point repetitions_from(const context& ctx) {
   point.keys.seed = a.size("seed", 42);
   point.repetitions = static_cast<int>(a.size("reps", 5));
   point.warmups = static_cast<int>(a.size("warmup", 1));
-  const std::string grouping = a.text("grouping", "automatic");
-  if (grouping == "always")
-    point.grouping = bucketed_cuckoo_grouping::always;
-  else if (grouping == "never")
-    point.grouping = bucketed_cuckoo_grouping::never;
-  else if (grouping != "automatic")
-    throw std::invalid_argument("--grouping must be automatic, always or never, got " + grouping);
   if (point.repetitions < 5)
     throw std::invalid_argument("--reps must be at least 5 (median of >= 5 runs)");
   return point;

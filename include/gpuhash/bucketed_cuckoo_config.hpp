@@ -37,36 +37,6 @@ enum class bucketed_cuckoo_find_path : std::uint8_t {
   tile,
 };
 
-/// Whether insert and upsert batches run grouped by bucket: the batch's keys
-/// sorted by the region of the table their bucket lies in (one radix pass),
-/// then written one choice at a time, so that the writes of a moment fall
-/// in a few regions that the cache holds, and memory streams each region in
-/// and out once instead of serving one random access per key (grouped
-/// inserts, docs/designs/bucketed_cuckoo.md). It costs a sort and scratch
-/// memory of about 26 bytes per key of 4/4-byte pairs; the results are the
-/// same either way.
-enum class bucketed_cuckoo_grouping : std::uint8_t {
-  /// Grouped on the GPU where it was measured to pay: a table at least four
-  /// times the size of the GPU's L2 cache and a batch of at least 2^20 keys.
-  /// Never on the CPU, where it has not been measured to pay.
-  automatic,
-  /// Every insert and upsert batch is grouped (on every backend).
-  always,
-  /// No batch is grouped: every key probes its buckets in one pass.
-  never,
-};
-
-/// The run-time settings of a bucketed cuckoo table:
-/// table.engine().configure(gpuhash::bucketed_cuckoo_settings{...}), between
-/// batches.
-struct bucketed_cuckoo_settings {
-  bucketed_cuckoo_grouping grouping = bucketed_cuckoo_grouping::automatic;
-  /// The most keys grouped at once: a larger batch is grouped in parts of
-  /// this size, which bounds the scratch memory (about 26 bytes per key for
-  /// 4/4-byte pairs, 50 for 8/8). 1 to 2^32 - 2.
-  std::uint64_t part_keys = std::uint64_t{1} << 26;
-};
-
 /// BucketBytes: a bucket's size, a multiple of 16 holding at least two
 /// slots (8-byte slots for 4/4-byte pairs, 16-byte slots for other pairs of
 /// at most 8-byte words, 32-byte slots where a word has 16 bytes); Choices:

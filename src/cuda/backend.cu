@@ -96,14 +96,6 @@ std::string cuda_backend::device_name() {
   return properties.name;
 }
 
-std::size_t cuda_backend::cache_bytes() {
-  int device = 0;
-  GPUHASH_CUDA_TRY(cudaGetDevice(&device));
-  int bytes = 0;
-  GPUHASH_CUDA_TRY(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
-  return static_cast<std::size_t>(bytes);
-}
-
 template <class Word>
 void cuda_backend::fill_words(Word* destination, std::size_t n, Word value, stream_type stream) {
   launch(n, fill_functor<Word>{destination, value}, stream);

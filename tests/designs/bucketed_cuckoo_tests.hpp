@@ -9,12 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <span>
-#include <unordered_map>
 #include <vector>
 
 #include "gpuhash/bucketed_cuckoo_map.hpp"
-#include "gpuhash/errors.hpp"
 #include "support/random.hpp"
 #include "support/table_helpers.hpp"
 
@@ -139,113 +136,7 @@ TYPED_TEST_P(bucketed_cuckoo, churn_at_high_load_reuses_tombstones) {
   EXPECT_LE(table.capacity(), 4 * slots) << "tombstones were not reused";
 }
 
-/// Runs random insert and insert_or_assign batches on a table whose batches
-/// are all grouped by bucket, checking every status and the contents against
-/// a std::unordered_map: keys repeated within a batch, keys already present,
-/// reserved keys, loads up to 0.96 (keys left for their second bucket and
-/// for eviction walks), parts of a batch grouped one after the other, and
-/// growth.
-template <class Table>
-void expect_grouped_batches_keep_the_model(seeded_random& random, std::uint64_t part_keys,
-                                           float max_load, int rounds, std::size_t batch_keys) {
-  using K = typename Table::key_type;
-  using V = typename Table::mapped_type;
-  const std::size_t universe_size = scaled(30000);
-  Table table(table_options{universe_size * 3 / 4, max_load, random.next()});
-  table.engine().configure(bucketed_cuckoo_settings{bucketed_cuckoo_grouping::always, part_keys});
-  const auto universe = distinct_keys<Table>(random, universe_size);
-  const std::span<const K> reserved = Table::reserved_keys();
-  std::unordered_map<K, V> model;
-  for (int round = 0; round < rounds; ++round) {
-    const bool upsert = round % 3 == 2;
-    // Keys of a round's slice of the universe, a quarter of them twice or
-    // more, and a few reserved ones.
-    const std::size_t slice = universe_size / 8;
-    std::vector<K> keys;
-    for (std::size_t i = 0; i < batch_keys; ++i) {
-      const std::size_t k = random.below(4) == 0
-                                ? random.below(universe_size)
-                                : (round * slice + random.below(slice)) % universe_size;
-      keys.push_back(universe[k]);
-      if (random.below(4) == 0) keys.push_back(universe[k]);
-      if (random.below(500) == 0) keys.push_back(reserved[random.below(reserved.size())]);
-    }
-    const auto values = random_values<V>(random, keys.size());
-    const std::vector<status> statuses =
-        upsert ? table.insert_or_assign(keys, values) : table.insert(keys, values);
-    ASSERT_EQ(statuses.size(), keys.size());
-
-    // Per key: whether it was present before the batch, its copies' positions.
-    std::unordered_map<K, std::vector<std::size_t>> copies;
-    for (std::size_t i = 0; i < keys.size(); ++i) {
-      if (Table::is_reserved(keys[i])) {
-        ASSERT_EQ(statuses[i], status::invalid_key) << "round " << round << ", position " << i;
-        continue;
-      }
-      copies[keys[i]].push_back(i);
-    }
-    std::vector<K> batch_distinct;
-    for (const auto& entry : copies) batch_distinct.push_back(entry.first);
-    const auto found = table.find(batch_distinct);
-    for (std::size_t d = 0; d < batch_distinct.size(); ++d) {
-      const K key = batch_distinct[d];
-      const bool present = model.contains(key);
-      std::size_t inserted = 0;
-      std::vector<V> candidates;
-      for (const std::size_t i : copies[key]) {
-        const status s = statuses[i];
-        inserted += s == status::inserted;
-        const status other = upsert ? status::updated : status::exists;
-        ASSERT_TRUE(s == status::inserted || s == other)
-            << "round " << round << ", key " << key << ": " << s;
-        if (upsert || s == status::inserted) candidates.push_back(values[i]);
-      }
-      ASSERT_EQ(inserted, present ? 0U : 1U) << "round " << round << ", key " << key;
-      ASSERT_EQ(found.statuses[d], status::found) << "round " << round << ", key " << key;
-      if (candidates.empty()) {
-        ASSERT_EQ(found.values[d], model[key]) << "round " << round << ", key " << key;
-      } else {
-        // An upsert's copies land in some order: the value is one of theirs.
-        ASSERT_NE(std::find(candidates.begin(), candidates.end(), found.values[d]),
-                  candidates.end())
-            << "round " << round << ", key " << key;
-        model[key] = found.values[d];
-      }
-    }
-    ASSERT_EQ(table.size(), model.size()) << "round " << round;
-  }
-  EXPECT_EQ(contents(table), model);
-}
-
-TYPED_TEST_P(bucketed_cuckoo, grouped_batches_keep_the_model) {
-  seeded_random random;
-  // Whole batches at load up to 0.96 without growing past it, then batches
-  // grouped in parts of 1,000 keys and of 1 key into a table that grows.
-  expect_grouped_batches_keep_the_model<TypeParam>(random, std::uint64_t{1} << 26, 0.96f, 12,
-                                                   scaled(5000));
-  expect_grouped_batches_keep_the_model<TypeParam>(random, 1000, 0.9f, 6, scaled(5000));
-  expect_grouped_batches_keep_the_model<TypeParam>(random, 1, 0.9f, 3, 200);
-}
-
-TYPED_TEST_P(bucketed_cuckoo, grouping_settings_are_checked) {
-  TypeParam table(table_options{1024});
-  EXPECT_EQ(table.engine().settings().grouping, bucketed_cuckoo_grouping::automatic);
-  EXPECT_THROW(
-      table.engine().configure(bucketed_cuckoo_settings{bucketed_cuckoo_grouping::always, 0}),
-      error);
-  EXPECT_THROW(table.engine().configure(
-                   bucketed_cuckoo_settings{bucketed_cuckoo_grouping::always, 0xffffffffULL}),
-               error);
-  EXPECT_EQ(table.engine().settings().grouping, bucketed_cuckoo_grouping::automatic);
-  // The settings survive a rebuild.
-  table.engine().configure(bucketed_cuckoo_settings{bucketed_cuckoo_grouping::never, 77});
-  table.reserve(100000);
-  EXPECT_EQ(table.engine().settings().grouping, bucketed_cuckoo_grouping::never);
-  EXPECT_EQ(table.engine().settings().part_keys, 77U);
-}
-
 REGISTER_TYPED_TEST_SUITE_P(bucketed_cuckoo, fills_to_load_097_without_growing,
-                            grouped_batches_keep_the_model, grouping_settings_are_checked,
                             homeless_keys_make_the_table_grow,
                             searches_never_miss_present_keys_while_inserts_evict,
                             churn_at_high_load_reuses_tombstones);

@@ -34,9 +34,6 @@ struct cpu_backend {
 
   static bool available() noexcept { return true; }
   static std::string device_name();
-  /// 0: the CPU backend picks no path by its caches' size (the GPU's
-  /// cache_bytes is its L2).
-  static constexpr std::size_t cache_bytes() { return 0; }
   static void synchronize(stream_type) noexcept {}
 
   template <class T>

@@ -31,8 +31,6 @@ struct cuda_backend {
   /// Whether a CUDA device can be used (false without a driver or a device).
   static bool available() noexcept;
   static std::string device_name();
-  /// The current device's L2 cache, in bytes.
-  static std::size_t cache_bytes();
   static void synchronize(stream_type stream) { GPUHASH_CUDA_TRY(cudaStreamSynchronize(stream)); }
 
   template <class T>

@@ -7,10 +7,6 @@
 //   for_each_tally(n, f, counters, stream)    same; f returns a status, and the
 //                                             inserted/erased/full counts are
 //                                             added to *counters
-//   for_each_tally_in_order(n, f, counters, stream)
-//                                             same, with the indices in flight
-//                                             at a moment close together (for
-//                                             work whose memory follows i)
 //   for_each_batch(n, f, counters, stream)    a batch functor (detail/batch.hpp):
 //                                             out = f.run(i), then f.finish(i, out);
 //                                             counts out.result into *counters
@@ -21,11 +17,6 @@
 //   sort_by_key(keys, n, sorted, order, s[, end_bit])
 //                                             stable sort by bits [0, end_bit):
 //                                             sorted[i] = keys[order[i]]
-//   sort_pairs(keys, values, n, spare_keys, spare_values, s[, end_bit])
-//                                             the same, moving each key's value
-//                                             with it, between the arrays and
-//                                             the spares; returns whether the
-//                                             result is in the spares
 
 namespace gpuhash::detail {
 template <class Backend>

@@ -32,17 +32,6 @@
 
 namespace gpuhash::detail::bucketed_cuckoo {
 
-/// A key of a grouped batch (engine::run_grouped_phase_one), with its value
-/// and its position in the batch (resolved_position once its status is
-/// settled).
-template <class KeyWord, class ValueWord>
-struct grouped_item {
-  KeyWord key;
-  ValueWord value;
-  std::uint32_t position;
-};
-inline constexpr std::uint32_t resolved_position = 0xffffffffU;
-
 /// Config: a bucketed_cuckoo_config (gpuhash/bucketed_cuckoo_config.hpp).
 template <class Key, class Value, class Backend, class Config = default_config<Key, Value>,
           class Hash = key_bytes_hash<Key>, class KeyEqual = bitwise_equal<Key>>
@@ -114,15 +103,6 @@ class engine {
   /// Writes the `count` stored pairs (count must equal the table's size).
   void retrieve_all(Key* keys, Value* values, std::size_t count, stream_type stream) const;
 
-  /// Run-time settings (gpuhash/bucketed_cuckoo_config.hpp); no batch may run
-  /// while they change.
-  void configure(const bucketed_cuckoo_settings& settings);
-  const bucketed_cuckoo_settings& settings() const noexcept { return settings_; }
-
-  /// The regions a grouped batch sorts its keys into: 2^region_bits, one
-  /// radix pass.
-  static constexpr int region_bits = 8;
-
   /// The design's per-key algorithms over this table's storage, for batches
   /// and refs (map_ref.hpp); valid until the storage moves (rehash).
   view_type view() const { return view_type(word_view()); }
@@ -161,11 +141,6 @@ class engine {
   }
 
   phase_one_totals run_phase_one(const word_batch& args, stream_type stream);
-  /// Whether `args` runs grouped by bucket (settings_.grouping).
-  bool runs_grouped(const word_batch& args) const;
-  /// Phase 1 over a batch grouped by bucket, choice by choice; the same
-  /// results and totals as run_phase_one. n at most settings_.part_keys.
-  phase_one_totals run_grouped_phase_one(const word_batch& args, stream_type stream);
   std::uint64_t place_pending(const word_batch& args, std::uint64_t pending, stream_type stream);
   /// Inserts keys known to be absent and distinct (rebuilds, homeless keys).
   void insert_unique(const key_word* keys, const value_word* values, std::size_t n,
@@ -175,14 +150,6 @@ class engine {
   std::uint64_t buckets_ = 0;
   std::uint64_t seed_ = 0;
   std::uint64_t walks_ = 0;  // phase-2 runs so far: varies the walks' randomness
-  bucketed_cuckoo_settings settings_{};
-  // Grouped batches' scratch, kept between batches (grown to the largest
-  // part so far): allocating it anew for each batch cost more than the
-  // grouping saved (docs/results/bucketed_cuckoo.md).
-  typename Backend::template buffer<grouped_item<key_word, value_word>> grouped_items_;
-  typename Backend::template buffer<grouped_item<key_word, value_word>> grouped_sorted_;
-  typename Backend::template buffer<std::uint8_t> grouped_regions_;
-  typename Backend::template buffer<std::uint8_t> grouped_sorted_regions_;
 };
 
 }  // namespace gpuhash::detail::bucketed_cuckoo

@@ -119,75 +119,6 @@ struct walk_pending {
   }
 };
 
-// ---- Grouped inserts (bucketed_cuckoo_grouping; the design doc's "Grouped
-// inserts") ----------------------------------------------------------------
-
-/// The region (of 2^8, engine::region_bits) of the table that bucket
-/// `bucket` of `buckets` lies in: regions in the buckets' order.
-GPUHASH_HD inline std::uint8_t region_of(std::uint64_t bucket, std::uint64_t buckets) {
-  return static_cast<std::uint8_t>((bucket << 8) / buckets);
-}
-
-/// Step 1: the batch's keys as items, each with the region of its first
-/// bucket.
-template <class View, class KeyWord, class ValueWord>
-struct group_keys {
-  View view;
-  std::uint64_t buckets;
-  const KeyWord* keys;
-  const ValueWord* values;
-  grouped_item<KeyWord, ValueWord>* items;
-  std::uint8_t* regions;
-  GPUHASH_HD void operator()(std::uint64_t i) const {
-    items[i] = {keys[i], values[i], static_cast<std::uint32_t>(i)};
-    regions[i] = region_of(view.bucket_index(keys[i], 0), buckets);
-  }
-};
-
-/// Before choice `choice`: the region of each item's bucket of that choice.
-template <class View, class KeyWord, class ValueWord>
-struct regroup_keys {
-  View view;
-  std::uint64_t buckets;
-  const grouped_item<KeyWord, ValueWord>* items;
-  std::uint8_t* regions;
-  std::uint32_t choice;
-  GPUHASH_HD void operator()(std::uint64_t i) const {
-    regions[i] = region_of(view.bucket_index(items[i].key, choice), buckets);
-  }
-};
-
-/// Step 2, once per choice over the items sorted by region: phase 1's write
-/// at that choice's bucket. An item whose bucket is full of other keys is
-/// left for the next choice (after the last one, it is pending: `full`);
-/// the others store their status (the batch's statuses start as `inserted`,
-/// so an insert stores none) and are marked resolved.
-template <write_mode Mode, class View, class KeyWord, class ValueWord>
-struct grouped_write {
-  View view;
-  grouped_item<KeyWord, ValueWord>* items;
-  status* statuses;
-  std::uint32_t choice;
-  bool last;
-  GPUHASH_HD status operator()(std::uint64_t i) const {
-    grouped_item<KeyWord, ValueWord>& item = items[i];
-    const status result = View::is_reserved(item.key)
-                              ? status::invalid_key
-                              : view.template write_at_choice<Mode>(item.key, item.value, choice);
-    if (result == status::full && !last) return status::not_found;  // not counted
-    if (result != status::inserted) statuses[item.position] = result;
-    item.position = resolved_position;
-    return result;
-  }
-};
-
-struct is_unresolved {
-  template <class Item>
-  GPUHASH_HD bool operator()(const Item& item) const {
-    return item.position != resolved_position;
-  }
-};
-
 template <class Key, class Value, class Backend, class Config, class Hash, class KeyEqual>
 engine<Key, Value, Backend, Config, Hash, KeyEqual>::engine(std::size_t min_capacity,
                                                             std::uint64_t seed, stream_type stream)
@@ -233,120 +164,12 @@ template <class Key, class Value, class Backend, class Config, class Hash, class
 auto engine<Key, Value, Backend, Config, Hash, KeyEqual>::run_phase_one(const word_batch& args,
                                                                         stream_type stream)
     -> phase_one_totals {
-  if (runs_grouped(args)) {
-    phase_one_totals totals{0, 0, 0};
-    const std::size_t part_keys = settings_.part_keys;
-    for (std::size_t first = 0; first < args.n; first += part_keys) {
-      word_batch part = args;
-      part.n = std::min(part_keys, args.n - first);
-      part.keys += first;
-      part.values += first;
-      part.statuses += first;
-      const phase_one_totals part_totals = run_grouped_phase_one(part, stream);
-      totals.inserted += part_totals.inserted;
-      totals.pending += part_totals.pending;
-    }
-    return totals;
-  }
   auto scratch = Backend::template allocate<table_counters>(1, stream);
   Backend::fill_bytes(scratch.data(), sizeof(table_counters), 0, stream);
   run_batch<Backend>(word_view(), args, scratch.data(), stream);
   table_counters totals;
   Backend::copy_to_host(&totals, scratch.data(), 1, stream);
   return {totals.inserted, totals.erased, totals.full};
-}
-
-template <class Key, class Value, class Backend, class Config, class Hash, class KeyEqual>
-void engine<Key, Value, Backend, Config, Hash, KeyEqual>::configure(
-    const bucketed_cuckoo_settings& settings) {
-  // Positions in a part are 32-bit, one value marking the resolved.
-  if (settings.part_keys == 0 || settings.part_keys >= resolved_position)
-    throw error("gpuhash::bucketed_cuckoo_settings: part_keys must be 1 to 2^32 - 2, got " +
-                std::to_string(settings.part_keys));
-  settings_ = settings;
-}
-
-template <class Key, class Value, class Backend, class Config, class Hash, class KeyEqual>
-bool engine<Key, Value, Backend, Config, Hash, KeyEqual>::runs_grouped(
-    const word_batch& args) const {
-  if (args.kind != batch_kind::insert && args.kind != batch_kind::upsert) return false;
-  switch (settings_.grouping) {
-    case bucketed_cuckoo_grouping::always: return true;
-    case bucketed_cuckoo_grouping::never: return false;
-    case bucketed_cuckoo_grouping::automatic: break;
-  }
-  const std::size_t cache = Backend::cache_bytes();
-  return cache != 0 && args.n >= (std::size_t{1} << 20) && memory_bytes() >= 4 * cache;
-}
-
-/// Grouped phase 1: the keys sorted by the region of their first bucket
-/// and written there; those whose bucket was full of other keys sorted by
-/// their second bucket's region and written there; and so on. A key is in
-/// a later bucket only if every earlier one is full of other keys
-/// (invariant (I) of the design doc), so each choice's write decides as the
-/// one-pass probe would.
-template <class Key, class Value, class Backend, class Config, class Hash, class KeyEqual>
-auto engine<Key, Value, Backend, Config, Hash, KeyEqual>::run_grouped_phase_one(
-    const word_batch& args, stream_type stream) -> phase_one_totals {
-  using exec_type = exec<Backend>;
-  using item_type = grouped_item<key_word, value_word>;
-  const std::uint64_t n = args.n;
-  static_assert(static_cast<int>(status::inserted) == 0, "statuses start as inserted: zero bytes");
-  Backend::fill_bytes(args.statuses, n * sizeof(status), 0, stream);
-  if (grouped_items_.size() < n) {
-    grouped_items_ = Backend::template allocate<item_type>(n, stream);
-    grouped_sorted_ = Backend::template allocate<item_type>(n, stream);
-    grouped_regions_ = Backend::template allocate<std::uint8_t>(n, stream);
-    grouped_sorted_regions_ = Backend::template allocate<std::uint8_t>(n, stream);
-  }
-  // The items and their regions, and spares of each: a sort or a selection
-  // moves them to the spares, which then change places with them.
-  item_type* items = grouped_items_.data();
-  item_type* spare_items = grouped_sorted_.data();
-  std::uint8_t* regions = grouped_regions_.data();
-  std::uint8_t* spare_regions = grouped_sorted_regions_.data();
-  auto tally = Backend::template allocate<table_counters>(1, stream);
-  Backend::fill_bytes(tally.data(), sizeof(table_counters), 0, stream);
-  const word_view_type view = word_view();
-  exec_type::for_each(n,
-                      group_keys<word_view_type, key_word, value_word>{view, buckets_, args.keys,
-                                                                       args.values, items, regions},
-                      stream);
-  // mode: std::integral_constant<write_mode, ...> (a lambda with a template
-  // parameter list trips the host compiler under nvcc here).
-  const auto write_choice = [&](auto mode, std::uint64_t count, std::uint32_t choice) {
-    exec_type::for_each_tally_in_order(
-        count,
-        grouped_write<decltype(mode)::value, word_view_type, key_word, value_word>{
-            view, items, args.statuses, choice, choice + 1 == choices},
-        tally.data(), stream);
-  };
-  std::uint64_t left = n;
-  for (std::uint32_t choice = 0; choice < choices && left > 0; ++choice) {
-    if (choice > 0) {
-      exec_type::for_each(left,
-                          regroup_keys<word_view_type, key_word, value_word>{view, buckets_, items,
-                                                                             regions, choice},
-                          stream);
-    }
-    if (exec_type::sort_pairs(regions, items, left, spare_regions, spare_items, stream,
-                              region_bits)) {
-      std::swap(items, spare_items);
-      std::swap(regions, spare_regions);
-    }
-    if (args.kind == batch_kind::upsert)
-      write_choice(std::integral_constant<write_mode, write_mode::upsert>{}, left, choice);
-    else
-      write_choice(std::integral_constant<write_mode, write_mode::insert_if_absent>{}, left,
-                   choice);
-    if (choice + 1 < choices) {
-      left = exec_type::select_if(items, left, spare_items, is_unresolved{}, stream);
-      std::swap(items, spare_items);
-    }
-  }
-  table_counters totals;
-  Backend::copy_to_host(&totals, tally.data(), 1, stream);
-  return {totals.inserted, 0, totals.full};
 }
 
 /// Phase 2: collects the pending inserts, reduces them to one leader per key,
@@ -462,7 +285,6 @@ void engine<Key, Value, Backend, Config, Hash, KeyEqual>::rehash(std::size_t min
       live, unpack_slot<word_view_type>{live_slots.data(), keys.data(), values.data()}, stream);
   engine grown(std::max<std::size_t>(min_capacity, live), seed_, stream);
   grown.walks_ = walks_;
-  grown.settings_ = settings_;
   grown.insert_unique(keys.data(), values.data(), live, stream);
   *this = std::move(grown);
 }

@@ -279,41 +279,7 @@ class table_view
   template <write_mode Mode, class Op = no_apply_op>
   GPUHASH_HD status write(Key key, Value value, Op op = {}) const {
     status result = Mode == write_mode::update_if_present ? status::not_found : status::full;
-    probe(key, write_step<Mode>(key, value, op, result));
-    return result;
-  }
-
- public:
-  /// Phase 1's insert or upsert (Mode) restricted to the key's bucket of
-  /// `choice`, for batches that run their keys choice by choice, grouped by
-  /// bucket (grouped inserts, docs/designs/bucketed_cuckoo.md). Every earlier
-  /// choice's bucket must have been found full of other keys; a bucket that
-  /// an earlier choice shares was, so it answers `full` at once. `full`:
-  /// the bucket is full of other keys (the next choice, or phase 2, goes on).
-  template <write_mode Mode>
-  GPUHASH_HD status write_at_choice(Key key, Value value, std::uint32_t choice) const {
-    static_assert(Mode == write_mode::insert_if_absent || Mode == write_mode::upsert,
-                  "grouped batches insert or upsert");
-    status result = status::full;
-    const std::uint64_t index = bucket_index(key, choice);
-    for (std::uint32_t earlier = 0; earlier < choice; ++earlier)
-      if (bucket_index(key, earlier) == index) return result;
-    slot_type* first = bucket(index);
-    slot_type copy[slots_per_bucket];
-    slot_ops::template load<slots_per_bucket>(first, copy);
-    auto step = write_step<Mode>(key, value, no_apply_op{}, result);
-    GPUHASH_UNROLL
-    for (std::uint32_t j = 0; j < slots_per_bucket; ++j)
-      if (step(first + j, copy[j])) break;
-    return result;
-  }
-
- private:
-  /// One slot of a phase-1 write, as probe visits it: true when the write is
-  /// done (its status in `result`), false to go on to the next slot.
-  template <write_mode Mode, class Op>
-  GPUHASH_HD auto write_step(Key key, Value value, Op op, status& result) const {
-    return [this, key, value, op, &result](slot_type* slot, slot_type& copy) {
+    probe(key, [&](slot_type* slot, slot_type& copy) {
       // Re-examine the slot until it holds neither our key nor empty.
       for (;;) {
         const Key seen = slot_ops::settled_key(slot, copy);
@@ -353,7 +319,8 @@ class table_view
           return false;  // another key or a tombstone: never claimed in phase 1
         }
       }
-    };
+    });
+    return result;
   }
 
   slot_type* slots_ = nullptr;

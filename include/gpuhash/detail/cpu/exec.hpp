@@ -40,13 +40,6 @@ struct exec<cpu_backend> {
     });
   }
 
-  /// for_each_tally (each thread of the pool runs consecutive indices).
-  template <class F>
-  static void for_each_tally_in_order(std::uint64_t n, const F& f, table_counters* counters,
-                                      stream_type stream) {
-    for_each_tally(n, f, counters, stream);
-  }
-
   template <class F>
   static void for_each_batch(std::uint64_t n, const F& f, table_counters* counters,
                              stream_type stream) {
@@ -178,22 +171,6 @@ struct exec<cpu_backend> {
       from_keys = to_keys;
       from_order = to_order;
     }
-  }
-
-  /// Stable sort of (key, value) pairs by the key's bits [0, end_bit), into
-  /// the spares (arrays of the same size): sort_by_key, then the values
-  /// gathered into its order. Returns whether the sorted pairs are in the
-  /// spares (always, here).
-  template <class Key, class Value>
-  static bool sort_pairs(Key* keys, Value* values, std::uint64_t n, Key* spare_keys,
-                         Value* spare_values, stream_type stream,
-                         int end_bit = int{8 * sizeof(Key)}) {
-    std::vector<std::uint64_t> order(n);
-    sort_by_key(keys, n, spare_keys, order.data(), stream, end_bit);
-    stream.get().parallel_for(n, [&](std::uint64_t begin, std::uint64_t end) {
-      for (std::uint64_t i = begin; i < end; ++i) spare_values[i] = values[order[i]];
-    });
-    return true;
   }
 
   /// Copies the elements of in[0, n) that satisfy `pred` to `out`, keeping their

@@ -52,19 +52,6 @@ struct exec<cuda_backend> {
     GPUHASH_CUDA_CHECK_LAUNCH(stream);
   }
 
-  /// for_each_tally whose indices run in order, a window of about the
-  /// resident threads at a time (for_each_tally_in_order_kernel).
-  template <class F>
-  static void for_each_tally_in_order(std::uint64_t n, const F& f, table_counters* counters,
-                                      stream_type stream) {
-    if (n == 0) return;
-    constexpr std::uint64_t tile = std::uint64_t{cuda::block_size} * cuda::in_order_items;
-    const auto blocks = static_cast<unsigned>((n + tile - 1) / tile);
-    cuda::for_each_tally_in_order_kernel<F>
-        <<<blocks, cuda::block_size, 0, stream>>>(n, f, counters);
-    GPUHASH_CUDA_CHECK_LAUNCH(stream);
-  }
-
   template <class F>
   static void for_each_batch(std::uint64_t n, const F& f, table_counters* counters,
                              stream_type stream) {
@@ -112,28 +99,6 @@ struct exec<cuda_backend> {
     gpuhash::cuda::device_buffer<unsigned char> temp(temp_bytes, stream);
     GPUHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
         temp.data(), temp_bytes, keys, sorted, indices.data(), order, items, 0, end_bit, stream));
-  }
-
-  /// Stable radix sort of (key, value) pairs by the key's bits [0, end_bit)
-  /// with cub::DeviceRadixSort, moving the values (any trivially copyable
-  /// type) with their keys, between the arrays and the spares of the same
-  /// size (no copy of them in temporary memory). Returns whether the sorted
-  /// pairs are in the spares.
-  template <class Key, class Value>
-  static bool sort_pairs(Key* keys, Value* values, std::uint64_t n, Key* spare_keys,
-                         Value* spare_values, stream_type stream,
-                         int end_bit = int{8 * sizeof(Key)}) {
-    if (n == 0) return false;
-    cub::DoubleBuffer<Key> key_buffers(keys, spare_keys);
-    cub::DoubleBuffer<Value> value_buffers(values, spare_values);
-    const auto items = static_cast<std::int64_t>(n);
-    std::size_t temp_bytes = 0;
-    GPUHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, key_buffers,
-                                                     value_buffers, items, 0, end_bit, stream));
-    gpuhash::cuda::device_buffer<unsigned char> temp(temp_bytes, stream);
-    GPUHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, key_buffers,
-                                                     value_buffers, items, 0, end_bit, stream));
-    return key_buffers.Current() == spare_keys;
   }
 
   /// out[i] = in[0] + ... + in[i-1] with cub::DeviceScan (out may alias

@@ -49,28 +49,6 @@ __global__ void __launch_bounds__(block_size)
   add_warp_tally(tally, counters);  // all lanes get here: none returns early
 }
 
-/// Indices per thread of for_each_tally_in_order_kernel.
-inline constexpr int in_order_items = 4;
-
-/// for_each_tally_kernel without the grid-stride loop: block b runs the
-/// indices of tile b (block_size * in_order_items of them), a grid of one
-/// block per tile. Blocks start in the order of their index as earlier ones
-/// finish, so the indices in flight at any moment lie within about the
-/// resident threads' count of each other (a grid-stride loop lets warps
-/// drift apart by many strides).
-template <class F>
-__global__ void __launch_bounds__(block_size)
-    for_each_tally_in_order_kernel(std::uint64_t n, F f, table_counters* counters) {
-  const std::uint64_t first = std::uint64_t{blockIdx.x} * block_size * in_order_items;
-  status_tally tally;
-  GPUHASH_UNROLL
-  for (int k = 0; k < in_order_items; ++k) {
-    const std::uint64_t i = first + std::uint64_t{k} * block_size + threadIdx.x;
-    if (i < n) tally.count(f(i));
-  }
-  add_warp_tally(tally, counters);  // all lanes get here: none returns early
-}
-
 /// Runs a batch functor (detail/batch.hpp) over [0, n). The grid-stride loop
 /// is uniform per warp (the warp's first index decides), so the warp
 /// reconverges after the divergent run() and stores its results together:
@@ -108,7 +86,8 @@ int grid_size(Kernel kernel, std::uint64_t n) {
   auto entry = std::find_if(known.begin(), known.end(),
                             [&](const std::pair<Kernel, int>& e) { return e.first == kernel; });
   if (entry == known.end())
-    entry = known.insert(known.end(), {kernel, gpuhash::cuda::resident_blocks(kernel, block_size)});
+    entry = known.insert(known.end(),
+                         {kernel, gpuhash::cuda::resident_blocks(kernel, block_size)});
   const std::uint64_t needed = (n + block_size - 1) / block_size;
   return static_cast<int>(
       std::min<std::uint64_t>(needed, static_cast<std::uint64_t>(entry->second)));
