@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "access_profile.hpp"
+#include "gpuhash/cuckoo_node_config.hpp"
 #include "gpuhash/status.hpp"
 #include "gpuhash/table_options.hpp"
 #include "timer.hpp"
@@ -35,6 +36,9 @@ struct sweep_point {
   key_spec keys;
   int repetitions = 5;
   int warmups = 1;
+  /// Cuckoo Node Hashing tables' first-pass walk (--first-pass-walk,
+  /// cuckoo_node_settings); -1: the table's own. Other designs have none.
+  int first_pass_walk = -1;
 };
 
 struct op_timing {
@@ -106,7 +110,15 @@ inline table_options options_for(const sweep_point& point) {
 
 template <class Table>
 Table table_for(const sweep_point& point) {
-  return Table(options_for(point));
+  Table table(options_for(point));
+  if constexpr (requires { table.engine().configure(cuckoo_node_settings{}); }) {
+    if (point.first_pass_walk >= 0) {
+      cuckoo_node_settings settings = table.engine().settings();
+      settings.first_pass_walk = static_cast<std::uint32_t>(point.first_pass_walk);
+      table.engine().configure(settings);
+    }
+  }
+  return table;
 }
 
 template <class Table>
@@ -126,6 +138,10 @@ point_report report_for(const sweep_point& point,
   report.key_bits = static_cast<int>(8 * sizeof(typename Table::key_type));
   report.value_bits = static_cast<int>(8 * sizeof(typename Table::mapped_type));
   report.point = point;
+  if constexpr (requires(Table & table) { table.engine().settings().first_pass_walk; }) {
+    if (point.first_pass_walk >= 0)  // recorded where the command line chose it
+      report.parameters.push_back({"first_pass_walk", static_cast<double>(point.first_pass_walk)});
+  }
   for (auto& [op, judgement] : ops) report.ops.push_back({std::move(op), std::move(judgement), {}});
   return report;
 }

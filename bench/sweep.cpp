@@ -11,6 +11,8 @@ sweep_point repetitions_from(const context& ctx) {
   point.keys.seed = a.size("seed", 42);
   point.repetitions = static_cast<int>(a.size("reps", 5));
   point.warmups = static_cast<int>(a.size("warmup", 1));
+  if (a.has("first-pass-walk"))
+    point.first_pass_walk = static_cast<int>(a.size("first-pass-walk", 8));
   if (point.repetitions < 5)
     throw std::invalid_argument("--reps must be at least 5 (median of >= 5 runs)");
   return point;

@@ -24,6 +24,13 @@ struct cuckoo_node_settings {
   std::uint64_t combined_buckets = 0;
   /// The paper's warp-cooperative reorder (Alg. 3) or DACHash's (Alg. 1).
   reorder_scheme reorder = reorder_scheme::warp_cooperative;
+  /// Eviction steps an insert may take in a node in a batch's first pass
+  /// (our insert policy, batches run without the reorder): an insert that
+  /// needs a longer walk, or a node from the pool, waits for a second pass
+  /// over those inserts alone, with the full max_loop, so that a few long
+  /// walks do not hold whole warps (docs/results/cuckoo_node.md, "Inserts
+  /// above load 0.5"). 0: one pass.
+  std::uint32_t first_pass_walk = 8;
 };
 
 /// Slots: pairs per Cuckoo Node; Choices: |H|, the positions a key may take

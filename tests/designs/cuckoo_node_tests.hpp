@@ -121,6 +121,22 @@ TYPED_TEST_P(cuckoo_node, reordered_batches_give_the_same_results) {
   }
 }
 
+// A first pass of short walks defers the inserts that need longer ones, or
+// a new node, to a second pass: the outcomes are those of one pass. With a
+// walk of 1 most inserts past the first free candidates wait.
+TYPED_TEST_P(cuckoo_node, first_pass_walks_give_the_outcomes_of_one_pass) {
+  seeded_random random;
+  for (const std::uint32_t walk : {1U, 8U}) {
+    SCOPED_TRACE("first pass walk " + std::to_string(walk));
+    const table_options options{1024, 0.0f, random.next()};
+    TypeParam one_pass(options);
+    TypeParam two_passes(options);
+    one_pass.engine().configure({0, reorder_scheme::warp_cooperative, 0});
+    two_passes.engine().configure({0, reorder_scheme::warp_cooperative, walk});
+    expect_same_outcomes(one_pass, two_passes, random, 20);
+  }
+}
+
 // A table sized for n keys at load 0.4 or 0.5 (as gpuhash-bench sizes it:
 // n / load slots, no growth) places every key with the pool nodes it starts
 // with: an asynchronous batch answers `full` where chains need more, and
@@ -168,6 +184,7 @@ TYPED_TEST_P(cuckoo_node, holds_loads_of_one_half_without_growing) {
 
 REGISTER_TYPED_TEST_SUITE_P(cuckoo_node, searches_never_miss_keys_that_evictions_move,
                             clean_returns_emptied_nodes, reordered_batches_give_the_same_results,
+                            first_pass_walks_give_the_outcomes_of_one_pass,
                             holds_loads_of_one_half_without_growing);
 
 }  // namespace gpuhash::testing

@@ -32,6 +32,18 @@ namespace gpuhash::detail {
 /// the keys that came back without room, which the frontend retries).
 using table_counters = status_counts;
 
+/// Adds a batch's totals, counted apart (an engine's passes), to the table's
+/// counters: run by one thread (exec's for_each(1, ...)).
+struct add_counts {
+  table_counters* counters;
+  std::uint64_t inserted;
+  std::uint64_t erased;
+  GPUHASH_HD void operator()(std::uint64_t) const {
+    if (inserted != 0) fetch_add_relaxed(&counters->inserted, inserted);
+    if (erased != 0) fetch_add_relaxed(&counters->erased, erased);
+  }
+};
+
 /// Per-thread tally of the statuses that change a table's bookkeeping.
 struct status_tally {
   std::uint32_t inserted = 0;

@@ -18,17 +18,6 @@
 
 namespace gpuhash::detail::bucketed_cuckoo {
 
-/// Adds phase totals to the table's counters (one thread).
-struct add_counts {
-  table_counters* counters;
-  std::uint64_t inserted;
-  std::uint64_t erased;
-  GPUHASH_HD void operator()(std::uint64_t) const {
-    if (inserted != 0) fetch_add_relaxed(&counters->inserted, inserted);
-    if (erased != 0) fetch_add_relaxed(&counters->erased, erased);
-  }
-};
-
 /// Phase 2, step 0, where keys are grouped by hash: hashes[i] = hash(keys[i]).
 template <class KeyWord, class KeyHash>
 struct hash_keys {

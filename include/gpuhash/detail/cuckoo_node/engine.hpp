@@ -105,6 +105,9 @@ class engine {
   }
 
  private:
+  void run_in_two_passes(const batch<Key, Value>& args, table_counters* counters,
+                         stream_type stream);
+
   typename Backend::template buffer<node_type> heads_;
   typename Backend::template buffer<std::uint32_t> versions_;
   std::size_t buckets_ = 0;

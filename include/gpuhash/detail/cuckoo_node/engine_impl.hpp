@@ -106,7 +106,11 @@ void engine<Key, Value, Backend, Preset>::execute_async(const batch<Key, Value>&
                                                         table_counters* counters,
                                                         stream_type stream) {
   if (settings_.combined_buckets == 0 || args.n <= 1) {
-    run_batch<Backend>(view(), args, counters, stream);
+    if (Preset::paper_insert || settings_.first_pass_walk == 0 || !args.may_insert()) {
+      run_batch<Backend>(view(), args, counters, stream);
+      return;
+    }
+    run_in_two_passes(args, counters, stream);
     return;
   }
   auto order = Backend::template allocate<std::uint64_t>(args.n, stream);
@@ -118,6 +122,51 @@ void engine<Key, Value, Backend, Preset>::execute_async(const batch<Key, Value>&
         run_batch<Backend>(view(), permuted, counters, stream);
       },
       stream);
+}
+
+/// A batch that may insert, in two passes: every operation with walks of
+/// at most settings_.first_pass_walk steps and no node attached; then the
+/// inserts that needed more (status `full` after the first pass), gathered,
+/// with the full walk. A key is pending only if its insert changed nothing,
+/// so the outcome is the serial order "the first pass, then the pending
+/// inserts", as bucketed cuckoo's two phases give.
+template <class Key, class Value, class Backend, class Preset>
+void engine<Key, Value, Backend, Preset>::run_in_two_passes(const batch<Key, Value>& args,
+                                                            table_counters* counters,
+                                                            stream_type stream) {
+  auto tally = Backend::template allocate<table_counters>(1, stream);
+  Backend::fill_bytes(tally.data(), sizeof(table_counters), 0, stream);
+  run_batch<Backend>(view().first_pass(settings_.first_pass_walk), args, tally.data(), stream);
+  table_counters first;
+  Backend::copy_to_host(&first, tally.data(), 1, stream);
+  if (counters != nullptr && (first.inserted != 0 || first.erased != 0))
+    exec<Backend>::for_each(1, add_counts{counters, first.inserted, first.erased}, stream);
+  const std::uint64_t pending = first.full;
+  if (pending == 0) return;
+
+  auto positions = Backend::template allocate<std::size_t>(pending, stream);
+  const std::size_t found =
+      Backend::select_positions(args.statuses, args.n, status::full, positions.data(), stream);
+  if (found != pending)
+    throw error("gpuhash: cuckoo_node counted " + std::to_string(pending) +
+                " pending inserts but found " + std::to_string(found));
+  auto keys = Backend::template allocate<Key>(pending, stream);
+  auto values = Backend::template allocate<Value>(pending, stream);
+  auto statuses = Backend::template allocate<status>(pending, stream);
+  Backend::gather(args.keys, positions.data(), pending, keys.data(), stream);
+  Backend::gather(static_cast<const Value*>(args.values), positions.data(), pending, values.data(),
+                  stream);
+  batch<Key, Value> second{args.kind, pending,         keys.data(), values.data(),
+                           nullptr,   statuses.data(), nullptr};
+  typename Backend::template buffer<operation> ops;
+  if (args.kind == batch_kind::apply) {
+    ops = Backend::template allocate<operation>(pending, stream);
+    Backend::gather(args.ops, positions.data(), pending, ops.data(), stream);
+    second.ops = ops.data();
+  }
+  run_batch<Backend>(view(), second, counters, stream);
+  Backend::scatter(static_cast<const status*>(statuses.data()), positions.data(), pending,
+                   args.statuses, stream);
 }
 
 template <class Key, class Value, class Backend, class Preset>

@@ -129,6 +129,17 @@ class chain_view : public view_writes<
         max_loop_(max_loop),
         tally_(tally) {}
 
+  /// The same table for a batch's first pass (engine::execute_async): walks
+  /// of at most `walk` steps in a node, and an insert that would need a
+  /// longer walk or a node from the pool leaves the chain as it was and
+  /// answers `full`, pending: the second pass places it.
+  GPUHASH_HD chain_view first_pass(std::uint32_t walk) const {
+    chain_view pass = *this;
+    pass.max_loop_ = walk;
+    pass.defers_ = true;
+    return pass;
+  }
+
   GPUHASH_HD status find(Key key, Value* value_out) const {
     const std::uint64_t b = bucket(key);
     std::uint32_t* version = versions_ + b;
@@ -321,6 +332,7 @@ class chain_view : public view_writes<
       if (next == no_node) break;
       current = &node_at(next);
     }
+    if (defers_) return false;  // a first pass attaches no node
     const node_index attached = pool_.pop();
     if (attached == no_node) return false;
     node_type& fresh = node_at(attached);
@@ -485,6 +497,7 @@ class chain_view : public view_writes<
   hash_family<Key> hash_{};
   pool_type pool_{};
   std::uint32_t max_loop_ = 64;
+  bool defers_ = false;           ///< a first pass's view (first_pass)
   probe_tally* tally_ = nullptr;  ///< used only if CountProbes
 };
 
