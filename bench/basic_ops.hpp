@@ -39,6 +39,8 @@ struct sweep_point {
   /// Cuckoo Node Hashing tables' first-pass walk (--first-pass-walk,
   /// cuckoo_node_settings); -1: the table's own. Other designs have none.
   int first_pass_walk = -1;
+  /// Their walk bound in a node (--max-loop); -1: the table's own.
+  int max_loop = -1;
 };
 
 struct op_timing {
@@ -112,11 +114,11 @@ template <class Table>
 Table table_for(const sweep_point& point) {
   Table table(options_for(point));
   if constexpr (requires { table.engine().configure(cuckoo_node_settings{}); }) {
-    if (point.first_pass_walk >= 0) {
-      cuckoo_node_settings settings = table.engine().settings();
+    cuckoo_node_settings settings = table.engine().settings();
+    if (point.first_pass_walk >= 0)
       settings.first_pass_walk = static_cast<std::uint32_t>(point.first_pass_walk);
-      table.engine().configure(settings);
-    }
+    if (point.max_loop >= 0) settings.max_loop = static_cast<std::uint32_t>(point.max_loop);
+    table.engine().configure(settings);
   }
   return table;
 }
@@ -139,8 +141,11 @@ point_report report_for(const sweep_point& point,
   report.value_bits = static_cast<int>(8 * sizeof(typename Table::mapped_type));
   report.point = point;
   if constexpr (requires(Table & table) { table.engine().settings().first_pass_walk; }) {
-    if (point.first_pass_walk >= 0)  // recorded where the command line chose it
+    // Recorded where the command line chose them.
+    if (point.first_pass_walk >= 0)
       report.parameters.push_back({"first_pass_walk", static_cast<double>(point.first_pass_walk)});
+    if (point.max_loop >= 0)
+      report.parameters.push_back({"max_loop", static_cast<double>(point.max_loop)});
   }
   for (auto& [op, judgement] : ops) report.ops.push_back({std::move(op), std::move(judgement), {}});
   return report;

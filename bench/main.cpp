@@ -38,6 +38,7 @@ void print_usage() {
       "  --seed=42            seed of the generated keys\n"
       "  --first-pass-walk=8  Cuckoo Node Hashing: eviction steps in a batch's first pass\n"
       "                       (0: one pass; sweeps such as lf_sweep)\n"
+      "  --max-loop=64        Cuckoo Node Hashing: eviction steps in a node (1 to 64)\n"
       "  --out=FILE           append JSON lines (one per measurement) to FILE\n"
       "  --commit=SHA         commit recorded in JSON (default: $GPUHASH_COMMIT or build's)\n"
       "CPU threads: GPUHASH_CPU_THREADS (default: all hardware threads).\n");

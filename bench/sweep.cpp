@@ -13,6 +13,7 @@ sweep_point repetitions_from(const context& ctx) {
   point.warmups = static_cast<int>(a.size("warmup", 1));
   if (a.has("first-pass-walk"))
     point.first_pass_walk = static_cast<int>(a.size("first-pass-walk", 8));
+  if (a.has("max-loop")) point.max_loop = static_cast<int>(a.size("max-loop", 64));
   if (point.repetitions < 5)
     throw std::invalid_argument("--reps must be at least 5 (median of >= 5 runs)");
   return point;

@@ -31,6 +31,9 @@ struct cuckoo_node_settings {
   /// walks do not hold whole warps (docs/results/cuckoo_node.md, "Inserts
   /// above load 0.5"). 0: one pass.
   std::uint32_t first_pass_walk = 8;
+  /// The bound on an insert's eviction walk within one node, after which it
+  /// goes on to the next node (the paper's max_loop): 1 to 64.
+  std::uint32_t max_loop = 64;
 };
 
 /// Slots: pairs per Cuckoo Node; Choices: |H|, the positions a key may take

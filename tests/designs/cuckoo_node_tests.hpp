@@ -12,9 +12,11 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "gpuhash/cuckoo_node_map.hpp"
+#include "gpuhash/errors.hpp"
 #include "gpuhash/hash.hpp"
 #include "gpuhash/operation.hpp"
 #include "support/random.hpp"
@@ -124,17 +126,25 @@ TYPED_TEST_P(cuckoo_node, reordered_batches_give_the_same_results) {
 // A first pass of short walks defers the inserts that need longer ones, or
 // a new node, to a second pass: the outcomes are those of one pass. With a
 // walk of 1 most inserts past the first free candidates wait.
+// So are walks of any bound (max_loop): a shorter one sends more keys on to
+// further nodes.
 TYPED_TEST_P(cuckoo_node, first_pass_walks_give_the_outcomes_of_one_pass) {
   seeded_random random;
-  for (const std::uint32_t walk : {1U, 8U}) {
-    SCOPED_TRACE("first pass walk " + std::to_string(walk));
+  const std::pair<std::uint32_t, std::uint32_t> walks[] = {{1, 64}, {8, 64}, {4, 2}, {1, 1}};
+  for (const auto& [walk, max_loop] : walks) {
+    SCOPED_TRACE("first pass walk " + std::to_string(walk) + ", max_loop " +
+                 std::to_string(max_loop));
     const table_options options{1024, 0.0f, random.next()};
     TypeParam one_pass(options);
     TypeParam two_passes(options);
     one_pass.engine().configure({0, reorder_scheme::warp_cooperative, 0});
-    two_passes.engine().configure({0, reorder_scheme::warp_cooperative, walk});
+    two_passes.engine().configure({0, reorder_scheme::warp_cooperative, walk, max_loop});
     expect_same_outcomes(one_pass, two_passes, random, 20);
   }
+  TypeParam table(table_options{1024});
+  EXPECT_THROW(table.engine().configure({0, reorder_scheme::warp_cooperative, 8, 0}), error);
+  EXPECT_THROW(table.engine().configure({0, reorder_scheme::warp_cooperative, 8, 65}), error);
+  EXPECT_EQ(table.engine().settings().max_loop, 64U);
 }
 
 // A table sized for n keys at load 0.4 or 0.5 (as gpuhash-bench sizes it:

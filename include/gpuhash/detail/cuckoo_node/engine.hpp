@@ -45,8 +45,9 @@ class engine {
   using node_type = typename view_type::node_type;
 
   static constexpr std::string_view name = Preset::name;
-  /// The paper's bound on an eviction walk within a node (its max_loop).
-  static constexpr std::uint32_t max_loop = 64;
+  /// The longest eviction walk within a node that settings may ask for
+  /// (cuckoo_node_settings::max_loop; the view records a walk to undo it).
+  static constexpr std::uint32_t longest_walk = 64;
   /// Keys spread over buckets unevenly: at half the slots, about one bucket
   /// in ten already needs a second node.
   static constexpr float default_max_load_factor = 0.5f;
@@ -77,7 +78,7 @@ class engine {
 
   const cuckoo_node_settings& settings() const noexcept { return settings_; }
   /// Takes effect from the next batch.
-  void configure(const cuckoo_node_settings& s) { settings_ = s; }
+  void configure(const cuckoo_node_settings& s);
 
   /// Runs a batch, through the reorder when the settings switch it on (its
   /// time is part of the batch's).
@@ -101,7 +102,7 @@ class engine {
     if constexpr (counts_probes) tally = const_cast<probe_tally*>(tally_.data());
     return view_type(const_cast<node_type*>(heads_.data()),
                      const_cast<std::uint32_t*>(versions_.data()), buckets_, seed_, pool_.view(),
-                     max_loop, tally);
+                     settings_.max_loop, tally);
   }
 
  private:

@@ -124,6 +124,14 @@ void engine<Key, Value, Backend, Preset>::execute_async(const batch<Key, Value>&
       stream);
 }
 
+template <class Key, class Value, class Backend, class Preset>
+void engine<Key, Value, Backend, Preset>::configure(const cuckoo_node_settings& s) {
+  if (s.max_loop == 0 || s.max_loop > longest_walk)
+    throw error("gpuhash::cuckoo_node_settings: max_loop must be 1 to " +
+                std::to_string(longest_walk) + ", got " + std::to_string(s.max_loop));
+  settings_ = s;
+}
+
 /// A batch that may insert, in two passes: every operation with walks of
 /// at most settings_.first_pass_walk steps and no node attached; then the
 /// inserts that needed more (status `full` after the first pass), gathered,
