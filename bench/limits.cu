@@ -19,6 +19,7 @@
 #include "gpuhash/cuda/backend.hpp"
 #include "gpuhash/cuda/error.hpp"
 #include "gpuhash/cuda/occupancy.hpp"
+#include "gpuhash/detail/atomic.hpp"
 #include "limits.hpp"
 #include "random_positions.hpp"
 #include "timer.hpp"
@@ -142,6 +143,32 @@ __global__ void __launch_bounds__(block_threads)
   if (otherwise != 0) atomicAdd(surprises, otherwise);
 }
 
+/// Per access, a random 32-byte sector read the way a bucketed cuckoo table
+/// or DACHash reads a bucket or a node's sector (two weak 16-byte vector
+/// loads, load_pair_for_probe), then a CAS of its first word expecting the
+/// value read: it succeeds unless another access changed the word in
+/// between, and the sector is written back. Counts the CASes that failed.
+__global__ void __launch_bounds__(block_threads)
+    sector_read_then_cas(unsigned long long* words, std::uint64_t sectors, std::uint64_t accesses,
+                         std::uint64_t seed, unsigned long long* surprises) {
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  unsigned long long failed = 0;
+  for (std::uint64_t access = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+       access < accesses; access += stride) {
+    unsigned long long* sector = words + 4 * random_position(access, seed, sectors);
+    const detail::word_pair low =
+        detail::load_pair_for_probe(reinterpret_cast<const std::uint64_t*>(sector));
+    const detail::word_pair high =
+        detail::load_pair_for_probe(reinterpret_cast<const std::uint64_t*>(sector + 2));
+    // Both halves feed the CAS, so neither load can be left out.
+    const unsigned long long seen = low.first;
+    const unsigned long long expected = seen ^ ((low.second ^ high.first ^ high.second) &
+                                                (low.second == sink_marker ? 1ULL : 0ULL));
+    failed += atomicCAS(sector, expected, seen + 1) != expected;
+  }
+  if (failed != 0) atomicAdd(surprises, failed);
+}
+
 /// The grid of a grid-stride launch that fills the device with `kernel`.
 template <class... Args>
 int grid_of(void (*kernel)(Args...)) {
@@ -256,6 +283,28 @@ double measure_read_then_cas(std::uint64_t buffer_bytes, int repetitions) {
   return gops;
 }
 
+double measure_sector_read_then_cas(std::uint64_t buffer_bytes, int repetitions) {
+  const std::uint64_t sectors = buffer_bytes / 32;
+  auto buffer = cuda_backend::allocate<unsigned long long>(sectors * 4);
+  auto surprises = cuda_backend::allocate<unsigned long long>(1);
+  cuda_backend::fill_bytes(buffer.data(), sectors * 32, fill_byte);
+  cuda_backend::fill_bytes(surprises.data(), sizeof(unsigned long long), 0);
+  const int grid = grid_of(sector_read_then_cas);
+  const double gops = rate(
+      accesses_per_run, repetitions, [] {},
+      [&](std::uint64_t seed) {
+        sector_read_then_cas<<<grid, block_threads>>>(buffer.data(), sectors, accesses_per_run,
+                                                      seed, surprises.data());
+      });
+  // As read_then_cas_write: a CAS loses only to another access of its
+  // sector between its loads and its CAS.
+  const bool contended = sectors < std::uint64_t{64} * grid * block_threads;
+  require_atomics("sector_read_then_cas_write", surprises.data(),
+                  static_cast<std::uint64_t>(repetitions + 1) * accesses_per_run,
+                  contended ? 1.0 : 0.01);
+  return gops;
+}
+
 double measure_failing_cas(std::uint64_t buffer_bytes, int repetitions) {
   const std::uint64_t words = buffer_bytes / 8;
   auto buffer = cuda_backend::allocate<unsigned long long>(words);
@@ -323,6 +372,8 @@ access_measurement measure_access_limit(std::string_view name, std::uint64_t tab
     gops = measure_read_then_cas<false>(bytes, repetitions);
   else if (name == "read_then_cas_write")
     gops = measure_read_then_cas<true>(bytes, repetitions);
+  else if (name == "sector_read_then_cas_write")
+    gops = measure_sector_read_then_cas(bytes, repetitions);
   else
     throw std::logic_error("limits.cu has no kernel for the limit '" + std::string(name) + "'");
   return {gops, bytes};

@@ -60,6 +60,10 @@ inline constexpr access_limit access_limits[] = {
      "a random 8-byte relaxed load, then a CAS of the word read that succeeds (the sector is "
      "written back)",
      limit_footprint::table},
+    {"sector_read_then_cas_write",
+     "a random 32-byte sector read by two weak 16-byte loads (as tables probe a bucket), then "
+     "a CAS of its first word that succeeds (the sector is written back)",
+     limit_footprint::table},
 };
 
 /// The access limit of this name; nullptr if there is none.
