@@ -22,10 +22,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "gpuhash/detail/counters.hpp"
 #include "gpuhash/detail/exec.hpp"
 #include "gpuhash/detail/view_writes.hpp"
+#include "gpuhash/errors.hpp"
 #include "gpuhash/host_device.hpp"
 #include "gpuhash/operation.hpp"
 #include "gpuhash/status.hpp"
@@ -119,6 +122,23 @@ struct batch_functor {
     }
   }
 };
+
+/// The positions in a batch of its `pending` inserts, those whose status is
+/// `full` after an engine's first pass, found by one scan; throws if the scan
+/// finds another count (the pass counted wrong). `design` names the table
+/// in that error.
+template <class Backend>
+typename Backend::template buffer<std::size_t> pending_positions(
+    const status* statuses, std::size_t n, std::uint64_t pending, std::string_view design,
+    typename Backend::stream_type stream) {
+  auto positions = Backend::template allocate<std::size_t>(pending, stream);
+  const std::size_t found =
+      Backend::select_positions(statuses, n, status::full, positions.data(), stream);
+  if (found != pending)
+    throw error("gpuhash: " + std::string(design) + " counted " + std::to_string(pending) +
+                " pending inserts but found " + std::to_string(found));
+  return positions;
+}
 
 /// Runs a batch on a one-thread-per-key design. Kinds that change the table
 /// add their inserted/erased/full counts to *counters.

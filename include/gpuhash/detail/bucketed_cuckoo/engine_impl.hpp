@@ -168,12 +168,7 @@ template <class Key, class Value, class Backend, class Config, class Hash, class
 std::uint64_t engine<Key, Value, Backend, Config, Hash, KeyEqual>::place_pending(
     const word_batch& args, std::uint64_t pending, stream_type stream) {
   using exec_type = exec<Backend>;
-  auto positions = Backend::template allocate<std::size_t>(pending, stream);
-  const std::size_t found =
-      Backend::select_positions(args.statuses, args.n, status::full, positions.data(), stream);
-  if (found != pending)
-    throw error("gpuhash: bucketed_cuckoo counted " + std::to_string(pending) +
-                " pending inserts but found " + std::to_string(found));
+  const auto positions = pending_positions<Backend>(args.statuses, args.n, pending, name, stream);
 
   auto keys = Backend::template allocate<key_word>(pending, stream);
   auto values = Backend::template allocate<value_word>(pending, stream);

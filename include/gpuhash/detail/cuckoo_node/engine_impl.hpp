@@ -152,12 +152,7 @@ void engine<Key, Value, Backend, Preset>::run_in_two_passes(const batch<Key, Val
   const std::uint64_t pending = first.full;
   if (pending == 0) return;
 
-  auto positions = Backend::template allocate<std::size_t>(pending, stream);
-  const std::size_t found =
-      Backend::select_positions(args.statuses, args.n, status::full, positions.data(), stream);
-  if (found != pending)
-    throw error("gpuhash: cuckoo_node counted " + std::to_string(pending) +
-                " pending inserts but found " + std::to_string(found));
+  const auto positions = pending_positions<Backend>(args.statuses, args.n, pending, name, stream);
   auto keys = Backend::template allocate<Key>(pending, stream);
   auto values = Backend::template allocate<Value>(pending, stream);
   auto statuses = Backend::template allocate<status>(pending, stream);

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/exec.hpp"
 #include "gpuhash/detail/staged.hpp"
 #include "gpuhash/errors.hpp"
@@ -364,12 +365,8 @@ void signature_index<Backend>::apply_in_two_passes(const batch_args& args, strea
   const std::uint64_t count = totals.full;
   if (count != 0) {
     if (count > recorded.pending_capacity) {
-      pending = Backend::template allocate<std::size_t>(count, stream);
-      const std::size_t found =
-          Backend::select_positions(args.statuses, args.n, status::full, pending.data(), stream);
-      if (found != count)
-        throw error("gpuhash::signature_index counted " + std::to_string(count) +
-                    " pending inserts but found " + std::to_string(found));
+      pending = detail::pending_positions<Backend>(args.statuses, args.n, count, "signature_index",
+                                                   stream);
     }
     auto held = Backend::template allocate<slot_type>(count, stream);
     const detail::table_counters placed = si::run_tallied<Backend>(
