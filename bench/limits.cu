@@ -19,7 +19,6 @@
 #include "gpuhash/cuda/backend.hpp"
 #include "gpuhash/cuda/error.hpp"
 #include "gpuhash/cuda/occupancy.hpp"
-#include "gpuhash/detail/atomic.hpp"
 #include "limits.hpp"
 #include "random_positions.hpp"
 #include "timer.hpp"
@@ -143,11 +142,23 @@ __global__ void __launch_bounds__(block_threads)
   if (otherwise != 0) atomicAdd(surprises, otherwise);
 }
 
+/// A weak 16-byte vector load (PTX ld.global.v2.u64), the load the tables
+/// probe a bucket or a node's sector with: weak loads to one sector merge
+/// and may be served by L1, unlike relaxed ones.
+__device__ ulonglong2 weak_load_16(const unsigned long long* address) {
+  ulonglong2 pair;
+  asm volatile("ld.global.v2.u64 {%0, %1}, [%2];"
+               : "=l"(pair.x), "=l"(pair.y)
+               : "l"(address)
+               : "memory");
+  return pair;
+}
+
 /// Per access, a random 32-byte sector read the way a bucketed cuckoo table
-/// or DACHash reads a bucket or a node's sector (two weak 16-byte vector
-/// loads, load_pair_for_probe), then a CAS of its first word expecting the
-/// value read: it succeeds unless another access changed the word in
-/// between, and the sector is written back. Counts the CASes that failed.
+/// or DACHash reads a bucket or a node's sector (two weak 16-byte loads),
+/// then a CAS of its first word expecting the value read: it succeeds unless
+/// another access changed the word in between, and the sector is written
+/// back. Counts the CASes that failed.
 __global__ void __launch_bounds__(block_threads)
     sector_read_then_cas(unsigned long long* words, std::uint64_t sectors, std::uint64_t accesses,
                          std::uint64_t seed, unsigned long long* surprises) {
@@ -156,14 +167,12 @@ __global__ void __launch_bounds__(block_threads)
   for (std::uint64_t access = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
        access < accesses; access += stride) {
     unsigned long long* sector = words + 4 * random_position(access, seed, sectors);
-    const detail::word_pair low =
-        detail::load_pair_for_probe(reinterpret_cast<const std::uint64_t*>(sector));
-    const detail::word_pair high =
-        detail::load_pair_for_probe(reinterpret_cast<const std::uint64_t*>(sector + 2));
+    const ulonglong2 low = weak_load_16(sector);
+    const ulonglong2 high = weak_load_16(sector + 2);
     // Both halves feed the CAS, so neither load can be left out.
-    const unsigned long long seen = low.first;
-    const unsigned long long expected = seen ^ ((low.second ^ high.first ^ high.second) &
-                                                (low.second == sink_marker ? 1ULL : 0ULL));
+    const unsigned long long seen = low.x;
+    const unsigned long long expected =
+        seen ^ ((low.y ^ high.x ^ high.y) & (low.y == sink_marker ? 1ULL : 0ULL));
     failed += atomicCAS(sector, expected, seen + 1) != expected;
   }
   if (failed != 0) atomicAdd(surprises, failed);
