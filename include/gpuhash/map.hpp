@@ -383,29 +383,16 @@ class basic_map {
       if (round > 0 || !reclaimed_room(stream))
         rebuild(std::max(2 * engine_.capacity(), minimum_capacity_for(live() + count)), stream);
 
-      auto keys = backend_type::template allocate<key_type>(count, stream);
-      auto values = backend_type::template allocate<mapped_type>(count, stream);
-      auto statuses = backend_type::template allocate<status>(count, stream);
-      buffer<operation> ops;
-      backend_type::gather(args.keys, positions.data(), count, keys.data(), stream);
-      backend_type::gather(static_cast<const mapped_type*>(args.values), positions.data(), count,
-                           values.data(), stream);
-      batch_type retry{args.kind, count,           keys.data(), values.data(),
-                       nullptr,   statuses.data(), nullptr};
-      if (args.kind == detail::batch_kind::apply) {
-        ops = backend_type::template allocate<operation>(count, stream);
-        backend_type::gather(args.ops, positions.data(), count, ops.data(), stream);
-        retry.ops = ops.data();
-      }
-      engine_.execute_async(retry, batch_counters(), stream);
-      backend_type::scatter(static_cast<const status*>(statuses.data()), positions.data(), count,
-                            args.statuses, stream);
+      const auto retry = detail::gather_batch<backend_type>(args, positions.data(), count, stream);
+      engine_.execute_async(retry.args, batch_counters(), stream);
+      backend_type::scatter(static_cast<const status*>(retry.statuses.data()), positions.data(),
+                            count, args.statuses, stream);
       sync_counters(stream);
 
       // Positions (in the caller's batch) of the keys still full.
       auto still = backend_type::template allocate<std::size_t>(count, stream);
       const std::size_t remaining = backend_type::select_positions(
-          statuses.data(), count, status::full, still.data(), stream);
+          retry.statuses.data(), count, status::full, still.data(), stream);
       auto next = backend_type::template allocate<std::size_t>(remaining, stream);
       backend_type::gather(static_cast<const std::size_t*>(positions.data()), still.data(),
                            remaining, next.data(), stream);

@@ -140,6 +140,43 @@ typename Backend::template buffer<std::size_t> pending_positions(
   return positions;
 }
 
+/// Some keys of a batch as a batch of their own: copies of their keys,
+/// values and (apply) ops, and statuses of their own, which the caller
+/// scatters back (basic_map's retries of the keys that came back full, an
+/// engine's second pass over its pending inserts).
+template <class Backend, class Key, class Value>
+struct gathered_batch {
+  typename Backend::template buffer<Key> keys;
+  typename Backend::template buffer<Value> values;
+  typename Backend::template buffer<status> statuses;
+  typename Backend::template buffer<operation> ops;
+  batch<Key, Value> args;
+};
+
+/// The keys of `args` at positions[0, count) as a gathered_batch.
+template <class Backend, class Key, class Value>
+gathered_batch<Backend, Key, Value> gather_batch(const batch<Key, Value>& args,
+                                                 const std::size_t* positions, std::size_t count,
+                                                 typename Backend::stream_type stream) {
+  gathered_batch<Backend, Key, Value> part{Backend::template allocate<Key>(count, stream),
+                                           Backend::template allocate<Value>(count, stream),
+                                           Backend::template allocate<status>(count, stream),
+                                           {},
+                                           {}};
+  Backend::gather(args.keys, positions, count, part.keys.data(), stream);
+  Backend::gather(static_cast<const Value*>(args.values), positions, count, part.values.data(),
+                  stream);
+  part.args = {
+      args.kind, count, part.keys.data(), part.values.data(), nullptr, part.statuses.data(),
+      nullptr};
+  if (args.kind == batch_kind::apply) {
+    part.ops = Backend::template allocate<operation>(count, stream);
+    Backend::gather(args.ops, positions, count, part.ops.data(), stream);
+    part.args.ops = part.ops.data();
+  }
+  return part;
+}
+
 /// Runs a batch on a one-thread-per-key design. Kinds that change the table
 /// add their inserted/erased/full counts to *counters.
 template <class Backend, class View, class Key, class Value>

@@ -153,22 +153,9 @@ void engine<Key, Value, Backend, Preset>::run_in_two_passes(const batch<Key, Val
   if (pending == 0) return;
 
   const auto positions = pending_positions<Backend>(args.statuses, args.n, pending, name, stream);
-  auto keys = Backend::template allocate<Key>(pending, stream);
-  auto values = Backend::template allocate<Value>(pending, stream);
-  auto statuses = Backend::template allocate<status>(pending, stream);
-  Backend::gather(args.keys, positions.data(), pending, keys.data(), stream);
-  Backend::gather(static_cast<const Value*>(args.values), positions.data(), pending, values.data(),
-                  stream);
-  batch<Key, Value> second{args.kind, pending,         keys.data(), values.data(),
-                           nullptr,   statuses.data(), nullptr};
-  typename Backend::template buffer<operation> ops;
-  if (args.kind == batch_kind::apply) {
-    ops = Backend::template allocate<operation>(pending, stream);
-    Backend::gather(args.ops, positions.data(), pending, ops.data(), stream);
-    second.ops = ops.data();
-  }
-  run_batch<Backend>(view(), second, counters, stream);
-  Backend::scatter(static_cast<const status*>(statuses.data()), positions.data(), pending,
+  const auto second = gather_batch<Backend>(args, positions.data(), pending, stream);
+  run_batch<Backend>(view(), second.args, counters, stream);
+  Backend::scatter(static_cast<const status*>(second.statuses.data()), positions.data(), pending,
                    args.statuses, stream);
 }
 
