@@ -1,5 +1,5 @@
 // The sharded map's per-device steps on the CPU backend, for the library's
-// key/value widths and the default placement.
+// key/value widths, the default placement and both position widths.
 
 #include <cstdint>
 
@@ -8,6 +8,12 @@
 #include "gpuhash/shard_placement.hpp"
 
 namespace gpuhash::detail::sharded {
-template struct steps<cpu_backend, std::uint32_t, std::uint32_t, shard_placement<std::uint32_t>>;
-template struct steps<cpu_backend, std::uint64_t, std::uint64_t, shard_placement<std::uint64_t>>;
+template struct steps<cpu_backend, std::uint32_t, std::uint32_t, shard_placement<std::uint32_t>,
+                      std::uint32_t>;
+template struct steps<cpu_backend, std::uint32_t, std::uint32_t, shard_placement<std::uint32_t>,
+                      std::uint64_t>;
+template struct steps<cpu_backend, std::uint64_t, std::uint64_t, shard_placement<std::uint64_t>,
+                      std::uint32_t>;
+template struct steps<cpu_backend, std::uint64_t, std::uint64_t, shard_placement<std::uint64_t>,
+                      std::uint64_t>;
 }  // namespace gpuhash::detail::sharded

@@ -1,7 +1,7 @@
 // The sharded map's per-device steps on the CUDA backend (partition by
-// shard, found values back into the caller's order), for the library's
-// key/value widths and the default placement: the same functors the CPU
-// backend runs in CI, as grid-stride kernels and CUB's radix sort.
+// shard, results back into the caller's order), for the library's
+// key/value widths, the default placement and both position widths: the
+// same functors the CPU backend runs in CI, as exec's kernels.
 
 #include <cstdint>
 
@@ -10,6 +10,12 @@
 #include "gpuhash/shard_placement.hpp"
 
 namespace gpuhash::detail::sharded {
-template struct steps<cuda_backend, std::uint32_t, std::uint32_t, shard_placement<std::uint32_t>>;
-template struct steps<cuda_backend, std::uint64_t, std::uint64_t, shard_placement<std::uint64_t>>;
+template struct steps<cuda_backend, std::uint32_t, std::uint32_t, shard_placement<std::uint32_t>,
+                      std::uint32_t>;
+template struct steps<cuda_backend, std::uint32_t, std::uint32_t, shard_placement<std::uint32_t>,
+                      std::uint64_t>;
+template struct steps<cuda_backend, std::uint64_t, std::uint64_t, shard_placement<std::uint64_t>,
+                      std::uint32_t>;
+template struct steps<cuda_backend, std::uint64_t, std::uint64_t, shard_placement<std::uint64_t>,
+                      std::uint64_t>;
 }  // namespace gpuhash::detail::sharded

@@ -1,8 +1,10 @@
 // The building blocks of the chained and HashGraph designs on the CUDA
-// backend: the node pool, the reorder, the segments.
+// backend: the node pool, the reorder, the segments; and the stable
+// partition that groups a sharded batch by shard.
 
 #include "gpuhash/cuda/backend.hpp"
 #include "node_pool_tests.hpp"
+#include "partition_tests.hpp"
 #include "reorder_tests.hpp"
 #include "segments_tests.hpp"
 
@@ -10,4 +12,5 @@ namespace gpuhash::testing {
 INSTANTIATE_TYPED_TEST_SUITE_P(node_pool, node_pool, ::testing::Types<cuda_backend>);
 INSTANTIATE_TYPED_TEST_SUITE_P(reorder, reorder, ::testing::Types<cuda_backend>);
 INSTANTIATE_TYPED_TEST_SUITE_P(segments, segments, ::testing::Types<cuda_backend>);
+INSTANTIATE_TYPED_TEST_SUITE_P(partition, stable_partition, ::testing::Types<cuda_backend>);
 }  // namespace gpuhash::testing

@@ -207,6 +207,52 @@ struct exec<cpu_backend> {
         1);
     return offsets[chunks];
   }
+
+  /// Stable partition of [0, n) into `ways` groups: place(i, at) for every
+  /// i, where `at` is i's position once the indices are grouped by
+  /// way_of(i) (in [0, ways)) in increasing way order, keeping their order
+  /// within a way; counts[w] (host memory, `ways` entries) = the size of
+  /// group w. A pass over fixed chunks that counts each chunk's ways (and
+  /// keeps them), each (way, chunk)'s first position, then a pass that
+  /// places every chunk in order.
+  template <class WayOf, class Place>
+  static void stable_partition(std::uint64_t n, std::uint32_t ways, const WayOf& way_of,
+                               const Place& place, std::uint64_t* counts, stream_type stream) {
+    auto& pool = stream.get();
+    const std::uint64_t chunks = std::uint64_t{pool.thread_count()} * 4;
+    const std::uint64_t chunk_size = (n + chunks - 1) / chunks;
+    const auto chunk_end = [&](std::uint64_t c) { return std::min(n, (c + 1) * chunk_size); };
+    std::vector<std::uint32_t> way(n);
+    std::vector<std::uint64_t> next(chunks * ways, 0);
+    pool.parallel_for(
+        chunks,
+        [&](std::uint64_t first, std::uint64_t last) {
+          for (std::uint64_t c = first; c < last; ++c)
+            for (std::uint64_t i = c * chunk_size; i < chunk_end(c); ++i) {
+              way[i] = way_of(i);
+              ++next[c * ways + way[i]];
+            }
+        },
+        1);
+    std::uint64_t running = 0;
+    for (std::uint32_t w = 0; w < ways; ++w) {
+      const std::uint64_t first = running;
+      for (std::uint64_t c = 0; c < chunks; ++c) {
+        const std::uint64_t count = next[c * ways + w];
+        next[c * ways + w] = running;
+        running += count;
+      }
+      counts[w] = running - first;
+    }
+    pool.parallel_for(
+        chunks,
+        [&](std::uint64_t first, std::uint64_t last) {
+          for (std::uint64_t c = first; c < last; ++c)
+            for (std::uint64_t i = c * chunk_size; i < chunk_end(c); ++i)
+              place(i, next[c * ways + way[i]]++);
+        },
+        1);
+  }
 };
 
 }  // namespace gpuhash::detail

@@ -1,6 +1,7 @@
 #pragma once
 // exec<cuda_backend>: per-key functors as grid-stride kernels; compaction with
-// CUB. Compiled only by nvcc (included from detail/exec.hpp under __CUDACC__).
+// CUB; the stable partition's two passes (partition.cuh). Compiled only by nvcc (included from
+// detail/exec.hpp under __CUDACC__).
 
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -9,10 +10,14 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
+#include <algorithm>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "gpuhash/cuda/backend.hpp"
 #include "gpuhash/detail/cuda/launch.cuh"
+#include "gpuhash/detail/cuda/partition.cuh"
 
 namespace gpuhash::detail {
 
@@ -117,6 +122,42 @@ struct exec<cuda_backend> {
     std::uint64_t last_out = 0;
     cuda_backend::copy_to_host(&last_out, out + (n - 1), 1, stream);
     return last_out + last_in;
+  }
+
+  /// The most ways stable_partition takes (its shared memory: 32 bytes a
+  /// way).
+  static constexpr std::uint32_t max_partition_ways = 1024;
+
+  /// Stable partition of [0, n) by way_of(i) (partition.cuh): place(i, at)
+  /// for every i, counts[w] (host memory) the size of way w; waits for the
+  /// counts. way_of and place run on the device.
+  template <class WayOf, class Place>
+  static void stable_partition(std::uint64_t n, std::uint32_t ways, const WayOf& way_of,
+                               const Place& place, std::uint64_t* counts, stream_type stream) {
+    if (ways == 0 || ways > max_partition_ways)
+      throw std::invalid_argument("gpuhash: a stable partition on the GPU takes 1 to " +
+                                  std::to_string(max_partition_ways) + " ways, not " +
+                                  std::to_string(ways));
+    if (n == 0) {
+      std::fill(counts, counts + ways, std::uint64_t{0});
+      return;
+    }
+    const std::uint64_t tiles = (n + cuda::block_size - 1) / cuda::block_size;
+    if (tiles > 0x7fffffffU)
+      throw std::length_error("gpuhash: a stable partition of too many keys");
+    gpuhash::cuda::device_buffer<std::uint64_t> starts(tiles * ways, stream);
+    const auto grid = static_cast<unsigned>(tiles);
+    cuda::count_ways<WayOf><<<grid, cuda::block_size, ways * sizeof(std::uint32_t), stream>>>(
+        n, ways, way_of, tiles, starts.data());
+    GPUHASH_CUDA_CHECK_LAUNCH(stream);
+    exclusive_scan(starts.data(), tiles * ways, starts.data(), stream);
+    cuda::place_ways<WayOf, Place>
+        <<<grid, cuda::block_size, cuda::place_ways_shared_bytes(ways), stream>>>(
+            n, ways, way_of, place, tiles, starts.data());
+    GPUHASH_CUDA_CHECK_LAUNCH(stream);
+    gpuhash::cuda::device_buffer<std::uint64_t> sizes(ways, stream);
+    for_each(ways, cuda::way_sizes{starts.data(), tiles, ways, n, sizes.data()}, stream);
+    cuda_backend::copy_to_host(counts, sizes.data(), ways, stream);
   }
 
   /// Stream compaction with cub::DeviceSelect::If; waits for the count.

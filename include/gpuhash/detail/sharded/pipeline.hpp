@@ -5,9 +5,9 @@
 // steps; only the exchange's own calls (for_each_shard, all_to_all, its
 // streams) and the backend's memory differ.
 //
-//  1. each source shard partitions its part's keys by destination shard,
-//     keeping their positions (order), and gathers keys, values and
-//     operations in that order;
+//  1. each source shard partitions its part by destination shard: keys,
+//     values and operations written grouped, with their positions (order;
+//     32-bit where a part has fewer than 2^32 keys);
 //  2. the counts meet on the host as one matrix, the exchange_plan (one
 //     process drives every shard); the way back is its transpose;
 //  3. each shard makes room for its batch and for its part's results;
@@ -17,6 +17,8 @@
 //  7. each source scatters them through `order` into its part's arrays.
 
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <vector>
@@ -51,7 +53,8 @@ class pipeline {
   using stream_type = typename backend_type::stream_type;
   template <class T>
   using buffer = typename backend_type::template buffer<T>;
-  using steps = sharded::steps<backend_type, key_type, mapped_type, Placement>;
+  template <class Position>
+  using steps = sharded::steps<backend_type, key_type, mapped_type, Placement, Position>;
 
  public:
   using request_type = request<key_type, mapped_type>;
@@ -61,19 +64,89 @@ class pipeline {
 
   /// Runs the batch; returns when every part's results are written.
   void run(const request_type& r) {
+    bool narrow = true;
+    for (const std::size_t n : r.counts) narrow = narrow && n <= max_narrow_part;
+    if (narrow)
+      run_with<std::uint32_t>(r);
+    else
+      run_with<std::uint64_t>(r);
+  }
+
+  /// Writes every shard's pairs to arrays in shard `target`'s memory (an
+  /// all-to-one exchange); returns how many.
+  std::size_t gather_all(key_type* keys, mapped_type* values, std::size_t target) {
     const std::size_t shards = shards_.size();
-    std::vector<transfer> t(shards);
+    std::vector<std::vector<std::size_t>> counts(shards, std::vector<std::size_t>(shards, 0));
+    using transfer_type = transfer<std::uint32_t>;  // no positions
+    std::vector<transfer_type> t(shards);
+    exchange_.for_each_shard([&](std::size_t g) {
+      const stream_type stream = exchange_.stream(g);
+      const std::size_t count = shards_[g]->size(stream);
+      t[g].sent_keys = backend_type::template allocate<key_type>(count, stream);
+      t[g].sent_values = backend_type::template allocate<mapped_type>(count, stream);
+      counts[g][target] =
+          shards_[g]->retrieve_all(t[g].sent_keys.data(), t[g].sent_values.data(), stream);
+    });
+    const exchange_plan plan(counts);
+    std::vector<key_type*> receive_keys(shards, nullptr);
+    std::vector<mapped_type*> receive_values(shards, nullptr);
+    receive_keys[target] = keys;
+    receive_values[target] = values;
+    exchange_.all_to_all(plan, std::span<const key_type* const>(sent(t, &transfer_type::sent_keys)),
+                         std::span<key_type* const>(receive_keys));
+    exchange_.all_to_all(plan,
+                         std::span<const mapped_type* const>(sent(t, &transfer_type::sent_values)),
+                         std::span<mapped_type* const>(receive_values));
+    exchange_.for_each_shard([&](std::size_t g) {
+      backend_type::synchronize(exchange_.stream(g));
+      t[g] = transfer_type{};
+    });
+    return plan.received(target);
+  }
+
+ private:
+  /// The most keys of a part whose positions are 32-bit.
+  static constexpr std::size_t max_narrow_part = std::numeric_limits<std::uint32_t>::max();
+
+  /// The buffers of one shard for one batch, in that shard's memory: as a
+  /// source (its part grouped by destination, and its results as they come
+  /// back, in the same order) and as a destination (its batch).
+  template <class Position>
+  struct transfer {
+    buffer<Position> order;  ///< positions in the part, grouped by destination
+    buffer<key_type> sent_keys;
+    buffer<mapped_type> sent_values;
+    buffer<operation> sent_ops;
+    buffer<key_type> keys;  ///< this shard's batch: the keys of every part placed here
+    buffer<mapped_type> values;
+    buffer<operation> ops;
+    buffer<status> statuses;  ///< this shard's results
+    buffer<bool> flags;
+    buffer<status> returned_statuses;  ///< the part's results, in sent order
+    buffer<bool> returned_flags;
+    buffer<mapped_type> returned_values;
+  };
+
+  template <class Position>
+  void run_with(const request_type& r) {
+    using transfer_type = transfer<Position>;
+    const std::size_t shards = shards_.size();
+    std::vector<transfer_type> t(shards);
     std::vector<std::vector<std::size_t>> counts(shards, std::vector<std::size_t>(shards, 0));
 
-    // 1. Partition and gather at each source.
+    // 1. Each source's part grouped by destination.
     exchange_.for_each_shard([&](std::size_t s) {
       const stream_type stream = exchange_.stream(s);
       const std::size_t n = r.counts[s];
-      t[s].order = backend_type::template allocate<std::size_t>(n, stream);
-      steps::partition(r.keys[s], n, placement_, t[s].order.data(), counts[s].data(), stream);
-      t[s].sent_keys = gathered(r.keys[s], t[s].order, n, stream);
-      if (!r.values.empty()) t[s].sent_values = gathered(r.values[s], t[s].order, n, stream);
-      if (!r.ops.empty()) t[s].sent_ops = gathered(r.ops[s], t[s].order, n, stream);
+      t[s].order = backend_type::template allocate<Position>(n, stream);
+      t[s].sent_keys = backend_type::template allocate<key_type>(n, stream);
+      if (!r.values.empty())
+        t[s].sent_values = backend_type::template allocate<mapped_type>(n, stream);
+      if (!r.ops.empty()) t[s].sent_ops = backend_type::template allocate<operation>(n, stream);
+      steps<Position>::partition(r.keys[s], r.values.empty() ? nullptr : r.values[s],
+                                 r.ops.empty() ? nullptr : r.ops[s], n, placement_,
+                                 t[s].order.data(), t[s].sent_keys.data(), t[s].sent_values.data(),
+                                 t[s].sent_ops.data(), counts[s].data(), stream);
     });
 
     // 2. The counts, there and back.
@@ -102,77 +175,33 @@ class pipeline {
     });
 
     // 4. To the shards.
-    move_parts(there, t, &transfer::sent_keys, &transfer::keys);
-    if (!r.values.empty()) move_parts(there, t, &transfer::sent_values, &transfer::values);
-    if (!r.ops.empty()) move_parts(there, t, &transfer::sent_ops, &transfer::ops);
+    move_parts(there, t, &transfer_type::sent_keys, &transfer_type::keys);
+    if (!r.values.empty())
+      move_parts(there, t, &transfer_type::sent_values, &transfer_type::values);
+    if (!r.ops.empty()) move_parts(there, t, &transfer_type::sent_ops, &transfer_type::ops);
 
     // 5. Each shard's batch on its own table.
     exchange_.for_each_shard([&](std::size_t g) { run_on_shard(r, g, t[g], there.received(g)); });
 
     // 6. Back to the sources.
-    if (!r.statuses.empty()) move_parts(back, t, &transfer::statuses, &transfer::returned_statuses);
-    if (!r.flags.empty()) move_parts(back, t, &transfer::flags, &transfer::returned_flags);
-    if (!r.results.empty()) move_parts(back, t, &transfer::values, &transfer::returned_values);
+    if (!r.statuses.empty())
+      move_parts(back, t, &transfer_type::statuses, &transfer_type::returned_statuses);
+    if (!r.flags.empty())
+      move_parts(back, t, &transfer_type::flags, &transfer_type::returned_flags);
+    if (!r.results.empty())
+      move_parts(back, t, &transfer_type::values, &transfer_type::returned_values);
 
     // 7. Into each part's order.
     exchange_.for_each_shard([&](std::size_t s) {
       const stream_type stream = exchange_.stream(s);
       if (r.counts[s] != 0) reassemble(r, s, t[s], stream);
       backend_type::synchronize(stream);
-      t[s] = transfer{};  // freed on the shard's own thread, in its stream's order
+      t[s] = transfer_type{};  // freed on the shard's own thread, in its stream's order
     });
   }
 
-  /// Writes every shard's pairs to arrays in shard `target`'s memory (an
-  /// all-to-one exchange); returns how many.
-  std::size_t gather_all(key_type* keys, mapped_type* values, std::size_t target) {
-    const std::size_t shards = shards_.size();
-    std::vector<std::vector<std::size_t>> counts(shards, std::vector<std::size_t>(shards, 0));
-    std::vector<transfer> t(shards);
-    exchange_.for_each_shard([&](std::size_t g) {
-      const stream_type stream = exchange_.stream(g);
-      const std::size_t count = shards_[g]->size(stream);
-      t[g].sent_keys = backend_type::template allocate<key_type>(count, stream);
-      t[g].sent_values = backend_type::template allocate<mapped_type>(count, stream);
-      counts[g][target] =
-          shards_[g]->retrieve_all(t[g].sent_keys.data(), t[g].sent_values.data(), stream);
-    });
-    const exchange_plan plan(counts);
-    std::vector<key_type*> receive_keys(shards, nullptr);
-    std::vector<mapped_type*> receive_values(shards, nullptr);
-    receive_keys[target] = keys;
-    receive_values[target] = values;
-    exchange_.all_to_all(plan, std::span<const key_type* const>(sent(t, &transfer::sent_keys)),
-                         std::span<key_type* const>(receive_keys));
-    exchange_.all_to_all(plan, std::span<const mapped_type* const>(sent(t, &transfer::sent_values)),
-                         std::span<mapped_type* const>(receive_values));
-    exchange_.for_each_shard([&](std::size_t g) {
-      backend_type::synchronize(exchange_.stream(g));
-      t[g] = transfer{};
-    });
-    return plan.received(target);
-  }
-
- private:
-  /// The buffers of one shard for one batch, in that shard's memory: as a
-  /// source (its part grouped by destination, and its results as they come
-  /// back, in the same order) and as a destination (its batch).
-  struct transfer {
-    buffer<std::size_t> order;  ///< positions in the part, grouped by destination
-    buffer<key_type> sent_keys;
-    buffer<mapped_type> sent_values;
-    buffer<operation> sent_ops;
-    buffer<key_type> keys;  ///< this shard's batch: the keys of every part placed here
-    buffer<mapped_type> values;
-    buffer<operation> ops;
-    buffer<status> statuses;  ///< this shard's results
-    buffer<bool> flags;
-    buffer<status> returned_statuses;  ///< the part's results, in sent order
-    buffer<bool> returned_flags;
-    buffer<mapped_type> returned_values;
-  };
-
-  void run_on_shard(const request_type& r, std::size_t g, transfer& t, std::size_t n) {
+  template <class Transfer>
+  void run_on_shard(const request_type& r, std::size_t g, Transfer& t, std::size_t n) {
     Map& table = *shards_[g];
     const stream_type stream = exchange_.stream(g);
     switch (r.kind) {
@@ -200,49 +229,42 @@ class pipeline {
   /// Found values only where found (a find leaves missing keys' values
   /// untouched); an apply's values all (its other operations send back the
   /// value they were given).
-  static void reassemble(const request_type& r, std::size_t s, const transfer& t,
+  template <class Position>
+  static void reassemble(const request_type& r, std::size_t s, const transfer<Position>& t,
                          stream_type stream) {
+    using position_steps = steps<Position>;
     const std::size_t n = r.counts[s];
-    const std::size_t* order = t.order.data();
+    const Position* order = t.order.data();
     if (!r.statuses.empty())
-      backend_type::scatter(t.returned_statuses.data(), order, n, r.statuses[s], stream);
+      position_steps::scatter(t.returned_statuses.data(), order, n, r.statuses[s], stream);
     if (!r.flags.empty())
-      backend_type::scatter(t.returned_flags.data(), order, n, r.flags[s], stream);
+      position_steps::scatter(t.returned_flags.data(), order, n, r.flags[s], stream);
     if (r.results.empty()) return;
     if (r.kind == batch_kind::apply)
-      backend_type::scatter(t.returned_values.data(), order, n, r.results[s], stream);
+      position_steps::scatter_values(t.returned_values.data(), order, n, r.results[s], stream);
     else if (!r.statuses.empty())
-      steps::scatter_found(t.returned_values.data(), t.returned_statuses.data(), order, n,
-                           r.results[s], stream);
+      position_steps::scatter_found(t.returned_values.data(), t.returned_statuses.data(), order, n,
+                                    r.results[s], stream);
     else
-      steps::scatter_found(t.returned_values.data(), t.returned_flags.data(), order, n,
-                           r.results[s], stream);
+      position_steps::scatter_found(t.returned_values.data(), t.returned_flags.data(), order, n,
+                                    r.results[s], stream);
   }
 
   /// All-to-all of one array of every shard's transfer.
-  template <class T>
-  void move_parts(const exchange_plan& plan, std::vector<transfer>& t, buffer<T> transfer::*from,
-                  buffer<T> transfer::*to) {
+  template <class T, class Transfer>
+  void move_parts(const exchange_plan& plan, std::vector<Transfer>& t, buffer<T> Transfer::*from,
+                  buffer<T> Transfer::*to) {
     std::vector<T*> receive(t.size());
     for (std::size_t g = 0; g < t.size(); ++g) receive[g] = (t[g].*to).data();
     exchange_.all_to_all(plan, std::span<const T* const>(sent(t, from)),
                          std::span<T* const>(receive));
   }
 
-  template <class T>
-  static std::vector<const T*> sent(const std::vector<transfer>& t, buffer<T> transfer::*from) {
+  template <class T, class Transfer>
+  static std::vector<const T*> sent(const std::vector<Transfer>& t, buffer<T> Transfer::*from) {
     std::vector<const T*> pointers(t.size());
     for (std::size_t g = 0; g < t.size(); ++g) pointers[g] = (t[g].*from).data();
     return pointers;
-  }
-
-  /// source[order[j]] for j < n, in a new buffer.
-  template <class T>
-  static buffer<T> gathered(const T* source, const buffer<std::size_t>& order, std::size_t n,
-                            stream_type stream) {
-    auto out = backend_type::template allocate<T>(n, stream);
-    if (n != 0) backend_type::gather(source, order.data(), n, out.data(), stream);
-    return out;
   }
 
   Exchange& exchange_;
