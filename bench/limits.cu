@@ -205,6 +205,26 @@ double rate(std::uint64_t accesses, int repetitions, Prepare&& prepare, Launch&&
   return static_cast<double>(accesses) / (median(ms) * 1e6);
 }
 
+/// A limit is the best rate of its pattern over the number of threads in
+/// flight: its kernel at 1/8, 2/8, ..., 8/8 of the blocks the device holds
+/// at once. More requests in flight do not always serve more: random
+/// read-then-CAS runs faster below full occupancy on the H200
+/// (docs/results/limits.md, "Erases above their yardstick").
+constexpr int grid_steps = 8;
+
+/// rate() of launch(grid, seed) at each of the grid_steps grids, the best.
+template <class Prepare, class Launch>
+double best_rate(int resident_blocks, std::uint64_t accesses, int repetitions, Prepare&& prepare,
+                 Launch&& launch) {
+  double best = 0;
+  for (int step = 1; step <= grid_steps; ++step) {
+    const int grid = std::max(1, resident_blocks * step / grid_steps);
+    best = std::max(best, rate(accesses, repetitions, prepare,
+                               [&](std::uint64_t seed) { launch(grid, seed); }));
+  }
+  return best;
+}
+
 /// Bytes of half the device's L2 cache: a buffer every access of which can hit L2.
 std::uint64_t half_l2_bytes() {
   int device = 0;
@@ -223,10 +243,9 @@ double measure_reads(std::uint64_t buffer_bytes, int repetitions) {
   auto sink = cuda_backend::allocate<std::uint32_t>(1);
   cuda_backend::fill_bytes(buffer.data(), buffer_bytes, fill_byte);
   const auto kernel = random_reads<LineBytes, lanes, Reads>;
-  const int grid = grid_of(kernel);
-  return rate(
-      accesses_per_run, repetitions, [] {},
-      [&](std::uint64_t seed) {
+  return best_rate(
+      grid_of(kernel), accesses_per_run, repetitions, [] {},
+      [&](int grid, std::uint64_t seed) {
         kernel<<<grid, block_threads>>>(buffer.data(), buffer_bytes / LineBytes, accesses_per_run,
                                         seed, sink.data());
       });
@@ -239,10 +258,9 @@ double measure_l2_then_read(std::uint64_t buffer_bytes, int repetitions) {
   auto sink = cuda_backend::allocate<std::uint32_t>(1);
   cuda_backend::fill_bytes(directory.data(), directory_bytes, fill_byte);
   cuda_backend::fill_bytes(buffer.data(), buffer_bytes, fill_byte);
-  const int grid = grid_of(l2_then_random_read);
-  return rate(
-      accesses_per_run, repetitions, [] {},
-      [&](std::uint64_t seed) {
+  return best_rate(
+      grid_of(l2_then_random_read), accesses_per_run, repetitions, [] {},
+      [&](int grid, std::uint64_t seed) {
         l2_then_random_read<<<grid, block_threads>>>(directory.data(), directory_bytes / 8,
                                                      buffer.data(), buffer_bytes / 32,
                                                      accesses_per_run, seed, sink.data());
@@ -270,10 +288,10 @@ double measure_read_then_cas(std::uint64_t buffer_bytes, int repetitions) {
   cuda_backend::fill_bytes(buffer.data(), buffer_bytes, fill_byte);
   cuda_backend::fill_bytes(surprises.data(), sizeof(unsigned long long), 0);
   const auto kernel = read_then_cas<Succeed>;
-  const int grid = grid_of(kernel);
-  const double gops = rate(
-      accesses_per_run, repetitions, [] {},
-      [&](std::uint64_t seed) {
+  const int resident = grid_of(kernel);
+  const double gops = best_rate(
+      resident, accesses_per_run, repetitions, [] {},
+      [&](int grid, std::uint64_t seed) {
         kernel<<<grid, block_threads>>>(buffer.data(), words, accesses_per_run, seed,
                                         surprises.data());
       });
@@ -283,9 +301,9 @@ double measure_read_then_cas(std::uint64_t buffer_bytes, int repetitions) {
   // words (a table that fits in L2) accesses contend for words and many
   // CASes lose: the limit then includes that contention, as the writes of
   // so small a table would (docs/results/limits.md).
-  const bool contended = words < std::uint64_t{64} * grid * block_threads;
+  const bool contended = words < std::uint64_t{64} * resident * block_threads;
   require_atomics(Succeed ? "read_then_cas_write" : "read_then_cas", surprises.data(),
-                  static_cast<std::uint64_t>(repetitions + 1) * accesses_per_run,
+                  static_cast<std::uint64_t>(grid_steps) * (repetitions + 1) * accesses_per_run,
                   !Succeed    ? 0.0
                   : contended ? 1.0
                               : 0.01);
@@ -298,18 +316,18 @@ double measure_sector_read_then_cas(std::uint64_t buffer_bytes, int repetitions)
   auto surprises = cuda_backend::allocate<unsigned long long>(1);
   cuda_backend::fill_bytes(buffer.data(), sectors * 32, fill_byte);
   cuda_backend::fill_bytes(surprises.data(), sizeof(unsigned long long), 0);
-  const int grid = grid_of(sector_read_then_cas);
-  const double gops = rate(
-      accesses_per_run, repetitions, [] {},
-      [&](std::uint64_t seed) {
+  const int resident = grid_of(sector_read_then_cas);
+  const double gops = best_rate(
+      resident, accesses_per_run, repetitions, [] {},
+      [&](int grid, std::uint64_t seed) {
         sector_read_then_cas<<<grid, block_threads>>>(buffer.data(), sectors, accesses_per_run,
                                                       seed, surprises.data());
       });
   // As read_then_cas_write: a CAS loses only to another access of its
   // sector between its loads and its CAS.
-  const bool contended = sectors < std::uint64_t{64} * grid * block_threads;
+  const bool contended = sectors < std::uint64_t{64} * resident * block_threads;
   require_atomics("sector_read_then_cas_write", surprises.data(),
-                  static_cast<std::uint64_t>(repetitions + 1) * accesses_per_run,
+                  static_cast<std::uint64_t>(grid_steps) * (repetitions + 1) * accesses_per_run,
                   contended ? 1.0 : 0.01);
   return gops;
 }
@@ -320,15 +338,14 @@ double measure_failing_cas(std::uint64_t buffer_bytes, int repetitions) {
   auto surprises = cuda_backend::allocate<unsigned long long>(1);
   cuda_backend::fill_bytes(buffer.data(), buffer_bytes, fill_byte);
   cuda_backend::fill_bytes(surprises.data(), sizeof(unsigned long long), 0);
-  const int grid = grid_of(failing_cas);
-  const double gops = rate(
-      accesses_per_run, repetitions, [] {},
-      [&](std::uint64_t seed) {
+  const double gops = best_rate(
+      grid_of(failing_cas), accesses_per_run, repetitions, [] {},
+      [&](int grid, std::uint64_t seed) {
         failing_cas<<<grid, block_threads>>>(buffer.data(), words, accesses_per_run, seed,
                                              surprises.data());
       });
   require_atomics("cas_8", surprises.data(),
-                  static_cast<std::uint64_t>(repetitions + 1) * accesses_per_run, 0.0);
+                  static_cast<std::uint64_t>(grid_steps) * (repetitions + 1) * accesses_per_run, 0.0);
   return gops;
 }
 
@@ -338,15 +355,15 @@ double measure_succeeding_cas(std::uint64_t buffer_bytes, int repetitions) {
   auto buffer = cuda_backend::allocate<unsigned long long>(words);
   auto surprises = cuda_backend::allocate<unsigned long long>(1);
   cuda_backend::fill_bytes(surprises.data(), sizeof(unsigned long long), 0);
-  const int grid = grid_of(succeeding_cas);
-  const double gops = rate(
-      accesses, repetitions, [&] { cuda_backend::fill_bytes(buffer.data(), buffer_bytes, 0); },
-      [&](std::uint64_t seed) {
+  const double gops = best_rate(
+      grid_of(succeeding_cas), accesses, repetitions,
+      [&] { cuda_backend::fill_bytes(buffer.data(), buffer_bytes, 0); },
+      [&](int grid, std::uint64_t seed) {
         succeeding_cas<<<grid, block_threads>>>(
             buffer.data(), position_permutation::over(words, seed), accesses, surprises.data());
       });
   require_atomics("cas_8_write", surprises.data(),
-                  static_cast<std::uint64_t>(repetitions + 1) * accesses, 0.0);
+                  static_cast<std::uint64_t>(grid_steps) * (repetitions + 1) * accesses, 0.0);
   return gops;
 }
 
