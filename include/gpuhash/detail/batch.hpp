@@ -27,6 +27,7 @@
 
 #include "gpuhash/detail/counters.hpp"
 #include "gpuhash/detail/exec.hpp"
+#include "gpuhash/detail/launch_share.hpp"
 #include "gpuhash/detail/view_writes.hpp"
 #include "gpuhash/errors.hpp"
 #include "gpuhash/host_device.hpp"
@@ -177,15 +178,16 @@ gathered_batch<Backend, Key, Value> gather_batch(const batch<Key, Value>& args,
   return part;
 }
 
-/// Runs a batch on a one-thread-per-key design. Kinds that change the table
+/// Runs a batch on a one-thread-per-key design, with `share` of the threads
+/// the GPU holds in flight (launch_share.hpp). Kinds that change the table
 /// add their inserted/erased/full counts to *counters.
 template <class Backend, class View, class Key, class Value>
 void run_batch(const View& view, const batch<Key, Value>& args, table_counters* counters,
-               typename Backend::stream_type stream) {
+               typename Backend::stream_type stream, launch_share share = {}) {
   using exec_type = exec<Backend>;
   const auto launch = [&]<batch_kind Kind>(table_counters* tally) {
     exec_type::for_each_batch(args.n, batch_functor<Kind, View, Key, Value>{view, args}, tally,
-                              stream);
+                              stream, share);
   };
   switch (args.kind) {
     case batch_kind::apply: return launch.template operator()<batch_kind::apply>(counters);

@@ -4,13 +4,16 @@
 // CUDA one (compiled only by nvcc) launches grid-stride kernels.
 //
 //   for_each(n, f, stream)                    f(i) for every i in [0, n)
-//   for_each_tally(n, f, counters, stream)    same; f returns a status, and the
+//   for_each_tally(n, f, counters, stream[, share])
+//                                             same; f returns a status, and the
 //                                             inserted/erased/full counts are
 //                                             added to *counters
-//   for_each_batch(n, f, counters, stream)    a batch functor (detail/batch.hpp):
+//   for_each_batch(n, f, counters, stream[, share])
+//                                             a batch functor (detail/batch.hpp):
 //                                             out = f.run(i), then f.finish(i, out);
 //                                             counts out.result into *counters
 //                                             unless counters is null
+//     (share: the threads the GPU keeps in flight, launch_share.hpp)
 //   select_if(in, n, out, pred, stream)       stream compaction; returns the count
 //   count_if(in, n, pred, stream)             how many elements satisfy pred (waits)
 //   exclusive_scan(in, n, out, stream)        out[i] = sum of in[0, i); returns the total (waits)

@@ -46,20 +46,22 @@ struct cooperative_finds<cuda_backend> {
 
   /// Runs a batch of kind find or contains.
   template <class View, class Key, class Value>
-  static void run(const View& view, const batch<Key, Value>& args, cudaStream_t stream) {
+  static void run(const View& view, const batch<Key, Value>& args, cudaStream_t stream,
+                  launch_share share) {
     if (args.kind == batch_kind::find)
-      launch(batch_functor<batch_kind::find, View, Key, Value>{view, args}, stream);
+      launch(batch_functor<batch_kind::find, View, Key, Value>{view, args}, stream, share);
     else
-      launch(batch_functor<batch_kind::contains, View, Key, Value>{view, args}, stream);
+      launch(batch_functor<batch_kind::contains, View, Key, Value>{view, args}, stream, share);
   }
 
  private:
   template <batch_kind Kind, class View, class Key, class Value>
-  static void launch(const batch_functor<Kind, View, Key, Value>& f, cudaStream_t stream) {
+  static void launch(const batch_functor<Kind, View, Key, Value>& f, cudaStream_t stream,
+                     launch_share share) {
     if (f.args.n == 0) return;
     const auto kernel = find_tile_kernel<Kind, View, Key, Value>;
     const std::uint64_t threads = f.args.n * View::find_tile_size;
-    kernel<<<cuda::grid_size(kernel, threads), cuda::block_size, 0, stream>>>(f);
+    kernel<<<cuda::grid_size(kernel, threads, share), cuda::block_size, 0, stream>>>(f);
     GPUHASH_CUDA_CHECK_LAUNCH(stream);
   }
 };

@@ -10,6 +10,7 @@
 #include "gpuhash/cpu/backend.hpp"
 #include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/counters.hpp"
+#include "gpuhash/detail/launch_share.hpp"
 
 namespace gpuhash::detail {
 
@@ -27,9 +28,11 @@ struct exec<cpu_backend> {
     });
   }
 
+  /// The launch share is the GPU's (launch_share.hpp); the pool runs every
+  /// thread it has.
   template <class F>
   static void for_each_tally(std::uint64_t n, const F& f, table_counters* counters,
-                             stream_type stream) {
+                             stream_type stream, launch_share = {}) {
     stream.get().parallel_for(n, [&](std::uint64_t begin, std::uint64_t end) {
       status_tally tally;
       for (std::uint64_t i = begin; i < end; ++i) tally.count(f(i));
@@ -42,7 +45,7 @@ struct exec<cpu_backend> {
 
   template <class F>
   static void for_each_batch(std::uint64_t n, const F& f, table_counters* counters,
-                             stream_type stream) {
+                             stream_type stream, launch_share = {}) {
     stream.get().parallel_for(n, [&](std::uint64_t begin, std::uint64_t end) {
       status_tally tally;
       for (std::uint64_t i = begin; i < end; ++i) {

@@ -50,19 +50,19 @@ struct exec<cuda_backend> {
 
   template <class F>
   static void for_each_tally(std::uint64_t n, const F& f, table_counters* counters,
-                             stream_type stream) {
+                             stream_type stream, launch_share share = {}) {
     if (n == 0) return;
     const auto kernel = cuda::for_each_tally_kernel<F>;
-    kernel<<<cuda::grid_size(kernel, n), cuda::block_size, 0, stream>>>(n, f, counters);
+    kernel<<<cuda::grid_size(kernel, n, share), cuda::block_size, 0, stream>>>(n, f, counters);
     GPUHASH_CUDA_CHECK_LAUNCH(stream);
   }
 
   template <class F>
   static void for_each_batch(std::uint64_t n, const F& f, table_counters* counters,
-                             stream_type stream) {
+                             stream_type stream, launch_share share = {}) {
     if (n == 0) return;
     const auto kernel = cuda::for_each_batch_kernel<F>;
-    kernel<<<cuda::grid_size(kernel, n), cuda::block_size, 0, stream>>>(n, f, counters);
+    kernel<<<cuda::grid_size(kernel, n, share), cuda::block_size, 0, stream>>>(n, f, counters);
     GPUHASH_CUDA_CHECK_LAUNCH(stream);
   }
 

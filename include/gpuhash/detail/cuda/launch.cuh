@@ -13,6 +13,7 @@
 #include "gpuhash/cuda/occupancy.hpp"
 #include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/counters.hpp"
+#include "gpuhash/detail/launch_share.hpp"
 
 namespace gpuhash::detail::cuda {
 
@@ -75,10 +76,11 @@ __global__ void __launch_bounds__(block_size)
 }
 
 /// Blocks for a grid-stride launch of `kernel` over n items: enough to cover n,
-/// at most as many as the device runs at once (more would only add launch
-/// overhead; fewer would leave memory latency unhidden).
+/// at most `share` of those the device runs at once (more would only add
+/// launch overhead; how many keep memory busiest depends on the kernel:
+/// launch_share.hpp).
 template <class Kernel>
-int grid_size(Kernel kernel, std::uint64_t n) {
+int grid_size(Kernel kernel, std::uint64_t n, launch_share share = {}) {
   // Kernels of one signature (a find and a contains kernel, say) share this
   // function, Kernel being their pointer type, and may differ in registers:
   // each kernel's residency is asked once per thread and kept beside it.
@@ -86,11 +88,10 @@ int grid_size(Kernel kernel, std::uint64_t n) {
   auto entry = std::find_if(known.begin(), known.end(),
                             [&](const std::pair<Kernel, int>& e) { return e.first == kernel; });
   if (entry == known.end())
-    entry = known.insert(known.end(),
-                         {kernel, gpuhash::cuda::resident_blocks(kernel, block_size)});
+    entry = known.insert(known.end(), {kernel, gpuhash::cuda::resident_blocks(kernel, block_size)});
   const std::uint64_t needed = (n + block_size - 1) / block_size;
   return static_cast<int>(
-      std::min<std::uint64_t>(needed, static_cast<std::uint64_t>(entry->second)));
+      std::min<std::uint64_t>(needed, static_cast<std::uint64_t>(share.of(entry->second))));
 }
 
 }  // namespace gpuhash::detail::cuda

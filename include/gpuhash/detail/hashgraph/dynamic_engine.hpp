@@ -34,6 +34,7 @@
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/counters.hpp"
 #include "gpuhash/detail/hashgraph/steps.hpp"
+#include "gpuhash/detail/launch_share.hpp"
 #include "gpuhash/detail/linear_probing/table_views.hpp"
 #include "gpuhash/detail/segments.hpp"
 #include "gpuhash/detail/typed_view.hpp"
@@ -94,6 +95,9 @@ class dynamic_engine {
   static constexpr float default_max_load_factor = 0.5f;
   /// Erase leaves a tombstone that keeps its slot occupied until a rehash.
   static constexpr bool erase_frees_slot = false;
+  /// The GPU's threads in flight for batches: linear probing's share, its
+  /// slots being linear probing's (launch_share.hpp).
+  static constexpr launch_share batch_share{6};
 
   static constexpr bool is_reserved(Key key) noexcept { return views::is_reserved(key); }
   static constexpr std::span<const Key> reserved_keys() noexcept { return views::reserved_keys; }

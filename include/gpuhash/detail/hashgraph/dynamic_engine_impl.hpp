@@ -98,7 +98,8 @@ void dynamic_engine<Key, Value, Backend, Layout, Hash, KeyEqual>::build(const ke
   // Probes read slots in aligned windows: the array is a whole number of them.
   const std::uint64_t window = word_view_type::window_slots;
   const std::uint64_t slot_count = (segments.storage_size() + window - 1) / window * window;
-  auto slots = Backend::template allocate<slot_type>(storage_slots<word_view_type>(slot_count), stream);
+  auto slots =
+      Backend::template allocate<slot_type>(storage_slots<word_view_type>(slot_count), stream);
   // Every layout's empty slot is all one bits (empty_key = ~0), so one byte fill.
   Backend::fill_bytes(slots.data(), slot_count * sizeof(slot_type), 0xff, stream);
   auto cursors = Backend::template allocate<std::uint32_t>(buckets, stream);
@@ -119,7 +120,7 @@ void dynamic_engine<Key, Value, Backend, Layout, Hash, KeyEqual>::build(const ke
 template <class Key, class Value, class Backend, segment_layout Layout, class Hash, class KeyEqual>
 void dynamic_engine<Key, Value, Backend, Layout, Hash, KeyEqual>::execute_async(
     const batch<Key, Value>& args, table_counters* counters, stream_type stream) {
-  linear_probing::run_table_batch<Backend, views>(word_view(), args, counters, stream);
+  linear_probing::run_table_batch<Backend, views>(word_view(), args, counters, stream, batch_share);
 }
 
 template <class Key, class Value, class Backend, segment_layout Layout, class Hash, class KeyEqual>
