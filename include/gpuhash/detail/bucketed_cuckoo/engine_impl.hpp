@@ -132,11 +132,12 @@ void engine<Key, Value, Backend, Config, Hash, KeyEqual>::execute_async(
     if constexpr (finds == bucketed_cuckoo_find_path::tile &&
                   cooperative_finds<Backend>::available) {
       if (args.kind == batch_kind::find || args.kind == batch_kind::contains) {
-        cooperative_finds<Backend>::run(word_view(), words, stream, batch_share);
+        cooperative_finds<Backend>::run(word_view(), words, stream,
+                                        batch_share.for_table(memory_bytes()));
         return;
       }
     }
-    run_batch<Backend>(word_view(), words, counters, stream, batch_share);
+    run_batch<Backend>(word_view(), words, counters, stream, batch_share.for_table(memory_bytes()));
     return;
   }
   const phase_one_totals totals = run_phase_one(words, stream);
@@ -155,7 +156,8 @@ auto engine<Key, Value, Backend, Config, Hash, KeyEqual>::run_phase_one(const wo
     -> phase_one_totals {
   auto scratch = Backend::template allocate<table_counters>(1, stream);
   Backend::fill_bytes(scratch.data(), sizeof(table_counters), 0, stream);
-  run_batch<Backend>(word_view(), args, scratch.data(), stream, batch_share);
+  run_batch<Backend>(word_view(), args, scratch.data(), stream,
+                     batch_share.for_table(memory_bytes()));
   table_counters totals;
   Backend::copy_to_host(&totals, scratch.data(), 1, stream);
   return {totals.inserted, totals.erased, totals.full};
@@ -221,7 +223,7 @@ std::uint64_t engine<Key, Value, Backend, Config, Hash, KeyEqual>::place_pending
       walk_pending<word_view_type>{word_view(), leader_keys.data(), leader_values.data(),
                                    walk_statuses.data(), murmur3_fmix64(seed_ ^ ++walks_),
                                    max_exchanges},
-      tally.data(), stream, batch_share);
+      tally.data(), stream, batch_share.for_table(memory_bytes()));
   table_counters outcome;
   Backend::copy_to_host(&outcome, tally.data(), 1, stream);
 

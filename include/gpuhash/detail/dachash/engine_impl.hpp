@@ -77,7 +77,7 @@ void engine<Key, Value, Backend, Preset>::run_mapped(const batch<Key, Value>& ar
       return;
     }
   }
-  run_batch<Backend>(view(), args, counters, stream, batch_share);
+  run_batch<Backend>(view(), args, counters, stream, batch_share.for_table(memory_bytes()));
 }
 
 template <class Key, class Value, class Backend, class Preset>

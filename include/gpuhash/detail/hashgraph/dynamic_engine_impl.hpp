@@ -120,7 +120,8 @@ void dynamic_engine<Key, Value, Backend, Layout, Hash, KeyEqual>::build(const ke
 template <class Key, class Value, class Backend, segment_layout Layout, class Hash, class KeyEqual>
 void dynamic_engine<Key, Value, Backend, Layout, Hash, KeyEqual>::execute_async(
     const batch<Key, Value>& args, table_counters* counters, stream_type stream) {
-  linear_probing::run_table_batch<Backend, views>(word_view(), args, counters, stream, batch_share);
+  linear_probing::run_table_batch<Backend, views>(word_view(), args, counters, stream,
+                                                  batch_share.for_table(memory_bytes()));
 }
 
 template <class Key, class Value, class Backend, segment_layout Layout, class Hash, class KeyEqual>

@@ -61,7 +61,8 @@ template <class Key, class Value, class Backend, class Hash, class KeyEqual>
 void engine<Key, Value, Backend, Hash, KeyEqual>::execute_async(const batch<Key, Value>& args,
                                                                 table_counters* counters,
                                                                 stream_type stream) {
-  run_table_batch<Backend, views>(word_view(), args, counters, stream, batch_share);
+  run_table_batch<Backend, views>(word_view(), args, counters, stream,
+                                  batch_share.for_table(memory_bytes()));
 }
 
 template <class Key, class Value, class Backend, class Hash, class KeyEqual>
