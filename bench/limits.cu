@@ -1,11 +1,11 @@
-// Microbenchmarks of random access: the ceilings a hash table's operations
-// are judged against (limits.hpp lists the patterns). Access i of a run goes
-// to a position hashed from i and the run's seed (random_positions.hpp), so
-// every run reads positions of its own. Loaded values are folded into a sink
-// that is written only on an unlikely match, so no load can be left out; the
-// atomics count what they did against what the limit says, and a limit whose
-// atomics did otherwise is not reported. And the device's copy bandwidth, the
-// yardstick of rates in bytes.
+// Microbenchmarks of random access: the ceilings a hash table's operations are
+// judged against (limits.hpp lists the patterns). Access i of a run goes to a
+// position hashed from i and the run's seed (random_positions.hpp), so every
+// run of a grid reads positions of its own. Loaded values are folded into a
+// sink that is written only on an unlikely match, so no load can be left out;
+// the atomics count what they did against what the limit says, and a limit
+// whose atomics did otherwise is not reported. And the device's copy bandwidth,
+// the yardstick of rates in bytes.
 
 #include <cuda_runtime.h>
 
@@ -209,7 +209,7 @@ double rate(std::uint64_t accesses, int repetitions, Prepare&& prepare, Launch&&
 /// flight: its kernel at 1/8, 2/8, ..., 8/8 of the blocks the device holds
 /// at once. More requests in flight do not always serve more: random
 /// read-then-CAS runs faster below full occupancy on the H200
-/// (docs/results/limits.md, "Erases above their yardstick").
+/// (docs/results/limits.md, "Threads in flight").
 constexpr int grid_steps = 8;
 
 /// rate() of launch(grid, seed) at each of the grid_steps grids, the best.
@@ -345,7 +345,8 @@ double measure_failing_cas(std::uint64_t buffer_bytes, int repetitions) {
                                              surprises.data());
       });
   require_atomics("cas_8", surprises.data(),
-                  static_cast<std::uint64_t>(grid_steps) * (repetitions + 1) * accesses_per_run, 0.0);
+                  static_cast<std::uint64_t>(grid_steps) * (repetitions + 1) * accesses_per_run,
+                  0.0);
   return gops;
 }
 

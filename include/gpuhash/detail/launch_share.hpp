@@ -26,15 +26,15 @@ struct launch_share {
   /// This share for a table of `table_bytes` of at least large_table_bytes;
   /// full occupancy for a smaller one, whose accesses the L2 cache serves
   /// in part and whose batches ran slower at a reduced share (tables of 32
-  /// to 64 MB on the H200: DACHash down to 0.79x, bucketed cuckoo's erases
+  /// to 150 MB on the H200: DACHash down to 0.79x, bucketed cuckoo's erases
   /// to 0.85x).
   constexpr launch_share for_table(std::uint64_t table_bytes) const;
 };
 
 /// The size from which a table counts as in DRAM for its launch share:
 /// four times the L2 cache of an H100 or H200, rounded. The shares were
-/// measured at 512 MB and more (better) and 64 MB and less (worse); sizes
-/// between run at full occupancy, as before the shares.
+/// measured at 512 MB and more (better) and 150 MB and less (worse); sizes
+/// between were not measured either way.
 inline constexpr std::uint64_t large_table_bytes = std::uint64_t{256} << 20;
 
 constexpr launch_share launch_share::for_table(std::uint64_t table_bytes) const {

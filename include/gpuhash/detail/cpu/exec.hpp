@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -221,6 +222,7 @@ struct exec<cpu_backend> {
   template <class WayOf, class Place>
   static void stable_partition(std::uint64_t n, std::uint32_t ways, const WayOf& way_of,
                                const Place& place, std::uint64_t* counts, stream_type stream) {
+    if (ways == 0) throw std::invalid_argument("gpuhash: a stable partition takes 1 way or more");
     auto& pool = stream.get();
     const std::uint64_t chunks = std::uint64_t{pool.thread_count()} * 4;
     const std::uint64_t chunk_size = (n + chunks - 1) / chunks;

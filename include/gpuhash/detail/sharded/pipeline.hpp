@@ -7,7 +7,7 @@
 //
 //  1. each source shard partitions its part by destination shard: keys,
 //     values and operations written grouped, with their positions (order;
-//     32-bit where a part has fewer than 2^32 keys);
+//     32-bit where every part of the batch has fewer than 2^32 keys);
 //  2. the counts meet on the host as one matrix, the exchange_plan (one
 //     process drives every shard); the way back is its transpose;
 //  3. each shard makes room for its batch and for its part's results;

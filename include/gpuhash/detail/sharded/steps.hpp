@@ -19,9 +19,9 @@
 
 namespace gpuhash::detail::sharded {
 
-/// Position is the type of a part's positions (`order`): 32-bit where the
-/// part has fewer than 2^32 keys (half the bytes to write and read back),
-/// else 64-bit; the pipeline picks it per batch.
+/// Position is the type of a part's positions (`order`): 32-bit where every
+/// part of the batch has fewer than 2^32 keys (half the bytes to write and
+/// read back), else 64-bit; the pipeline picks it per batch.
 template <class Backend, class Key, class Value, class Placement, class Position>
 struct steps {
   using stream_type = typename Backend::stream_type;
