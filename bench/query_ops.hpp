@@ -78,6 +78,7 @@ point_report run_hit_ratio(const sweep_point& point, double hit_ratio) {
   }
   report.capacity = table.capacity();
   report.memory_bytes = table.memory_bytes();
+  report.touched_bytes = touched_bytes(table, stream);
   return report;
 }
 
@@ -164,6 +165,7 @@ point_report run_zipf_queries(const sweep_point& point) {
   }
   report.capacity = table.capacity();
   report.memory_bytes = table.memory_bytes();
+  report.touched_bytes = touched_bytes(table, stream);
   return report;
 }
 

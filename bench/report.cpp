@@ -57,7 +57,8 @@ judged_rate judge_rate(context& ctx, const point_report& report, const op_timing
   judged_rate judged{resolve(op.judged)};
   std::vector<double> gops;
   for (const limit_share& part : judged.yardstick.parts) {
-    const access_measurement& measured = ctx.measured_limit(part.limit, report.memory_bytes);
+    const access_measurement& measured = ctx.measured_limit(
+        part.limit, report.touched_bytes != 0 ? report.touched_bytes : report.memory_bytes);
     gops.push_back(measured.gops);
     if (judged.limit_buffer_bytes == 0) judged.limit_buffer_bytes = measured.buffer_bytes;
   }
@@ -91,6 +92,9 @@ void emit_basic_ops(context& ctx, const std::string& experiment, const point_rep
         .add("rate_gops", rate)
         .add("capacity", static_cast<std::uint64_t>(report.capacity))
         .add("memory_bytes", static_cast<std::uint64_t>(report.memory_bytes))
+        .add("touched_bytes",
+             static_cast<std::uint64_t>(report.touched_bytes != 0 ? report.touched_bytes
+                                                                  : report.memory_bytes))
         .add("verified", true);
     if (report.backend == "cuda") {
       const judged_rate judged = judge_rate(ctx, report, op);
