@@ -113,15 +113,21 @@ struct exec<cuda_backend> {
     if (n == 0) return 0;
     std::uint64_t last_in = 0;
     cuda_backend::copy_to_host(&last_in, in + (n - 1), 1, stream);
+    queue_exclusive_scan(in, n, out, stream);
+    std::uint64_t last_out = 0;
+    cuda_backend::copy_to_host(&last_out, out + (n - 1), 1, stream);
+    return last_out + last_in;
+  }
+
+  /// exclusive_scan without the total: queued on the stream, no wait.
+  static void queue_exclusive_scan(const std::uint64_t* in, std::uint64_t n, std::uint64_t* out,
+                                   stream_type stream) {
     const auto items = static_cast<std::int64_t>(n);
     std::size_t temp_bytes = 0;
     GPUHASH_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, out, items, stream));
     gpuhash::cuda::device_buffer<unsigned char> temp(temp_bytes, stream);
     GPUHASH_CUDA_TRY(
         cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, in, out, items, stream));
-    std::uint64_t last_out = 0;
-    cuda_backend::copy_to_host(&last_out, out + (n - 1), 1, stream);
-    return last_out + last_in;
   }
 
   /// The most ways stable_partition takes (its shared memory: 32 bytes a
@@ -142,7 +148,7 @@ struct exec<cuda_backend> {
       std::fill(counts, counts + ways, std::uint64_t{0});
       return;
     }
-    const std::uint64_t tiles = (n + cuda::block_size - 1) / cuda::block_size;
+    const std::uint64_t tiles = (n + cuda::partition_tile_size - 1) / cuda::partition_tile_size;
     if (tiles > 0x7fffffffU)
       throw std::length_error("gpuhash: a stable partition of too many keys");
     gpuhash::cuda::device_buffer<std::uint64_t> starts(tiles * ways, stream);
@@ -150,7 +156,7 @@ struct exec<cuda_backend> {
     cuda::count_ways<WayOf><<<grid, cuda::block_size, ways * sizeof(std::uint32_t), stream>>>(
         n, ways, way_of, tiles, starts.data());
     GPUHASH_CUDA_CHECK_LAUNCH(stream);
-    exclusive_scan(starts.data(), tiles * ways, starts.data(), stream);
+    queue_exclusive_scan(starts.data(), tiles * ways, starts.data(), stream);
     cuda::place_ways<WayOf, Place>
         <<<grid, cuda::block_size, cuda::place_ways_shared_bytes(ways), stream>>>(
             n, ways, way_of, place, tiles, starts.data());
