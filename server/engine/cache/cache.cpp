@@ -42,12 +42,12 @@ cache::cache(store::slab_ledger& ledger, std::unique_ptr<index::index_port> inde
 // ---- the batch's index work ------------------------------------------------------
 
 void cache::send_changes() {
-  for (const auto& [entry, change] : pending_) {
+  pending_.for_each([&](std::uint64_t entry, int change) {
     const auto signature = static_cast<index::signature_type>(entry >> 32);
     const auto where = static_cast<location>(entry);
     for (int k = 0; k < change; ++k) index_->insert(signature, where);
     for (int k = 0; k > change; --k) index_->erase(signature, where);
-  }
+  });
   pending_.clear();
 }
 
@@ -184,10 +184,7 @@ location cache::find_item(std::string_view key, std::size_t search) {
 }
 
 void cache::queue_entry(index::signature_type signature, location where, int change) {
-  const auto [entry, added] = pending_.try_emplace(entry_of(signature, where), change);
-  if (added) return;
-  entry->second += change;
-  if (entry->second == 0) pending_.erase(entry);
+  pending_.add(entry_of(signature, where), change);
 }
 
 void cache::link(location where, location replaced, index::signature_type signature) {

@@ -32,6 +32,7 @@
 #include <unordered_map>
 
 #include "engine/cache/node_pool.hpp"
+#include "engine/cache/pending_changes.hpp"
 #include "engine/key_hash.hpp"
 #include "index/index_port.hpp"
 #include "store/item_store.hpp"
@@ -219,13 +220,12 @@ class cache {
   std::uint64_t flush_cas_ = 0;    // items with a cas at or below it are gone
   std::int64_t flushed_at_ = 0;    // flushed_at()
 
+  pending_changes pending_;
   // The host maps below take their nodes from a pool of the shard's own
   // (one thread at a time runs a shard's batches): each set adds and drops
   // several nodes, and malloc and free would be a visible part of the
   // server's time (docs/results/server.md).
   node_pool node_pool_;
-  // (signature << 32 | location) -> net change
-  std::pmr::unordered_map<std::uint64_t, int> pending_{&node_pool_};
   key_locations fresh_{&node_pool_};
   key_locations in_flight_{&node_pool_};
   key_locations overflow_{&node_pool_};
