@@ -16,9 +16,7 @@ experiment sharded_scaling_experiment() {
           "(spread), against one table of the design on GPU 0 and against NCCL's all-to-all of "
           "the same bytes, timed on the same GPUs (--gpus=1,2,4: larger than the GPUs present "
           "are skipped; --n: 2^26,2^28 GPU, 2^20 CPU; --load=0.8, --key-bits=32,64, "
-          "--design=bucketed_cuckoo, --dist, --backend, --reps; --pieces=4: the most pieces a "
-          "batch goes in, each of at least --piece-keys=2^24 keys of its largest part, 1: "
-          "whole); --capacity: instead, one map "
+          "--design=bucketed_cuckoo, --dist, --backend, --reps); --capacity: instead, one map "
           "per G filled with n keys in spread batches of --batch keys (2^28 GPU, 2^16 CPU), "
           "its size checked, every key found in batches and one batch of absent keys looked "
           "for, with each GPU's table memory",

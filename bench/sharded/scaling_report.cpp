@@ -157,9 +157,8 @@ json_line scaling_report::json_of(const scaling_row& row, const scaling_op& op, 
       .add("devices", joined(row.devices))
       .add("shards", static_cast<std::uint64_t>(row.shards));
   if (row.backend == "cuda") line.add("gpus", static_cast<std::uint64_t>(row.shards));
-  line.add("inputs", row.inputs);
-  if (row.inputs != "table") line.add("pieces", static_cast<std::uint64_t>(row.pieces));
-  line.add("commit", ctx_.commit())
+  line.add("inputs", row.inputs)
+      .add("commit", ctx_.commit())
       .add("key_bits", row.key_bits)
       .add("value_bits", row.value_bits)
       .add("n", row.n)

@@ -49,7 +49,6 @@ struct scaling_row {
   std::string distribution;
   std::size_t shards = 1;
   std::string inputs;
-  std::size_t pieces = 1;  ///< the most pieces a sharded map's batch went in
   std::size_t capacity = 0;
   std::size_t memory_bytes = 0;  ///< the tables' of every shard together
   std::vector<scaling_op> ops;

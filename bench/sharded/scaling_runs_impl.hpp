@@ -59,10 +59,6 @@ struct scaling_options {
   /// (capacity_run.hpp), which replaces the rows of the comparison; 0
   /// without --capacity.
   std::uint64_t capacity_batch = 0;
-  /// --pieces: the most pieces a batch goes in (sharded_map::set_pieces; 1:
-  /// whole), each at least 2^24 keys of the largest part (--piece-keys).
-  std::size_t pieces = 4;
-  std::uint64_t piece_keys = std::uint64_t{1} << 24;
 };
 
 /// How many shards an exchange can have in this process: a GPU each for
@@ -95,9 +91,6 @@ inline scaling_options options_from(const context& ctx, std::size_t available, b
   if (options.shard_counts.empty())
     throw std::invalid_argument("--gpus: no count fits the " + std::to_string(available) +
                                 " GPUs this process sees");
-  options.pieces = static_cast<std::size_t>(ctx.arguments().size("pieces", 4));
-  if (options.pieces == 0) throw std::invalid_argument("--pieces: a batch goes in at least one");
-  options.piece_keys = ctx.arguments().size("piece-keys", std::uint64_t{1} << 24);
   if (ctx.arguments().flag("capacity")) {
     options.capacity_batch =
         ctx.arguments().size("batch", std::uint64_t{1} << (host_backend ? 16 : 28));
@@ -260,10 +253,7 @@ void measure_point(scaling_report& report, const scaling_options& options,
     for (const std::size_t shards : options.shard_counts)
       unless_out_of_memory(report, at + ", G=" + std::to_string(shards) + ", capacity run", [&] {
         sharded_map<Table, Exchange> map(shards, options_for(point));
-        map.set_pieces(options.piece_keys, options.pieces);
-        scaling_row row = run_capacity(map, point, options.capacity_batch);
-        row.pieces = options.pieces;
-        report.add_capacity(row);
+        report.add_capacity(run_capacity(map, point, options.capacity_batch));
       });
     return;
   }
@@ -275,13 +265,9 @@ void measure_point(scaling_report& report, const scaling_options& options,
         shards == 1 ? std::vector<input_form>{input_form::one} : options.forms;
     unless_out_of_memory(report, over, [&] {
       sharded_map<Table, Exchange> map(shards, options_for(point));
-      map.set_pieces(options.piece_keys, options.pieces);
       for (const input_form form : forms)
-        unless_out_of_memory(report, over + ", inputs " + name_of(form), [&] {
-          scaling_row row = run_sharded(map, point, form);
-          row.pieces = options.pieces;
-          report.add(row);
-        });
+        unless_out_of_memory(report, over + ", inputs " + name_of(form),
+                             [&] { report.add(run_sharded(map, point, form)); });
     });
   }
 }
