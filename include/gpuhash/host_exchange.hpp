@@ -54,20 +54,6 @@ class host_exchange {
     threads_->run(std::function<void(std::size_t)>(std::ref(task)));
   }
 
-  /// Work and transfers run synchronously here: a mark is only a name.
-  struct mark {};
-  mark mark_work(std::size_t) const noexcept { return {}; }
-  mark mark_transfers(std::size_t) const noexcept { return {}; }
-  void work_waits(std::size_t, const mark&) const noexcept {}
-  void transfers_wait(std::size_t, const mark&) const noexcept {}
-
-  /// all_to_all: synchronous here too.
-  template <class T>
-  void all_to_all_in_flight(const exchange_plan& plan, std::span<const T* const> send,
-                            std::span<T* const> receive) {
-    all_to_all(plan, send, receive);
-  }
-
   /// Each receiving shard copies, on its own thread, every piece sent to it.
   template <class T>
   void all_to_all(const exchange_plan& plan, std::span<const T* const> send,

@@ -2,11 +2,10 @@
 // nccl_exchange: the exchange of a sharded_map on the CUDA backend
 // (gpuhash/shard_exchange.hpp says what an exchange is). One shard per GPU
 // of this host, driven by one process: one NCCL communicator per GPU
-// (ncclCommInitAll), two streams per GPU (the shard's work, and transfers
-// that overlap it), one host thread per GPU for the shards' own work. Its
-// all-to-all is one NCCL group of ncclSend/ncclRecv pairs over every
-// communicator; a shard's part for itself is a device-to-device copy on its
-// stream. In the library when it was built
+// (ncclCommInitAll), one stream per GPU, one host thread per GPU for the
+// shards' own work. Its all-to-all is one NCCL group of ncclSend/ncclRecv
+// pairs over every communicator; a shard's part for itself is a
+// device-to-device copy on its stream. In the library when it was built
 // with NCCL: link gpuhash::nccl, which defines GPUHASH_HAS_NCCL (nccl.h
 // stays inside the library).
 //
@@ -52,24 +51,6 @@ class nccl_exchange {
   /// stream).
   stream_type stream(std::size_t shard) const;
 
-  /// A point in one of a shard's streams (a CUDA event recorded there).
-  class mark {
-   public:
-    mark() = default;
-
-   private:
-    friend class nccl_exchange;
-    std::shared_ptr<CUevent_st> event_;
-  };
-  /// What is queued on the shard's stream now.
-  mark mark_work(std::size_t shard);
-  /// What is queued on the shard's transfer stream now.
-  mark mark_transfers(std::size_t shard);
-  /// Work queued on the shard's stream from now on runs after the mark.
-  void work_waits(std::size_t shard, const mark& point);
-  /// Transfers queued for the shard from now on run after the mark.
-  void transfers_wait(std::size_t shard, const mark& point);
-
   /// task(shard) for every shard, each on its shard's host thread with the
   /// shard's device current.
   template <class Task>
@@ -84,16 +65,7 @@ class nccl_exchange {
                   std::span<T* const> receive) {
     const std::vector<const void*> send_bytes(send.begin(), send.end());
     const std::vector<void*> receive_bytes(receive.begin(), receive.end());
-    all_to_all_bytes(plan, send_bytes, receive_bytes, sizeof(T), lane::work);
-  }
-  /// The same on the shards' transfer streams, ordered only by marks
-  /// (shard_exchange.hpp).
-  template <class T>
-  void all_to_all_in_flight(const exchange_plan& plan, std::span<const T* const> send,
-                            std::span<T* const> receive) {
-    const std::vector<const void*> send_bytes(send.begin(), send.end());
-    const std::vector<void*> receive_bytes(receive.begin(), receive.end());
-    all_to_all_bytes(plan, send_bytes, receive_bytes, sizeof(T), lane::transfers);
+    all_to_all_bytes(plan, send_bytes, receive_bytes, sizeof(T));
   }
 
   /// CUDA devices this process sees (0 without a driver or a device).
@@ -101,14 +73,10 @@ class nccl_exchange {
 
  private:
   struct state;
-  /// Which of a shard's streams an all-to-all runs on.
-  enum class lane { work, transfers };
 
   void run_on_devices(const std::function<void(std::size_t)>& task);
   void all_to_all_bytes(const exchange_plan& plan, std::span<const void* const> send,
-                        std::span<void* const> receive, std::size_t element_bytes, lane on);
-  mark record(std::size_t shard, cudaStream_t stream);
-  void wait(std::size_t shard, cudaStream_t stream, const mark& point);
+                        std::span<void* const> receive, std::size_t element_bytes);
 
   std::unique_ptr<state> state_;
 };

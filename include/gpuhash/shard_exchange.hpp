@@ -27,25 +27,8 @@
 //                                            ordered after the work queued on each
 //                                            shard's stream (and before the work
 //                                            queued there afterwards)
-// and, so that a batch's transfers overlap its shards' work, a second
-// stream of transfers per shard:
-//   class mark;                              a point in one of a shard's
-//                                            streams, for the other to wait on
-//   mark mark_work(std::size_t shard);       what is queued on stream(shard) now
-//   mark mark_transfers(std::size_t shard);  what is queued on its transfers now
-//   void work_waits(std::size_t shard, const mark&);
-//   void transfers_wait(std::size_t shard, const mark&);
-//                                            later work (transfers) of the shard
-//                                            runs after the mark
-//   void all_to_all_in_flight<T>(plan, send, receive);
-//                                            all_to_all queued on the shards'
-//                                            transfer streams, after what they
-//                                            hold and nothing else: the work
-//                                            streams neither wait for it nor
-//                                            make it wait, but through marks
 // and a constructor from a shard count. Both exchanges move exactly
-// plan.pieces(sizeof(T)). On host_exchange, whose calls are synchronous,
-// the marks and waits do nothing.
+// plan.pieces(sizeof(T)).
 
 #include <cstddef>
 #include <stdexcept>

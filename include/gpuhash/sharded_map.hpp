@@ -28,9 +28,7 @@
 //
 // Calls are synchronous: each returns when its results are written. Shard
 // g's work runs on exchange().stream(g), which with nccl_exchange follows
-// the work the caller queued on the device's legacy default stream. A large
-// batch goes in pieces, its exchanges overlapping the shards' work
-// (set_pieces). If a
+// the work the caller queued on the device's legacy default stream. If a
 // shard's table throws (out of memory), the call rethrows it and the other
 // shards' parts of that batch may have been applied. One table is used
 // from one thread at a time.
@@ -402,15 +400,6 @@ class sharded_map {
   Map& shard(std::size_t g) { return *shards_.at(g); }
   Exchange& exchange() noexcept { return exchange_; }
 
-  /// A batch whose largest part has more than `least_keys` keys goes in
-  /// pieces of at least that many keys each (at most `most` of them), so
-  /// that the exchange of one piece overlaps the shards' work on another
-  /// (default: 2^24 keys, 4 pieces; `most` 1 sends every batch whole).
-  void set_pieces(std::size_t least_keys, std::size_t most) {
-    if (most == 0) throw std::invalid_argument("gpuhash::sharded_map::set_pieces: most is 0");
-    cut_ = {least_keys, most};
-  }
-
  private:
   template <class T>
   using staged = detail::staged<backend_type, T>;
@@ -419,10 +408,10 @@ class sharded_map {
 
   void run(const request& r) {
     check(r);
-    pipeline(exchange_, shards_, placement_, cut_).run(r);
+    pipeline(exchange_, shards_, placement_).run(r);
   }
   std::size_t gather_all(key_type* keys, mapped_type* values, std::size_t target) {
-    return pipeline(exchange_, shards_, placement_, cut_).gather_all(keys, values, target);
+    return pipeline(exchange_, shards_, placement_).gather_all(keys, values, target);
   }
 
   /// body() on shard g's thread (its device current): staging host arrays.
@@ -541,7 +530,6 @@ class sharded_map {
   Exchange exchange_;
   placement_type placement_;
   std::vector<std::optional<Map>> shards_;
-  detail::sharded::piecing cut_;
 };
 
 }  // namespace gpuhash

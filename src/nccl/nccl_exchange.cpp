@@ -96,7 +96,6 @@ struct nccl_exchange::state {
       : threads(device_list.size()),
         devices(std::move(device_list)),
         streams(devices.size(), nullptr),
-        transfer_streams(devices.size(), nullptr),
         comms(devices.size(), nullptr) {}
 
   // Streams are synchronized before the communicators end, and those before
@@ -105,9 +104,9 @@ struct nccl_exchange::state {
     try {
       const device_restorer restore;
       for (std::size_t g = 0; g < devices.size(); ++g) {
+        if (streams[g] == nullptr) continue;
         GPUHASH_CUDA_REPORT(cudaSetDevice(devices[g]));
-        for (const cudaStream_t stream : {streams[g], transfer_streams[g]})
-          if (stream != nullptr) GPUHASH_CUDA_REPORT(cudaStreamSynchronize(stream));
+        GPUHASH_CUDA_REPORT(cudaStreamSynchronize(streams[g]));
       }
       if (std::all_of(comms.begin(), comms.end(), [](ncclComm_t c) { return c != nullptr; })) {
         // One thread finalizes every communicator: in one group, as NCCL
@@ -118,9 +117,9 @@ struct nccl_exchange::state {
         for (const ncclComm_t comm : comms) GPUHASH_NCCL_REPORT(ncclCommDestroy(comm));
       }
       for (std::size_t g = 0; g < devices.size(); ++g) {
+        if (streams[g] == nullptr) continue;
         GPUHASH_CUDA_REPORT(cudaSetDevice(devices[g]));
-        for (const cudaStream_t stream : {streams[g], transfer_streams[g]})
-          if (stream != nullptr) GPUHASH_CUDA_REPORT(cudaStreamDestroy(stream));
+        GPUHASH_CUDA_REPORT(cudaStreamDestroy(streams[g]));
       }
     } catch (...) {  // cudaGetDevice failed: the runtime is gone, nothing left to free
     }
@@ -130,8 +129,7 @@ struct nccl_exchange::state {
 
   detail::shard_threads threads;  // first: its threads end last, after the cleanup above
   std::vector<int> devices;
-  std::vector<cudaStream_t> streams;           ///< each shard's work
-  std::vector<cudaStream_t> transfer_streams;  ///< all_to_all_in_flight's
+  std::vector<cudaStream_t> streams;
   std::vector<ncclComm_t> comms;
 };
 
@@ -159,7 +157,6 @@ nccl_exchange::nccl_exchange(std::vector<int> devices) {
     for (std::size_t g = 0; g < s->devices.size(); ++g) {
       GPUHASH_CUDA_TRY(cudaSetDevice(s->devices[g]));
       GPUHASH_CUDA_TRY(cudaStreamCreate(&s->streams[g]));
-      GPUHASH_CUDA_TRY(cudaStreamCreate(&s->transfer_streams[g]));
       keep_freed_memory(s->devices[g]);
     }
   }
@@ -206,41 +203,9 @@ void nccl_exchange::run_on_devices(const std::function<void(std::size_t)>& task)
   });
 }
 
-nccl_exchange::mark nccl_exchange::record(std::size_t shard, cudaStream_t stream) {
-  const device_restorer restore;
-  GPUHASH_CUDA_TRY(cudaSetDevice(state_->devices.at(shard)));
-  cudaEvent_t event = nullptr;
-  GPUHASH_CUDA_TRY(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-  mark point;
-  point.event_.reset(event, [](cudaEvent_t e) { GPUHASH_CUDA_REPORT(cudaEventDestroy(e)); });
-  GPUHASH_CUDA_TRY(cudaEventRecord(event, stream));
-  return point;
-}
-
-void nccl_exchange::wait(std::size_t shard, cudaStream_t stream, const mark& point) {
-  if (!point.event_) throw std::invalid_argument("gpuhash::nccl_exchange: a wait on no mark");
-  const device_restorer restore;
-  GPUHASH_CUDA_TRY(cudaSetDevice(state_->devices.at(shard)));
-  GPUHASH_CUDA_TRY(cudaStreamWaitEvent(stream, point.event_.get(), 0));
-}
-
-nccl_exchange::mark nccl_exchange::mark_work(std::size_t shard) {
-  return record(shard, state_->streams.at(shard));
-}
-nccl_exchange::mark nccl_exchange::mark_transfers(std::size_t shard) {
-  return record(shard, state_->transfer_streams.at(shard));
-}
-void nccl_exchange::work_waits(std::size_t shard, const mark& point) {
-  wait(shard, state_->streams.at(shard), point);
-}
-void nccl_exchange::transfers_wait(std::size_t shard, const mark& point) {
-  wait(shard, state_->transfer_streams.at(shard), point);
-}
-
 void nccl_exchange::all_to_all_bytes(const exchange_plan& plan, std::span<const void* const> send,
-                                     std::span<void* const> receive, std::size_t element_bytes,
-                                     lane on) {
-  const auto& streams = on == lane::work ? state_->streams : state_->transfer_streams;
+                                     std::span<void* const> receive, std::size_t element_bytes) {
+  const auto& streams = state_->streams;
   const auto& comms = state_->comms;
   const std::vector<exchange_piece> pieces = plan.pieces(element_bytes);
 

@@ -60,12 +60,8 @@ class sharded_on_gpus : public sharded_map<Map> {
   using base::find;
   using base::insert;
 
-  /// Batches of more than 97 keys go in pieces (up to 4): the suite's
-  /// larger cases overlap their exchanges with the shards' work.
   explicit sharded_on_gpus(table_options options = {})
-      : base(nccl_exchange(gpus_for(Gpus)), options) {
-    this->set_pieces(97, 4);
-  }
+      : base(nccl_exchange(gpus_for(Gpus)), options) {}
 
   void insert_async(const key_type* keys, const mapped_type* values, std::size_t n,
                     status* statuses) {

@@ -52,12 +52,7 @@ class sharded_under_test : public sharded_map<Map> {
   /// other than 0 is exercised.
   static constexpr std::size_t source = Shards - 1;
 
-  /// Batches of more than 97 keys in a part go in pieces (up to 4), so that
-  /// the suite's larger cases run the pieces' path and its smaller ones the
-  /// whole batch's.
-  explicit sharded_under_test(table_options options = {}) : base(Shards, options) {
-    this->set_pieces(97, 4);
-  }
+  explicit sharded_under_test(table_options options = {}) : base(Shards, options) {}
 
   // ---- basic_map's pointer forms (the _async forms are synchronous here) --
 

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "gpuhash/cpu/backend.hpp"
-#include "gpuhash/detail/sharded/pipeline.hpp"
 #include "gpuhash/detail/sharded/steps.hpp"
 #include "gpuhash/host_exchange.hpp"
 #include "gpuhash/operation.hpp"
@@ -182,17 +181,6 @@ TEST(sharded_steps, scatter_puts_results_in_the_callers_order) {
   steps_32<std::uint64_t>::scatter_values(values.data(), order.data(), n, back.data(),
                                           cpu::stream{});
   EXPECT_EQ(back, (std::vector<std::uint32_t>{0, 10, 20, 30, 40}));
-}
-
-TEST(sharded_piecing, a_batch_goes_in_pieces_of_at_least_the_least_keys_up_to_the_most) {
-  const detail::sharded::piecing cut{100, 4};
-  EXPECT_EQ(cut.pieces_for(0), 1U);
-  EXPECT_EQ(cut.pieces_for(100), 1U);
-  EXPECT_EQ(cut.pieces_for(101), 2U);
-  EXPECT_EQ(cut.pieces_for(400), 4U);
-  EXPECT_EQ(cut.pieces_for(1000000), 4U);
-  EXPECT_EQ((detail::sharded::piecing{0, 3}.pieces_for(5)), 3U);
-  EXPECT_EQ((detail::sharded::piecing{100, 1}.pieces_for(1000000)), 1U);
 }
 
 }  // namespace
