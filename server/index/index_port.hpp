@@ -115,6 +115,8 @@ class index_port {
   /// Queues a find (they come before every insert and erase); its results
   /// are matches(n) for the n-th find of the batch.
   void find(signature_type signature) { batch_.add(operation::search, signature, 0); }
+  /// Queues a find for each signature, in order.
+  void find(std::span<const signature_type> signatures) { batch_.add_searches(signatures); }
   void insert(signature_type signature, location_type location) {
     batch_.add(operation::insert, signature, location);
   }

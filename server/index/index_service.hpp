@@ -12,6 +12,7 @@
 #include <memory>
 #include <memory_resource>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -62,6 +63,15 @@ struct index_batch {
     locations.push_back(location);
     inserts += op == operation::insert ? 1 : 0;
     erases += op == operation::erase ? 1 : 0;
+  }
+  /// Adds a search for each signature, in order (a multi-get's keys).
+  void add_searches(std::span<const signature_type> searched) {
+    if (inserts != 0 || erases != 0)
+      throw std::logic_error("index_batch: a search after an insert or erase");
+    const std::size_t n = size() + searched.size();
+    ops.resize(n, operation::search);
+    signatures.insert(signatures.end(), searched.begin(), searched.end());
+    locations.resize(n, 0);
   }
   /// Keeps the first n operations.
   void truncate(std::size_t n);

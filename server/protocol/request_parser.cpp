@@ -140,7 +140,8 @@ std::string_view rest_of_line(const command_line& line, std::size_t skipped) {
   return rest.substr(0, rest.find_last_not_of(' ') + 1);
 }
 
-/// Calls `visit` with each word of `text`, past the 23 that command_line holds.
+/// Calls `visit` with each word of `text` (a command's argument, or the rest
+/// of a line past the 23 words that command_line holds).
 template <class Visit>
 bool for_each_word(std::string_view text, Visit&& visit) {
   std::size_t position = 0;
@@ -176,17 +177,14 @@ parse_result parse_retrieval(command kind, const command_line& line, const parse
     out.keys.push_back(word);
     return valid_key(word, limits);
   };
+  // the words split already, then those past them
   bool keys_valid = true;
-  if (line.count < detail::max_words) {
-    // the line's words are all split already
-    for (std::size_t w = skip; w < line.count && keys_valid; ++w)
-      keys_valid = take_key(line.words[w]);
-  } else {
-    keys_valid = for_each_word(line.text, [&](std::string_view word) {
-      if (skip == 0) return take_key(word);
-      --skip;
-      return true;
-    });
+  for (std::size_t w = skip; w < line.count && keys_valid; ++w)
+    keys_valid = take_key(line.words[w]);
+  if (keys_valid && line.count == detail::max_words) {
+    const std::string_view last = line.words[line.count - 1];
+    const auto split = static_cast<std::size_t>(last.data() + last.size() - line.text.data());
+    keys_valid = for_each_word(line.text.substr(split), take_key);
   }
   if (!keys_valid) return fail(reply::bad_format, line.size);
   return accepted(line.size);

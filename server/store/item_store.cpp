@@ -44,6 +44,7 @@ item_store::item_store(slab_ledger& ledger)
   // A page's location is (page << chunk_bits_) | chunk, with room for the
   // smallest class's chunks, below block_location.
   chunk_bits_ = static_cast<unsigned>(std::bit_width(classes_.chunks_per_page(1) - 1));
+  chunk_mask_ = (location{1} << chunk_bits_) - 1;
   nameable_pages_ = block_location >> chunk_bits_;
 }
 
@@ -216,10 +217,9 @@ void item_store::visit_class(std::size_t size_class,
 location item_store::visit_linked_from(
     location from, const std::function<bool(location, const item&)>& visit) const {
   if ((from & block_location) == 0) {
-    const location chunk_mask = (location{1} << chunk_bits_) - 1;
     for (std::size_t page_index = from >> chunk_bits_; page_index < pages_.size(); ++page_index) {
       const std::size_t chunks = classes_.chunks_per_page(pages_[page_index].size_class);
-      const std::size_t first = page_index == (from >> chunk_bits_) ? (from & chunk_mask) : 0;
+      const std::size_t first = page_index == (from >> chunk_bits_) ? (from & chunk_mask_) : 0;
       for (std::size_t chunk_index = first; chunk_index < chunks; ++chunk_index) {
         const auto where = static_cast<location>(page_index << chunk_bits_ | chunk_index);
         const item& it = at(where);

@@ -323,7 +323,7 @@ class item_store {
       return std::launder(reinterpret_cast<item*>(blocks_[number].memory.get()));
     }
     const std::size_t page_index = where >> chunk_bits_;
-    const std::size_t chunk_index = where & ((location{1} << chunk_bits_) - 1);
+    const std::size_t chunk_index = where & chunk_mask_;
     assert(page_index < pages_.size() && "the location's page was never allocated");
     const page& holder = pages_[page_index];
     assert(chunk_index < slab_page_bytes / holder.chunk_size &&
@@ -361,6 +361,7 @@ class item_store {
   removal_handler removal_handler_;
   bool cas_enabled_ = true;  ///< the store's config: an item's reported size counts its CAS
   unsigned chunk_bits_ = 0;  ///< a page location's low bits: the chunk within its page
+  location chunk_mask_ = 0;  ///< those bits (every item read masks a location with them)
   std::size_t nameable_pages_ = 0;
   std::vector<size_class_state> size_classes_;  ///< class c at c - 1
   std::vector<page> pages_;

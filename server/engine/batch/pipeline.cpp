@@ -5,6 +5,7 @@
 #include <chrono>
 #include <ctime>
 #include <exception>
+#include <span>
 
 namespace gpuhash::server::engine {
 
@@ -77,6 +78,13 @@ void batch_pipeline::collect(const work_item& item) {
   };
   if (item.is_error()) {
     if (item.drops_key) protocol::for_each_item_key_at(item.request, 0, find);
+    return;
+  }
+  if (hashed && protocol::scope_of(item.request.kind) == protocol::key_scope::many &&
+      item.request.keys.size() > item.resume_at + 1) {
+    // a multi-get's keys from where it goes on, hashed by the routing, at
+    // once (a lone key's find is cheaper one by one)
+    items.find(std::span<const index::signature_type>(item.signatures).subspan(item.resume_at));
     return;
   }
   protocol::for_each_item_key_at(item.request, item.resume_at, find);

@@ -114,6 +114,8 @@ class cache {
   /// Queues a find for the key of `signature`; the n-th queued is
   /// find_item(key, n)'s.
   void find(index::signature_type signature) { index_->find(signature); }
+  /// Queues a find for each signature's key, in order.
+  void find(std::span<const index::signature_type> signatures) { index_->find(signatures); }
   /// Queues the entries linked and unlinked since the last batch, then runs
   /// the batch on the index and reads the statuses it settled. A device
   /// failure moves the index to the CPU, losing nothing; so does a move

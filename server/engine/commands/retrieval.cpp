@@ -63,18 +63,19 @@ bool run_retrieval(shard_state& state, work_item& work, std::size_t first_search
       return false;
     }
     const location where = items.find_item(request.keys[k], first_search + (k - first_key));
-    // a value that does not fit stops the request before anything is counted
-    if (where != store::no_location && !group.reply_fits(reply_bound(items.at(where)))) {
-      work.resume_at = k;
-      return false;
-    }
-    ++(touches ? counts.cmd_touch : counts.cmd_get);
     if (where == store::no_location) {
+      ++(touches ? counts.cmd_touch : counts.cmd_get);
       ++(touches ? counts.touch_misses : counts.get_misses);
       group.mark();
       continue;
     }
     store::item& item = items.at(where);
+    // a value that does not fit stops the request before anything is counted
+    if (!group.reply_fits(reply_bound(item))) {
+      work.resume_at = k;
+      return false;
+    }
+    ++(touches ? counts.cmd_touch : counts.cmd_get);
     ++(touches ? counts.touch_hits : counts.get_hits);
     if (touches) {
       count_in_class(state, item.size_class, &class_command_counts::touch_hits);

@@ -1,6 +1,7 @@
 // A group in parts gets its replies back in request order (router.hpp).
 
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
 
 #include "engine/routing/router.hpp"
@@ -51,12 +52,19 @@ class reassembly {
     return ready;
   }
 
-  /// Each key's VALUE (or nothing) from its shard, in the keys' order.
+  /// Each key's VALUE (or nothing) from its shard, in the keys' order: the
+  /// segments of a run of keys of one shard are taken at once.
   bool take_keys(const request_group::split_state::request_route& how) {
-    for (; split_.key < how.keys; ++split_.key) {
-      const std::size_t s = split_.key_shards[split_.key_base + split_.key];
-      if (!split_.has_segment(s)) return false;
-      out_.append(split_.take_segment(s));
+    const std::uint8_t* shards = split_.key_shards.data() + split_.key_base;
+    while (split_.key < how.keys) {
+      const std::size_t s = shards[split_.key];
+      const std::size_t most =
+          std::min<std::size_t>(how.keys - split_.key, split_.segments_left(s));
+      std::size_t run = 0;
+      while (run < most && shards[split_.key + run] == s) ++run;
+      if (run == 0) return false;
+      out_.append(split_.take_segment(s, run));
+      split_.key += run;
     }
     if (!all_have(how.shards, 1)) return false;
     each_shard(how.shards, [&](std::size_t s) { split_.take_segment(s); });  // their END

@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -16,10 +19,14 @@ namespace gpuhash::server::engine {
 
 namespace {
 
-/// route_whole's shards of the keys it hashed, for make_parts (per thread:
-/// both run on the submitting thread, one right after the other).
-std::vector<std::uint8_t>& routed_keys() {
-  static thread_local std::vector<std::uint8_t> routed;
+/// What route_whole found, for make_parts (per thread: both run on the
+/// submitting thread, one right after the other).
+struct routed_keys {
+  std::vector<std::uint8_t> key_shards;       ///< of each key it hashed, in order
+  std::vector<std::uint64_t> request_shards;  ///< of each request's keys (a bit each)
+};
+routed_keys& routed_now() {
+  static thread_local routed_keys routed;
   return routed;
 }
 
@@ -81,35 +88,39 @@ bool router::route_whole(request_group& group, shard_queues& queued) {
   // The common case first: every key in one shard (a lone get or set). The
   // shards found are kept, in order, for make_parts, and each key's index
   // signature with its request, for the batch (a key is hashed once).
-  constexpr std::size_t none = static_cast<std::size_t>(-1);
-  std::size_t only = none;
-  bool several = false;
-  std::vector<std::uint8_t>& routed = routed_keys();
-  routed.clear();
+  bool every = false;
+  std::uint64_t group_shards = 0;
+  routed_keys& routed = routed_now();
+  routed.key_shards.clear();
+  routed.request_shards.clear();
   for (std::size_t i = group.done; i < group.used; ++i) {
     work_item& item = group.items[i];
     const protocol::request& request = item.request;
+    std::uint64_t shards = 0;
     const auto hash = [&](std::string_view key, std::size_t k) {
       const std::uint64_t hashed = hasher_.hash(key);
       item.signatures[k] = key_hasher::signature_of(hashed);
       const std::size_t s = key_hasher::shard_of(hashed, shards_);
-      routed.push_back(static_cast<std::uint8_t>(s));
-      if (only == none) only = s;
-      several = several || s != only;
+      routed.key_shards.push_back(static_cast<std::uint8_t>(s));
+      shards |= std::uint64_t{1} << s;
     };
     if (item.is_error()) {
-      if (!item.drops_key) continue;
-      item.signatures.resize(protocol::item_key_positions(request));
-      protocol::for_each_item_key_at(request, 0, hash);
+      if (item.drops_key) {
+        item.signatures.resize(protocol::item_key_positions(request));
+        protocol::for_each_item_key_at(request, 0, hash);
+      }
     } else if (protocol::scope_of(request.kind) == protocol::key_scope::every) {
-      several = true;
+      every = true;
     } else {
       item.signatures.resize(protocol::item_key_positions(request));
       protocol::for_each_item_key_at(request, first_key(group, i), hash);
     }
+    routed.request_shards.push_back(shards);
+    group_shards |= shards;
   }
-  if (several) return false;
-  queued[only == none ? 0 : only].push_back(&group);
+  const bool several = (group_shards & (group_shards - 1)) != 0;  // more than one bit
+  if (every || several) return false;
+  queued[group_shards == 0 ? 0 : std::countr_zero(group_shards)].push_back(&group);
   return true;
 }
 
@@ -140,7 +151,7 @@ void router::make_parts(request_group& group) {
 void router::make_routes(request_group& group) {
   using request_route = request_group::split_state::request_route;
   request_group::split_state& split = *group.split;
-  const std::vector<std::uint8_t>& routed = routed_keys();
+  const routed_keys& routed = routed_now();
   const std::uint64_t all = shards_ == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << shards_) - 1;
   std::size_t next_routed = 0;
   constexpr std::uint32_t anywhere = static_cast<std::uint32_t>(-1);
@@ -150,22 +161,23 @@ void router::make_routes(request_group& group) {
     const protocol::request& request = item.request;
     request_route r;
     r.shard = anywhere;
-    const auto one_key = [&](std::string_view) { r.shard = routed[next_routed++]; };
-    const auto many_keys = [&](std::string_view) {
-      const std::uint8_t s = routed[next_routed++];
-      split.key_shards.push_back(s);
-      r.shards |= std::uint64_t{1} << s;
-      ++r.keys;
-    };
+    const auto one_key = [&](std::string_view) { r.shard = routed.key_shards[next_routed++]; };
     const protocol::key_scope scope = protocol::scope_of(request.kind);
     if (item.is_error()) {
       if (item.drops_key) protocol::for_each_item_key(request, 0, one_key);
     } else if (scope == protocol::key_scope::one) {
       protocol::for_each_item_key(request, 0, one_key);
     } else if (scope == protocol::key_scope::many) {
-      // none left: answered "END" anywhere
-      if (first_key(group, i) < request.keys.size()) r.kind = route_kind::keys;
-      protocol::for_each_item_key(request, first_key(group, i), many_keys);
+      // its keys from the first to go on (none left: answered "END" anywhere)
+      const std::size_t keys =
+          request.keys.size() - std::min(first_key(group, i), request.keys.size());
+      const auto first = routed.key_shards.begin() + static_cast<std::ptrdiff_t>(next_routed);
+      split.key_shards.insert(split.key_shards.end(), first,
+                              first + static_cast<std::ptrdiff_t>(keys));
+      next_routed += keys;
+      r.keys = static_cast<std::uint32_t>(keys);
+      r.shards = routed.request_shards[i - group.done];
+      if (keys != 0) r.kind = route_kind::keys;
     } else if (scope == protocol::key_scope::every) {
       r = {route_kind::every, 0, 0, all};
       const std::string_view argument = request.argument;

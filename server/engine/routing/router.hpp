@@ -59,7 +59,8 @@ class router {
 
  private:
   /// Queues the group whole (true), or finds it needs parts (false); the
-  /// shards of its keys are left in routed_, in order.
+  /// shards of its keys, in order, and of each request's keys are left for
+  /// make_parts (router.cpp's routed_keys).
   bool route_whole(request_group& group, shard_queues& queued);
   /// Fills the parts of a group that names keys of several shards, from the
   /// shards route_whole found for its keys, in order.

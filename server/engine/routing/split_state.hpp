@@ -49,16 +49,22 @@ struct request_group::split_state {
   std::size_t key_base = 0;      ///< key_shards' index of the route's first key
   std::uint64_t dumps_done = 0;  ///< of a metadump: the shards whose dump has ended
 
-  bool has_segment(std::size_t shard, std::size_t count = 1) const {
-    return next_segment[shard] + count <= parts[shard]->part->segment_ends.size();
+  /// The segments of a part's replies not read yet.
+  std::size_t segments_left(std::size_t shard) const {
+    return parts[shard]->part->segment_ends.size() - next_segment[shard];
   }
-  /// The next segment of a part's replies, consumed.
-  std::string_view take_segment(std::size_t shard) {
+  bool has_segment(std::size_t shard, std::size_t count = 1) const {
+    return count <= segments_left(shard);
+  }
+  /// The next `count` segments of a part's replies (they lie one after
+  /// another), consumed.
+  std::string_view take_segment(std::size_t shard, std::size_t count = 1) {
     const request_group& part = *parts[shard];
     const std::vector<std::size_t>& ends = part.part->segment_ends;
-    const std::size_t index = next_segment[shard]++;
+    const std::size_t index = next_segment[shard];
+    next_segment[shard] += count;
     const std::size_t begin = index == 0 ? 0 : ends[index - 1];
-    return std::string_view(part.replies).substr(begin, ends[index] - begin);
+    return std::string_view(part.replies).substr(begin, ends[index + count - 1] - begin);
   }
   /// The next stats numbers of a part, consumed.
   const shard_numbers& take_numbers(std::size_t shard) {
