@@ -14,6 +14,10 @@ namespace {
 // Reasons shared by several designs.
 constexpr std::string_view offsets_left_out =
     "the yardstick leaves out the read of the bucket's start; the fraction counts it as loss";
+constexpr std::string_view small_offsets_in_l2 =
+    "its slice offsets take 1/32 of the table or less, where the limit's directory takes half the "
+    "L2 cache: a table not many times L2's size keeps more of its slots in L2 than the limit's "
+    "buffer does";
 
 // The table. Reads: a find is judged against the read of the sector that
 // holds its key (random_read_32) unless the design reads a bucket or node
@@ -157,14 +161,10 @@ constexpr yardstick table[] = {
     {"hashgraph_sliced_ellpack", "find_hit", "l2_then_random_read_32",
      "reads its slice's offset (8 bytes per 32 buckets, 16 MB at 2^26 buckets: L2 holds them), "
      "then a 16-byte window at a position that depends on it",
-     "its slice offsets take 1/32 of the table or less, where the limit's directory takes half "
-     "the L2 cache: a table not many times L2's size keeps more of its slots in L2 than the "
-     "limit's buffer does"},
+     small_offsets_in_l2},
     {"hashgraph_sliced_ellpack", "find_miss", "l2_then_random_read_32",
      "the slice's offset from L2, then windows up to an empty slot (one at low load)",
-     "its slice offsets take 1/32 of the table or less, where the limit's directory takes half "
-     "the L2 cache: a table not many times L2's size keeps more of its slots in L2 than the "
-     "limit's buffer does"},
+     small_offsets_in_l2},
     {"hashgraph_sliced_ellpack", "erase", "read_then_cas_write",
      "the slice's offset from L2, then linear probing's read and CAS to a tombstone", ""},
     {"hashgraph_sliced_ellpack", "upsert", "read_then_cas_write",
@@ -190,9 +190,7 @@ constexpr yardstick table[] = {
      "the binned build touches its counters and cursors in nearly ascending order, in L2"},
     {"hashgraph_static_sliced_ellpack", "find_hit", "l2_then_random_read_32",
      "reads its slice's offset (8 bytes per 32 buckets, in L2), then the bucket's first sector",
-     "its slice offsets take 1/32 of the table or less, where the limit's directory takes half "
-     "the L2 cache: a table not many times L2's size keeps more of its slots in L2 than the "
-     "limit's buffer does"},
+     small_offsets_in_l2},
 
     // Cuckoo Node Hashing (docs/designs/cuckoo_node.md).
     {"cuckoo_node", "insert", "read_then_cas_write",

@@ -90,8 +90,11 @@ TYPED_TEST_SUITE_P(stable_partition);
 TYPED_TEST_P(stable_partition, groups_random_ways_stably) {
   seeded_random random;
   for (const std::uint32_t way_count : {1U, 2U, 3U, 4U, 7U, 33U, 1024U}) {
-    for (const std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{255}, std::size_t{256},
-                                std::size_t{257}, std::size_t{5000}, std::size_t{70001}}) {
+    // Around a warp, a warp's run (256) and a GPU tile (2,048), and many tiles.
+    for (const std::size_t n :
+         {std::size_t{1}, std::size_t{31}, std::size_t{255}, std::size_t{256}, std::size_t{257},
+          std::size_t{2047}, std::size_t{2048}, std::size_t{2049}, std::size_t{4096},
+          std::size_t{5000}, std::size_t{70001}}) {
       SCOPED_TRACE(std::to_string(way_count) + " ways, " + std::to_string(n) + " indices");
       this->expect_grouped(this->random_ways(random, n, way_count), way_count);
     }

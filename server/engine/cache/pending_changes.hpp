@@ -1,8 +1,8 @@
 #pragma once
 // The index entries a shard's cache inserts and erases with its next batch
 // (cache.hpp), as net changes: an insert and an erase of one entry cancel.
-// Each store queues two (its item's insert, the erase of the item it
-// replaces) and each batch sends and drops them all, so they are kept flat:
+// Each store queues two (the erase of the item it replaces, then its item's
+// insert) and each batch sends and drops them all, so they are kept flat:
 // the changes in a vector, in the order first queued, found by an
 // open-addressing table of their positions, where a node-based map takes a
 // node, a bucket's division and a rehash check for each.
@@ -38,7 +38,7 @@ class pending_changes {
     }
   }
 
-  /// Whether some entry has a net change (one that did not cancel).
+  /// Whether no entry has a net change (every change queued cancelled).
   bool empty() const noexcept { return nonzero_ == 0; }
 
   /// Calls fn(entry, count) for each entry whose net change is not 0, in

@@ -122,6 +122,7 @@ struct exec<cuda_backend> {
   /// exclusive_scan without the total: queued on the stream, no wait.
   static void queue_exclusive_scan(const std::uint64_t* in, std::uint64_t n, std::uint64_t* out,
                                    stream_type stream) {
+    if (n == 0) return;
     const auto items = static_cast<std::int64_t>(n);
     std::size_t temp_bytes = 0;
     GPUHASH_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, out, items, stream));

@@ -1,7 +1,7 @@
 #pragma once
 // The kernels of exec<cuda_backend>::stable_partition: [0, n) grouped by a
-// way number per index, stably, in two passes over tiles of `tile_size`
-// indices. Compiled only by nvcc.
+// way number per index, stably, in two passes over tiles of
+// `partition_tile_size` indices. Compiled only by nvcc.
 //
 //  1. count_ways: each tile's count of every way, written way-major
 //     (tile_counts[way * tiles + tile]);
@@ -19,7 +19,7 @@
 // whatever the number of ways. Against a radix sort of (way, 64-bit index)
 // pairs and then a gather of what moves, this reads an index's way twice
 // and writes what `place` writes, besides a count per (way, tile): 8 bytes
-// per tile_size indices and way, and their scan.
+// per partition_tile_size indices and way, and their scan.
 
 #include <cuda_runtime.h>
 
@@ -43,8 +43,8 @@ __device__ inline std::uint32_t lanes_below() {
 /// The index a lane takes at `step` of its warp's run.
 __device__ inline std::uint64_t partition_index(int step) {
   return std::uint64_t{blockIdx.x} * partition_tile_size +
-         std::uint64_t{threadIdx.x / 32} * (32 * partition_items) + std::uint64_t(step) * 32 +
-         threadIdx.x % 32;
+         std::uint64_t{threadIdx.x / 32} * (32 * partition_items) +
+         static_cast<std::uint64_t>(step) * 32 + threadIdx.x % 32;
 }
 
 /// A lane at one step of its warp's run: its index, the index's way and the
