@@ -53,17 +53,24 @@ struct exchange_piece {
 /// Who sends whom how many elements, and where each part lies: a shard's
 /// send buffer holds its parts in the order of their destinations, a
 /// shard's receive buffer the parts sent to it in the order of their
-/// sources.
+/// sources, each part starting at a multiple of `align` elements (the
+/// elements between two parts are not sent).
 class exchange_plan {
  public:
-  /// counts[s][d]: elements shard s sends shard d (a square matrix).
-  explicit exchange_plan(const std::vector<std::vector<std::size_t>>& counts)
+  /// counts[s][d]: elements shard s sends shard d (a square matrix). align:
+  /// every part starts at a multiple of it in its buffers (1: the parts
+  /// follow one another).
+  explicit exchange_plan(const std::vector<std::vector<std::size_t>>& counts, std::size_t align = 1)
       : shards_(counts.size()),
+        align_(align),
         counts_(shards_ * shards_),
         send_offsets_(shards_ * shards_),
         receive_offsets_(shards_ * shards_),
         sent_(shards_, 0),
-        received_(shards_, 0) {
+        received_(shards_, 0),
+        send_extents_(shards_, 0),
+        receive_extents_(shards_, 0) {
+    if (align_ == 0) throw std::invalid_argument("gpuhash::exchange_plan: align must be 1 or more");
     for (std::size_t s = 0; s < shards_; ++s) {
       if (counts[s].size() != shards_)
         throw std::invalid_argument("gpuhash::exchange_plan: row " + std::to_string(s) + " has " +
@@ -73,9 +80,11 @@ class exchange_plan {
     }
     for (std::size_t s = 0; s < shards_; ++s) {
       for (std::size_t d = 0; d < shards_; ++d) {
-        send_offsets_[s * shards_ + d] = sent_[s];
+        send_offsets_[s * shards_ + d] = aligned(send_extents_[s]);
+        send_extents_[s] = send_offsets_[s * shards_ + d] + count(s, d);
         sent_[s] += count(s, d);
-        receive_offsets_[d * shards_ + s] = received_[d];
+        receive_offsets_[d * shards_ + s] = aligned(receive_extents_[d]);
+        receive_extents_[d] = receive_offsets_[d * shards_ + s] + count(s, d);
         received_[d] += count(s, d);
       }
     }
@@ -92,10 +101,17 @@ class exchange_plan {
   std::size_t receive_offset(std::size_t to, std::size_t from) const {
     return receive_offsets_[to * shards_ + from];
   }
-  /// Elements shard `from` sends in all: its send buffer's size.
+  /// Elements shard `from` sends in all.
   std::size_t sent(std::size_t from) const { return sent_[from]; }
-  /// Elements shard `to` receives in all: its receive buffer's size.
+  /// Elements shard `to` receives in all.
   std::size_t received(std::size_t to) const { return received_[to]; }
+  /// The size of the send buffer of `from`: its last part's end, an empty
+  /// part ending where it starts (sent(from) where align is 1).
+  std::size_t send_extent(std::size_t from) const { return send_extents_[from]; }
+  /// The size of the receive buffer of `to`: its last part's end.
+  std::size_t receive_extent(std::size_t to) const { return receive_extents_[to]; }
+  /// What every part's start is a multiple of.
+  std::size_t align() const noexcept { return align_; }
 
   /// The all-to-all of elements of `element_bytes` bytes as its pieces, one
   /// per pair of shards with a part to move (empty parts left out), by
@@ -119,16 +135,21 @@ class exchange_plan {
     std::vector<std::vector<std::size_t>> counts(shards_, std::vector<std::size_t>(shards_));
     for (std::size_t s = 0; s < shards_; ++s)
       for (std::size_t d = 0; d < shards_; ++d) counts[d][s] = count(s, d);
-    return exchange_plan(counts);
+    return exchange_plan(counts, align_);
   }
 
  private:
+  std::size_t aligned(std::size_t at) const { return (at + align_ - 1) / align_ * align_; }
+
   std::size_t shards_;
+  std::size_t align_;
   std::vector<std::size_t> counts_;           // row-major: [from][to]
   std::vector<std::size_t> send_offsets_;     // [from][to]
   std::vector<std::size_t> receive_offsets_;  // [to][from]
   std::vector<std::size_t> sent_;
   std::vector<std::size_t> received_;
+  std::vector<std::size_t> send_extents_;
+  std::vector<std::size_t> receive_extents_;
 };
 
 /// The exchange a sharded_map uses on a backend unless told otherwise:

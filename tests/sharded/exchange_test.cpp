@@ -84,6 +84,59 @@ TEST(exchange_plan, pieces_are_the_nonempty_parts_in_bytes) {
   EXPECT_TRUE(exchange_plan(count_matrix{{0, 0}, {0, 0}}).pieces(4).empty());
 }
 
+TEST(exchange_plan, aligned_parts_start_at_multiples_of_the_alignment) {
+  const exchange_plan plan(count_matrix{{1, 2, 0}, {0, 0, 0}, {4, 5, 6}}, 4);
+  EXPECT_EQ(plan.align(), 4U);
+  // Shard 2's parts (4, 5, 6 elements) start at 0, 4, 12; its buffer ends at 18.
+  EXPECT_EQ(plan.send_offset(2, 0), 0U);
+  EXPECT_EQ(plan.send_offset(2, 1), 4U);
+  EXPECT_EQ(plan.send_offset(2, 2), 12U);
+  EXPECT_EQ(plan.sent(2), 15U);
+  EXPECT_EQ(plan.send_extent(2), 18U);
+  // Shard 0's send buffer: 1 element, then 2 from offset 4, then its empty
+  // part for shard 2 at 8, where the buffer ends.
+  EXPECT_EQ(plan.send_offset(0, 1), 4U);
+  EXPECT_EQ(plan.send_offset(0, 2), 8U);
+  EXPECT_EQ(plan.send_extent(0), 8U);
+  // Shard 1 receives 2 from shard 0, nothing from itself, 5 from shard 2.
+  EXPECT_EQ(plan.receive_offset(1, 0), 0U);
+  EXPECT_EQ(plan.receive_offset(1, 1), 4U);
+  EXPECT_EQ(plan.receive_offset(1, 2), 4U);
+  EXPECT_EQ(plan.received(1), 7U);
+  EXPECT_EQ(plan.receive_extent(1), 9U);
+  EXPECT_EQ(plan.send_extent(1), 0U);
+  const auto pieces = plan.pieces(2);
+  for (const exchange_piece& piece : pieces) {
+    EXPECT_EQ(piece.send_offset % 8, 0U);
+    EXPECT_EQ(piece.receive_offset % 8, 0U);
+  }
+  EXPECT_THROW(exchange_plan(count_matrix{{1}}, 0), std::invalid_argument);
+}
+
+TEST(exchange_plan, the_aligned_way_back_lands_where_the_way_there_started) {
+  seeded_random random;
+  for (const std::size_t align : {std::size_t{3}, std::size_t{256}}) {
+    for (std::size_t shards = 1; shards <= 5; ++shards) {
+      count_matrix counts(shards, std::vector<std::size_t>(shards));
+      for (auto& row : counts)
+        for (auto& count : row) count = random.below(3) == 0 ? 0 : random.below(700);
+      const exchange_plan there(counts, align);
+      const exchange_plan back = there.reversed();
+      EXPECT_EQ(back.align(), align);
+      for (std::size_t s = 0; s < shards; ++s) {
+        EXPECT_EQ(back.receive_extent(s), there.send_extent(s));
+        EXPECT_EQ(back.send_extent(s), there.receive_extent(s));
+        for (std::size_t d = 0; d < shards; ++d) {
+          EXPECT_EQ(there.send_offset(s, d) % align, 0U);
+          EXPECT_EQ(there.receive_offset(d, s) % align, 0U);
+          EXPECT_EQ(back.send_offset(d, s), there.receive_offset(d, s));
+          EXPECT_EQ(back.receive_offset(s, d), there.send_offset(s, d));
+        }
+      }
+    }
+  }
+}
+
 TEST(exchange_plan, rejects_a_matrix_that_is_not_square) {
   EXPECT_THROW(exchange_plan(count_matrix{{1, 2}, {3}}), std::invalid_argument);
 }
@@ -94,13 +147,13 @@ std::uint64_t tag(std::size_t from, std::size_t to, std::size_t k) {
 }
 
 /// Runs the host exchange on `counts` and checks every element's landing place.
-void expect_delivered(const count_matrix& counts) {
+void expect_delivered(const count_matrix& counts, std::size_t align = 1) {
   const std::size_t shards = counts.size();
-  const exchange_plan plan(counts);
+  const exchange_plan plan(counts, align);
   std::vector<std::vector<std::uint64_t>> send(shards), receive(shards);
   for (std::size_t s = 0; s < shards; ++s) {
-    send[s].resize(plan.sent(s));
-    receive[s].assign(plan.received(s), ~std::uint64_t{0});
+    send[s].resize(plan.send_extent(s));
+    receive[s].assign(plan.receive_extent(s), ~std::uint64_t{0});
     for (std::size_t d = 0; d < shards; ++d)
       for (std::size_t k = 0; k < plan.count(s, d); ++k)
         send[s][plan.send_offset(s, d) + k] = tag(s, d, k);
@@ -129,6 +182,17 @@ TEST(host_exchange, delivers_every_part_to_its_place) {
     for (auto& row : counts)
       for (auto& count : row) count = random.below(4) == 0 ? 0 : random.below(1000);
     expect_delivered(counts);
+  }
+}
+
+TEST(host_exchange, delivers_aligned_parts_to_their_places) {
+  seeded_random random;
+  for (std::size_t shards = 1; shards <= 4; ++shards) {
+    SCOPED_TRACE(std::to_string(shards) + " shards");
+    count_matrix counts(shards, std::vector<std::size_t>(shards));
+    for (auto& row : counts)
+      for (auto& count : row) count = random.below(4) == 0 ? 0 : random.below(1000);
+    expect_delivered(counts, 256);
   }
 }
 

@@ -1,7 +1,7 @@
 // The per-device steps of a sharded batch on the CPU backend: the stable
 // partition by shard with what it writes grouped (empty batches, every key
-// to one shard, one shard; 32- and 64-bit positions) and the scatters of
-// results back into the caller's order.
+// to one shard, one shard; 32- and 64-bit positions; groups packed and
+// aligned) and the scatters of results back into the caller's order.
 
 #include <gtest/gtest.h>
 
@@ -15,6 +15,7 @@
 #include "gpuhash/detail/sharded/steps.hpp"
 #include "gpuhash/host_exchange.hpp"
 #include "gpuhash/operation.hpp"
+#include "gpuhash/shard_exchange.hpp"
 #include "gpuhash/shard_placement.hpp"
 #include "gpuhash/status.hpp"
 #include "support/random.hpp"
@@ -27,13 +28,16 @@ template <class Position>
 using steps_32 =
     detail::sharded::steps<cpu_backend, std::uint32_t, std::uint32_t, placement_32, Position>;
 
-/// Partitions `keys` (with values and operations derived from them) and
-/// checks the result against the placement itself: order is a permutation
-/// of the positions, grouped by shard in increasing shard order, increasing
-/// within a shard (stable), with counts to match; and what was sent at j is
-/// the key, value and operation at order[j].
+/// Partitions `keys` (with values and operations derived from them), each
+/// shard's group aligned to `align`, and checks the result against the
+/// placement itself: order is a permutation of the positions, grouped by
+/// shard in increasing shard order, each group where an exchange_plan of
+/// that alignment puts it, increasing within a shard (stable), with counts
+/// to match; what was sent at j is the key, value and operation at
+/// order[j]; and nothing is written between groups.
 template <class Position>
-void expect_partitioned(const std::vector<std::uint32_t>& keys, const placement_32& placement) {
+void expect_partitioned(const std::vector<std::uint32_t>& keys, const placement_32& placement,
+                        std::size_t align = 1) {
   const std::size_t n = keys.size();
   std::vector<std::uint32_t> values(n);
   std::vector<operation> ops(n);
@@ -41,23 +45,34 @@ void expect_partitioned(const std::vector<std::uint32_t>& keys, const placement_
     values[i] = keys[i] * 3 + 1;
     ops[i] = i % 3 == 0 ? operation::erase : operation::insert;
   }
-  std::vector<Position> order(n, ~Position{0});
-  std::vector<std::uint32_t> sent_keys(n), sent_values(n);
-  std::vector<operation> sent_ops(n);
+  const std::size_t extent = n + placement.shards * (align - 1);
+  const std::uint32_t untouched = 0xdeadbeefU;
+  std::vector<Position> order(extent, ~Position{0});
+  std::vector<std::uint32_t> sent_keys(extent, untouched), sent_values(extent, untouched);
+  std::vector<operation> sent_ops(extent, operation::update);
   std::vector<std::size_t> counts(placement.shards, 12345);
   cpu::thread_pool pool(2);
-  steps_32<Position>::partition(keys.data(), values.data(), ops.data(), n, placement, order.data(),
-                                sent_keys.data(), sent_values.data(), sent_ops.data(),
+  steps_32<Position>::partition(keys.data(), values.data(), ops.data(), n, placement, align,
+                                order.data(), sent_keys.data(), sent_values.data(), sent_ops.data(),
                                 counts.data(), cpu::stream{&pool});
 
   std::vector<std::size_t> expected_counts(placement.shards, 0);
   for (const std::uint32_t key : keys) ++expected_counts[placement(key)];
   EXPECT_EQ(counts, expected_counts);
 
+  // Where the groups lie: as a plan of one source with these counts lays them out.
+  std::vector<std::vector<std::size_t>> matrix(placement.shards,
+                                               std::vector<std::size_t>(placement.shards, 0));
+  matrix[0] = counts;
+  const exchange_plan plan(matrix, align);
+  std::vector<bool> in_a_group(extent, false);
   std::vector<bool> seen(n, false);
-  std::size_t j = 0;
+  std::size_t placed = 0;
   for (std::uint32_t shard = 0; shard < placement.shards; ++shard) {
-    for (std::size_t k = 0; k < counts[shard]; ++k, ++j) {
+    const std::size_t start = plan.send_offset(0, shard);
+    ASSERT_EQ(start % align, 0U) << "shard " << shard;
+    for (std::size_t k = 0, j = start; k < counts[shard]; ++k, ++j, ++placed) {
+      in_a_group[j] = true;
       ASSERT_LT(order[j], n);
       ASSERT_FALSE(seen[order[j]]) << "position " << order[j] << " twice";
       seen[order[j]] = true;
@@ -70,7 +85,14 @@ void expect_partitioned(const std::vector<std::uint32_t>& keys, const placement_
       }
     }
   }
-  EXPECT_EQ(j, n);
+  EXPECT_EQ(placed, n);
+  for (std::size_t j = 0; j < extent; ++j)
+    if (!in_a_group[j]) {
+      ASSERT_EQ(order[j], ~Position{0}) << "written between groups at " << j;
+      ASSERT_EQ(sent_keys[j], untouched) << "written between groups at " << j;
+      ASSERT_EQ(sent_values[j], untouched) << "written between groups at " << j;
+      ASSERT_EQ(sent_ops[j], operation::update) << "written between groups at " << j;
+    }
 }
 
 std::vector<std::uint32_t> random_keys(seeded_random& random, std::size_t n) {
@@ -92,6 +114,21 @@ TEST(sharded_steps, partition_groups_keys_by_shard_stably) {
   }
 }
 
+TEST(sharded_steps, partition_aligns_each_group_as_the_exchange_plan_does) {
+  seeded_random random;
+  for (const std::size_t align : {std::size_t{2}, std::size_t{3}, std::size_t{256}}) {
+    for (const std::uint32_t shards : {1U, 2U, 5U}) {
+      SCOPED_TRACE(std::to_string(shards) + " shards, align " + std::to_string(align));
+      const placement_32 placement{shards};
+      for (const std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{1000}}) {
+        const auto keys = random_keys(random, n);
+        expect_partitioned<std::uint32_t>(keys, placement, align);
+        expect_partitioned<std::uint64_t>(keys, placement, align);
+      }
+    }
+  }
+}
+
 TEST(sharded_steps, partition_of_duplicates_keeps_their_order) {
   // Many copies of few keys: equal keys are one shard, kept in input order.
   seeded_random random;
@@ -103,7 +140,7 @@ TEST(sharded_steps, partition_of_duplicates_keeps_their_order) {
 
 TEST(sharded_steps, partition_of_an_empty_batch_counts_nothing) {
   std::vector<std::size_t> counts(3, 99);
-  steps_32<std::uint32_t>::partition(nullptr, nullptr, nullptr, 0, placement_32{3}, nullptr,
+  steps_32<std::uint32_t>::partition(nullptr, nullptr, nullptr, 0, placement_32{3}, 256, nullptr,
                                      nullptr, nullptr, nullptr, counts.data(), cpu::stream{});
   EXPECT_EQ(counts, (std::vector<std::size_t>{0, 0, 0}));
 }
@@ -131,7 +168,7 @@ TEST(sharded_steps, partition_onto_one_shard_is_the_identity) {
   std::vector<std::uint32_t> sent_keys(keys.size());
   std::size_t count = 0;
   steps_32<std::uint32_t>::partition(keys.data(), nullptr, nullptr, keys.size(), placement_32{1},
-                                     order.data(), sent_keys.data(), nullptr, nullptr, &count,
+                                     256, order.data(), sent_keys.data(), nullptr, nullptr, &count,
                                      cpu::stream{});
   EXPECT_EQ(count, keys.size());
   std::vector<std::uint32_t> identity(keys.size());

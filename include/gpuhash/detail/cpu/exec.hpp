@@ -215,14 +215,18 @@ struct exec<cpu_backend> {
   /// Stable partition of [0, n) into `ways` groups: place(i, at) for every
   /// i, where `at` is i's position once the indices are grouped by
   /// way_of(i) (in [0, ways)) in increasing way order, keeping their order
-  /// within a way; counts[w] (host memory, `ways` entries) = the size of
-  /// group w. A pass over fixed chunks that counts each chunk's ways (and
-  /// keeps them), each (way, chunk)'s first position, then a pass that
-  /// places every chunk in order.
+  /// within a way, each group starting at the first multiple of `align`
+  /// after the group before it ends (positions between groups are not
+  /// placed); counts[w] (host memory, `ways` entries) = the size of group
+  /// w. A pass over fixed chunks that counts each chunk's ways (and keeps
+  /// them), each (way, chunk)'s first position, then a pass that places
+  /// every chunk in order.
   template <class WayOf, class Place>
   static void stable_partition(std::uint64_t n, std::uint32_t ways, const WayOf& way_of,
-                               const Place& place, std::uint64_t* counts, stream_type stream) {
+                               const Place& place, std::uint64_t* counts, stream_type stream,
+                               std::uint64_t align = 1) {
     if (ways == 0) throw std::invalid_argument("gpuhash: a stable partition takes 1 way or more");
+    if (align == 0) throw std::invalid_argument("gpuhash: a stable partition's align is 1 or more");
     auto& pool = stream.get();
     const std::uint64_t chunks = std::uint64_t{pool.thread_count()} * 4;
     const std::uint64_t chunk_size = (n + chunks - 1) / chunks;
@@ -241,6 +245,7 @@ struct exec<cpu_backend> {
         1);
     std::uint64_t running = 0;
     for (std::uint32_t w = 0; w < ways; ++w) {
+      running = (running + align - 1) / align * align;
       const std::uint64_t first = running;
       for (std::uint64_t c = 0; c < chunks; ++c) {
         const std::uint64_t count = next[c * ways + w];

@@ -136,15 +136,19 @@ struct exec<cuda_backend> {
   static constexpr std::uint32_t max_partition_ways = 1024;
 
   /// Stable partition of [0, n) by way_of(i) (partition.cuh): place(i, at)
-  /// for every i, counts[w] (host memory) the size of way w; waits for the
-  /// counts. way_of and place run on the device.
+  /// for every i, each way's group starting at the first multiple of
+  /// `align` after the group before it ends, counts[w] (host memory) the
+  /// size of way w; waits for the counts (cpu/exec.hpp says the same at
+  /// length). way_of and place run on the device.
   template <class WayOf, class Place>
   static void stable_partition(std::uint64_t n, std::uint32_t ways, const WayOf& way_of,
-                               const Place& place, std::uint64_t* counts, stream_type stream) {
+                               const Place& place, std::uint64_t* counts, stream_type stream,
+                               std::uint64_t align = 1) {
     if (ways == 0 || ways > max_partition_ways)
       throw std::invalid_argument("gpuhash: a stable partition on the GPU takes 1 to " +
                                   std::to_string(max_partition_ways) + " ways, not " +
                                   std::to_string(ways));
+    if (align == 0) throw std::invalid_argument("gpuhash: a stable partition's align is 1 or more");
     if (n == 0) {
       std::fill(counts, counts + ways, std::uint64_t{0});
       return;
@@ -158,12 +162,15 @@ struct exec<cuda_backend> {
         n, ways, way_of, tiles, starts.data());
     GPUHASH_CUDA_CHECK_LAUNCH(stream);
     queue_exclusive_scan(starts.data(), tiles * ways, starts.data(), stream);
-    cuda::place_ways<WayOf, Place>
-        <<<grid, cuda::block_size, cuda::place_ways_shared_bytes(ways), stream>>>(
-            n, ways, way_of, place, tiles, starts.data());
-    GPUHASH_CUDA_CHECK_LAUNCH(stream);
     gpuhash::cuda::device_buffer<std::uint64_t> sizes(ways, stream);
     for_each(ways, cuda::way_sizes{starts.data(), tiles, ways, n, sizes.data()}, stream);
+    gpuhash::cuda::device_buffer<std::uint64_t> shifts(align == 1 ? 0 : ways, stream);
+    if (align != 1)
+      for_each(1, cuda::aligned_way_shifts{sizes.data(), ways, align, shifts.data()}, stream);
+    cuda::place_ways<WayOf, Place>
+        <<<grid, cuda::block_size, cuda::place_ways_shared_bytes(ways), stream>>>(
+            n, ways, way_of, place, tiles, starts.data(), shifts.data());
+    GPUHASH_CUDA_CHECK_LAUNCH(stream);
     cuda_backend::copy_to_host(counts, sizes.data(), ways, stream);
   }
 

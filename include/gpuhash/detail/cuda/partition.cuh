@@ -10,7 +10,8 @@
 //     this way in earlier tiles;
 //  3. place_ways: each tile again, every index placed at its (way, tile)'s
 //     first position plus the indices of its way before it in the tile,
-//     so a way keeps index order.
+//     so a way keeps index order; moved on by its way's shift where the
+//     ways' groups start at multiples of an alignment (aligned_way_shifts).
 //
 // A warp owns a contiguous run of `partition_items` x 32 indices of its
 // tile, a step of 32 at a time, so a tile's order is warp by warp, then
@@ -96,13 +97,13 @@ __global__ void __launch_bounds__(block_size)
     tile_counts[std::uint64_t{w} * tiles + blockIdx.x] = way_counts[w];
 }
 
-/// Pass 3: place(i, first[way * tiles + tile] + the indices of i's way
-/// before i in the tile). Dynamic shared memory: partition_warps x ways
-/// counters.
+/// Pass 3: place(i, first[way * tiles + tile] + shifts[way] + the indices
+/// of i's way before i in the tile); no shifts where `shifts` is null.
+/// Dynamic shared memory: partition_warps x ways counters.
 template <class WayOf, class Place>
 __global__ void __launch_bounds__(block_size)
     place_ways(std::uint64_t n, std::uint32_t ways, WayOf way_of, Place place, std::uint64_t tiles,
-               const std::uint64_t* first) {
+               const std::uint64_t* first, const std::uint64_t* shifts) {
   extern __shared__ std::uint32_t before[];  // [warp * ways + way]
   const std::uint32_t warp = threadIdx.x / 32;
   for (std::uint32_t k = threadIdx.x; k < partition_warps * ways; k += blockDim.x) before[k] = 0;
@@ -136,7 +137,8 @@ __global__ void __launch_bounds__(block_size)
     const std::uint32_t earlier = lane.active ? before[warp * ways + lane.way] : 0;
     __syncwarp();
     if (lane.active)
-      place(lane.i, first[std::uint64_t{lane.way} * tiles + blockIdx.x] + earlier + lane.rank());
+      place(lane.i, first[std::uint64_t{lane.way} * tiles + blockIdx.x] +
+                        (shifts == nullptr ? 0 : shifts[lane.way]) + earlier + lane.rank());
     if (lane.leads()) before[warp * ways + lane.way] = earlier + lane.size();
     __syncwarp();
   }
@@ -159,6 +161,27 @@ struct way_sizes {
   __device__ void operator()(std::uint64_t w) const {
     const std::uint64_t end = w + 1 == ways ? total : starts[(w + 1) * tiles];
     counts[w] = end - starts[w * tiles];
+  }
+};
+
+/// shifts[w]: how far way w's group moves when every group starts at the
+/// first multiple of `align` after the group before it ends (the padding
+/// of the groups before it). One thread: ways are few.
+struct aligned_way_shifts {
+  const std::uint64_t* sizes;
+  std::uint32_t ways;
+  std::uint64_t align;
+  std::uint64_t* shifts;
+
+  __device__ void operator()(std::uint64_t) const {
+    std::uint64_t aligned_end = 0;
+    std::uint64_t packed_end = 0;
+    for (std::uint32_t w = 0; w < ways; ++w) {
+      aligned_end = (aligned_end + align - 1) / align * align;
+      shifts[w] = aligned_end - packed_end;
+      aligned_end += sizes[w];
+      packed_end += sizes[w];
+    }
   }
 };
 

@@ -30,13 +30,16 @@ struct steps {
   /// `keys` (a stable partition), and writes them so grouped: the j-th key
   /// to sent_keys[j], its value to sent_values[j] and its operation to
   /// sent_ops[j] (each only where its source is not null), and its position
-  /// in `keys` to order[j]. counts[d] (host memory, placement.shards
-  /// entries) is how many keys go to shard d. Arrays other than counts are
-  /// in the backend's memory. Returns when counts are written.
+  /// in `keys` to order[j]. Each shard's group starts at the first multiple
+  /// of `align` after the group before it ends, as in an exchange_plan of
+  /// that alignment; what lies between groups is not written. counts[d]
+  /// (host memory, placement.shards entries) is how many keys go to shard
+  /// d. Arrays other than counts are in the backend's memory. Returns when
+  /// counts are written.
   static void partition(const Key* keys, const Value* values, const operation* ops, std::size_t n,
-                        const Placement& placement, Position* order, Key* sent_keys,
-                        Value* sent_values, operation* sent_ops, std::size_t* counts,
-                        stream_type stream);
+                        const Placement& placement, std::size_t align, Position* order,
+                        Key* sent_keys, Value* sent_values, operation* sent_ops,
+                        std::size_t* counts, stream_type stream);
 
   /// to[order[j]] = from[j] for j < n: a part's results, which came back in
   /// sent order, put in the caller's order.

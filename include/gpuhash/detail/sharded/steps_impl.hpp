@@ -82,12 +82,12 @@ struct scatter_found_values {
 template <class Backend, class Key, class Value, class Placement, class Position>
 void steps<Backend, Key, Value, Placement, Position>::partition(
     const Key* keys, const Value* values, const operation* ops, std::size_t n,
-    const Placement& placement, Position* order, Key* sent_keys, Value* sent_values,
-    operation* sent_ops, std::size_t* counts, stream_type stream) {
+    const Placement& placement, std::size_t align, Position* order, Key* sent_keys,
+    Value* sent_values, operation* sent_ops, std::size_t* counts, stream_type stream) {
   exec<Backend>::stable_partition(
       n, placement.shards, shard_of_key<Key, Placement>{keys, placement},
       place_key<Key, Value, Position>{keys, values, ops, order, sent_keys, sent_values, sent_ops},
-      counts, stream);
+      counts, stream, align);
 }
 
 template <class Backend, class Key, class Value, class Placement, class Position>
