@@ -18,7 +18,8 @@ constexpr std::size_t reply_reserve = 256u << 10;
 class ConnectionMemory : public ::testing::Test {
  protected:
   std::atomic<std::uint64_t> used_{0}, stalls_{0};
-  memory_budget budget_{limit, connection_allowance, reply_reserve, used_, stalls_};
+  memory_budget whole_{limit, connection_allowance, reply_reserve, used_, stalls_};
+  budget_share budget_{whole_};  // a worker's, as connections use it
   connection conn_;
 
   void hold_input(std::size_t bytes) {
@@ -54,7 +55,8 @@ TEST_F(ConnectionMemory, InputReachesTheCeilingOnlyAlone) {
 
 TEST(ConnectionMemoryWithoutLimit, NothingIsEverOutOfRoom) {
   std::atomic<std::uint64_t> used{0}, stalls{0};
-  memory_budget budget(0, connection_allowance, reply_reserve, used, stalls);
+  memory_budget whole(0, connection_allowance, reply_reserve, used, stalls);
+  budget_share budget(whole);
   connection conn;
   conn.input.reserve(64u << 20);
   recharge(conn, budget);
