@@ -34,11 +34,11 @@ std::string_view after_dropped_line(connection& conn, std::string_view bytes) {
 }  // namespace
 
 void network::worker::recharge(connection& conn) {
-  net::recharge(conn, budget_);
+  net::recharge(conn, owner_.budget_);
 }
 
 bool network::worker::grant_room(connection& conn) {
-  if (net::grant_room(conn, budget_)) return true;
+  if (net::grant_room(conn, owner_.budget_)) return true;
   starve(conn);
   return false;
 }
@@ -56,7 +56,7 @@ std::size_t network::worker::read_input(connection& conn, bool to_the_end) {
       conn.reading_paused = true;
       return total;
     }
-    const std::size_t room = take_input_room(conn, target, sizeof buffer, budget_);
+    const std::size_t room = take_input_room(conn, target, sizeof buffer, owner_.budget_);
     if (room == 0) {
       if (refuse_unreadable_multiget(conn)) continue;
       conn.reading_paused = true;
@@ -70,7 +70,7 @@ std::size_t network::worker::read_input(connection& conn, bool to_the_end) {
       case transfer::state::moved: {
         std::string_view bytes(buffer, got.bytes);
         if (conn.dropping_line) bytes = after_dropped_line(conn, bytes);
-        append_input(conn, target, bytes, room, budget_);
+        append_input(conn, target, bytes, room, owner_.budget_);
         total += got.bytes;
         owner_.stats_.connections.bytes_read += got.bytes;
         if (got.bytes < readable && !to_the_end) return total;
@@ -92,7 +92,7 @@ std::size_t network::worker::read_input(connection& conn, bool to_the_end) {
 
 bool network::worker::refuse_unreadable_multiget(connection& conn) {
   if (!conn.authenticated || conn.waiting || conn.resuming || conn.swallow != 0 ||
-      conn.dropping_line || !input_at_ceiling(conn, budget_))
+      conn.dropping_line || !input_at_ceiling(conn, owner_.budget_))
     return false;
   // An unfinished line: only a multi-get's may grow past 2,048 bytes (the
   // parser refuses any other), so this is one that can never be read whole.
@@ -182,7 +182,7 @@ void network::worker::settle(connection& conn) {
       conn.closing = true;
       continue;
     }
-    release_if_idle(conn, budget_);
+    release_if_idle(conn, owner_.budget_);
     if (!conn.reading_paused || conn.starved) return;
     // Reading stopped at the limit before the socket was drained, and
     // edge-triggered epoll will not say so again: read on here.
@@ -218,7 +218,7 @@ void network::worker::authenticate(connection& conn) {
 void network::worker::parse_and_submit(connection& conn) {
   engine::request_group& group = conn.group;
   group.reset();
-  shrink_input(conn, budget_);
+  shrink_input(conn, owner_.budget_);
   // (each group back home comes here, most often to an empty input: a
   // parse of nothing takes nothing)
   if (conn.input.empty()) return;
@@ -226,8 +226,8 @@ void network::worker::parse_and_submit(connection& conn) {
   // budget is pressed, when the rest follow as soon as the group is back).
   const std::size_t per_round = owner_.settings_.requests_per_event;
   group_bounds bounds;
-  bounds.share = std::min(per_round, budget_.pressed() ? pressed_group_limit : group_limit);
-  bounds.key_records = key_records_room(conn, budget_);
+  bounds.share = std::min(per_round, owner_.budget_.pressed() ? pressed_group_limit : group_limit);
+  bounds.key_records = key_records_room(conn, owner_.budget_);
   const parsed_input parsed =
       parse_group(conn.input, owner_.settings_.limits, bounds, conn.swallow, group);
   const std::size_t position = parsed.consumed;
@@ -287,7 +287,7 @@ void network::worker::finish(const std::vector<engine::request_group*>& done) {
     } else if (group->close_after) {
       conn.closing = true;
     }
-    settle_group(conn, budget_);
+    settle_group(conn, owner_.budget_);
     if (engine_->shutdown_requested()) owner_.shutdown_requested_ = true;
     // (input that came meanwhile was read aside on its EPOLLIN; settle
     // reads on if reading had paused at the limit)

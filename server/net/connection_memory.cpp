@@ -22,7 +22,7 @@ void grow_exactly(std::string& buffer, std::size_t capacity) {
 
 /// Gives back the buffer space the connection holds beyond what it uses, but
 /// for its input, which the group's requests point into.
-void shed_slack(connection& conn, budget_share& budget) {
+void shed_slack(connection& conn, memory_budget& budget) {
   if (conn.backlog() == 0) {
     std::string().swap(conn.output);
     conn.output_sent = 0;
@@ -36,17 +36,17 @@ void shed_slack(connection& conn, budget_share& budget) {
 
 }  // namespace
 
-void recharge(connection& conn, budget_share& budget) {
+void recharge(connection& conn, memory_budget& budget) {
   const std::size_t input = conn.input.capacity() + conn.side_input.capacity();
   budget.recharge(conn.charged, input + conn.output.capacity() + conn.group_bytes, input);
 }
 
-void release_all(connection& conn, budget_share& budget) {
+void release_all(connection& conn, memory_budget& budget) {
   budget.recharge(conn.charged, 0, 0);
 }
 
 std::size_t take_input_room(connection& conn, const std::string& target, std::size_t wanted,
-                            budget_share& budget) {
+                            memory_budget& budget) {
   const std::size_t spare = target.capacity() - target.size();
   if (spare >= wanted) return wanted;
   // It may double, as std::string grows. A large buffer grows by what the
@@ -58,7 +58,7 @@ std::size_t take_input_room(connection& conn, const std::string& target, std::si
 }
 
 void append_input(connection& conn, std::string& target, std::string_view bytes, std::size_t room,
-                  budget_share& budget) {
+                  memory_budget& budget) {
   const std::size_t needed = target.size() + bytes.size();
   if (needed > target.capacity()) {
     // doubling, as std::string grows, within the room taken
@@ -68,7 +68,7 @@ void append_input(connection& conn, std::string& target, std::string_view bytes,
   recharge(conn, budget);  // (gives back what was taken and not used)
 }
 
-bool grant_room(connection& conn, budget_share& budget) {
+bool grant_room(connection& conn, memory_budget& budget) {
   engine::request_group& group = conn.group;
   const std::size_t needed = std::max<std::size_t>(group.room_wanted, 1);
   const std::size_t wanted = std::max(conn.reply_room, group.room_wanted);
@@ -102,7 +102,7 @@ namespace {
 
 /// The finished group's requests leave the input, and what was read aside
 /// meanwhile joins it (charged by the caller).
-void join_side_input(connection& conn, const budget_share& budget) {
+void join_side_input(connection& conn, const memory_budget& budget) {
   std::string& input = conn.input;
   input.erase(0, conn.parsed_end);
   conn.parsed_end = 0;
@@ -122,7 +122,7 @@ void join_side_input(connection& conn, const budget_share& budget) {
 
 }  // namespace
 
-void settle_group(connection& conn, budget_share& budget) {
+void settle_group(connection& conn, memory_budget& budget) {
   const engine::request_group& group = conn.group;
   if (group.finished()) join_side_input(conn, budget);
   if (group.room_wanted != 0) {
@@ -135,7 +135,7 @@ void settle_group(connection& conn, budget_share& budget) {
   recharge(conn, budget);
 }
 
-void shrink_input(connection& conn, budget_share& budget) {
+void shrink_input(connection& conn, memory_budget& budget) {
   if (conn.input.capacity() > 2 * conn.input.size() + connection_allowance &&
       (budget.pressed() || conn.input.capacity() > idle_memory_kept)) {
     conn.input.shrink_to_fit();
@@ -143,7 +143,7 @@ void shrink_input(connection& conn, budget_share& budget) {
   }
 }
 
-void release_if_idle(connection& conn, budget_share& budget) {
+void release_if_idle(connection& conn, memory_budget& budget) {
   if (conn.waiting || conn.resuming || conn.backlog() != 0 || !conn.input.empty() ||
       !conn.side_input.empty())
     return;
@@ -158,13 +158,13 @@ void release_if_idle(connection& conn, budget_share& budget) {
   recharge(conn, budget);
 }
 
-std::size_t key_records_room(const connection& conn, const budget_share& budget) {
+std::size_t key_records_room(const connection& conn, const memory_budget& budget) {
   const std::size_t limit = budget.limit();
   if (limit == 0) return std::numeric_limits<std::size_t>::max();
   return limit - std::min(limit, conn.charged.input);
 }
 
-bool input_at_ceiling(const connection& conn, const budget_share& budget) {
+bool input_at_ceiling(const connection& conn, const memory_budget& budget) {
   return budget.limit() != 0 && conn.charged.input >= budget.input_ceiling();
 }
 

@@ -30,11 +30,6 @@
 // Charges are the capacities of the buffers (what malloc holds), measured by
 // the connection after each step that can change them (recharge), which
 // also gives back what was taken and not used.
-//
-// A worker's connections take and give back through the worker's
-// budget_share (below), which draws room from the budget a chunk at a time,
-// so that a request's takes and give-backs touch no counter that the other
-// workers change.
 
 #include <algorithm>
 #include <atomic>
@@ -88,12 +83,6 @@ class memory_budget {
   std::size_t take_input(memory_charge& charged, std::size_t least, std::size_t most) {
     return take(charged, least, most, true);
   }
-  /// take or take_input for a holder of room other than one connection (a
-  /// budget_share), with `own` the room it may take past the limit.
-  std::size_t take_for(memory_charge& charged, std::size_t own, std::size_t least, std::size_t most,
-                       bool input) {
-    return take_with(charged, own, least, most, input);
-  }
 
   /// More than half the limit is held: connections give back what they
   /// hold beyond their allowance as soon as they are idle.
@@ -114,15 +103,12 @@ class memory_budget {
 
  private:
   std::size_t take(memory_charge& charged, std::size_t least, std::size_t most, bool input) {
-    return take_with(charged, own_room(charged.total), least, most, input);
-  }
-  std::size_t take_with(memory_charge& charged, std::size_t own, std::size_t least,
-                        std::size_t most, bool input) {
     std::size_t taken = most;
     if (limit_ == 0) {
       used_.fetch_add(taken, std::memory_order_relaxed);
       if (input) input_used_.fetch_add(taken, std::memory_order_relaxed);
     } else {
+      const std::size_t own = own_room(charged.total);
       taken = input ? take_input_room(own, least, most) : take_room(own, least, most);
     }
     charged.total += taken;
@@ -194,103 +180,6 @@ class memory_budget {
   std::atomic<std::uint64_t> input_used_{0};
   std::atomic<std::uint64_t>& stalls_;
   std::atomic<std::uint64_t> given_back_{0};
-};
-
-/// One worker's share of a memory_budget, with the budget's interface for
-/// its connections: what they take comes out of room the share holds, which
-/// it draws from the budget with a chunk more than it needs while the limit
-/// leaves it; what they give back stays with the share up to two chunks,
-/// and the rest goes back to the budget at once. So a connection's take or
-/// give-back changes a shared counter once in a chunk's worth, not every
-/// time (at -t 4 the shared counters cost 0.27 us of user time a request,
-/// docs/results/server.md). The limits hold as before: the share takes from
-/// the budget by its rules (the limit, the input's ceiling, a connection's
-/// allowance past them, never a chunk past the limit), and the budget's
-/// counters include what the shares hold unused, two chunks a worker at
-/// most, given back (flush) when the worker sleeps and when a connection
-/// waits for memory. Only its worker's thread uses it.
-class budget_share {
- public:
-  /// What the share draws beyond a take's need, and half what it keeps.
-  static constexpr std::size_t chunk = 64u << 10;
-
-  explicit budget_share(memory_budget& budget) noexcept : budget_(budget) {}
-  ~budget_share() { flush(); }
-  budget_share(const budget_share&) = delete;
-  budget_share& operator=(const budget_share&) = delete;
-
-  void recharge(memory_charge& charged, std::size_t total, std::size_t input) noexcept {
-    used_.total = used_.total - charged.total + total;
-    used_.input = used_.input - charged.input + input;
-    charged.total = total;
-    charged.input = input;
-    // grown past what the share holds (charged after it grew): the budget
-    // is charged as it would be by the connection itself
-    if (used_.total > held_.total || used_.input > held_.input)
-      budget_.recharge(held_, std::max(held_.total, used_.total),
-                       std::max(held_.input, used_.input));
-    if (held_.total - used_.total > 2 * chunk || held_.input - used_.input > 2 * chunk)
-      budget_.recharge(held_, std::min(held_.total, used_.total + chunk),
-                       std::min(held_.input, used_.input + chunk));
-  }
-  std::size_t take(memory_charge& charged, std::size_t least, std::size_t most) {
-    return take(charged, least, most, false);
-  }
-  std::size_t take_input(memory_charge& charged, std::size_t least, std::size_t most) {
-    return take(charged, least, most, true);
-  }
-  /// Gives the budget back all the share holds unused.
-  void flush() noexcept { budget_.recharge(held_, used_.total, used_.input); }
-
-  bool pressed() const noexcept { return budget_.pressed(); }
-  std::uint64_t given_back() const noexcept { return budget_.given_back(); }
-  void count_stall() noexcept { budget_.count_stall(); }
-  std::size_t limit() const noexcept { return budget_.limit(); }
-  std::size_t input_ceiling() const noexcept { return budget_.input_ceiling(); }
-  std::size_t allowance() const noexcept { return budget_.allowance(); }
-  /// What the share holds from the budget, and what its connections hold.
-  memory_charge held() const noexcept { return held_; }
-  memory_charge used() const noexcept { return used_; }
-
- private:
-  std::size_t take(memory_charge& charged, std::size_t least, std::size_t most, bool input) {
-    const std::size_t spare = input ? std::min(held_.total - used_.total, held_.input - used_.input)
-                                    : held_.total - used_.total;
-    const memory_charge held_before = held_;
-    if (spare < most) {
-      // most less the spare, and a chunk more if the limit leaves it; else
-      // what the budget gives the connection by its rules (its allowance)
-      const std::size_t lacking = most - spare;
-      const std::size_t at_least = least > spare ? least - spare : 0;
-      if (budget_.take_for(held_, 0, lacking, lacking + chunk, input) == 0) {
-        const std::size_t own = own_room(charged.total);
-        budget_.take_for(held_, own > spare ? own - spare : 0, at_least, lacking, input);
-      }
-    }
-    const std::size_t room = input ? std::min(held_.total - used_.total, held_.input - used_.input)
-                                   : held_.total - used_.total;
-    const std::size_t taken = std::min(most, room);
-    if (taken < least || taken == 0) {
-      // a refused take takes nothing, from the budget either
-      if (held_.total != held_before.total || held_.input != held_before.input)
-        budget_.recharge(held_, held_before.total, held_before.input);
-      return 0;
-    }
-    used_.total += taken;
-    charged.total += taken;
-    if (input) {
-      used_.input += taken;
-      charged.input += taken;
-    }
-    return taken;
-  }
-  std::size_t own_room(std::size_t charged) const noexcept {
-    return charged < budget_.allowance() ? budget_.allowance() - charged : 0;
-  }
-
-  memory_budget& budget_;
-  memory_charge held_;  ///< what the share holds from the budget
-  memory_charge used_;  ///< what its connections are charged, at most held_
 };
 
 }  // namespace gpuhash::server::net

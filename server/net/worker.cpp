@@ -39,8 +39,7 @@ constexpr std::string_view too_many_connections = "ERROR Too many open connectio
 
 }  // namespace
 
-network::worker::worker(network& owner, std::size_t number)
-    : owner_(owner), number_(number), budget_(owner.budget_) {
+network::worker::worker(network& owner, std::size_t number) : owner_(owner), number_(number) {
   epoll_ = epoll_create1(EPOLL_CLOEXEC);
   if (epoll_ < 0) fail("epoll_create1");
   wake_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -163,7 +162,6 @@ void network::worker::loop() {
     bool polling = !yielded_.empty() ||
                    (spin.count() != 0 && std::chrono::steady_clock::now() - last_event < spin);
     if (!polling) {
-      budget_.flush();  // what the share holds unused is anyone's while this thread sleeps
       asleep_.store(true);
       polling = handed_over_.load();  // handed over before asleep_ was seen: do not sleep
     }
@@ -335,7 +333,7 @@ void network::worker::starve(connection& conn) {
   conn.starved = true;
   starved_.push_back(conn.fd);
   if (!retrying_) {
-    budget_.count_stall();
+    owner_.budget_.count_stall();
     owner_.ask_for_memory();
   }
 }
@@ -343,7 +341,7 @@ void network::worker::starve(connection& conn) {
 void network::worker::retry_starved() {
   if (starved_.empty()) return;
   const auto now = std::chrono::steady_clock::now();
-  const std::uint64_t given_back = budget_.given_back();
+  const std::uint64_t given_back = owner_.budget_.given_back();
   if (given_back == given_back_seen_ && now - last_retry_ < starved_retry_anyway) return;
   given_back_seen_ = given_back;
   last_retry_ = now;
@@ -374,14 +372,13 @@ void network::worker::serve_yielded() {
 
 void network::worker::release_idle() {
   // (the map changes on this thread alone: no lock to read it here)
-  for (auto& [fd, conn] : connections_) release_if_idle(*conn, budget_);
-  budget_.flush();
+  for (auto& [fd, conn] : connections_) release_if_idle(*conn, owner_.budget_);
 }
 
 void network::worker::close(connection& conn) {
   const int fd = conn.fd;
   if (conn.tls) conn.tls->shutdown();
-  release_all(conn, budget_);
+  release_all(conn, owner_.budget_);
   epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr);
   ::close(fd);
   owner_.stats_.connections.current.fetch_sub(1);

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "net/connection.hpp"
-#include "net/memory_budget.hpp"
 #include "net/network.hpp"
 
 namespace gpuhash::server::net {
@@ -151,8 +150,6 @@ class network::worker {
 
   network& owner_;
   std::size_t number_;
-  // its connections' takes and give-backs of the network's memory budget
-  budget_share budget_;
   int epoll_ = -1;
   int wake_ = -1;
   int spare_fd_ = -1;  // given up to accept a client when descriptors run out

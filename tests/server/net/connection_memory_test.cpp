@@ -18,8 +18,7 @@ constexpr std::size_t reply_reserve = 256u << 10;
 class ConnectionMemory : public ::testing::Test {
  protected:
   std::atomic<std::uint64_t> used_{0}, stalls_{0};
-  memory_budget whole_{limit, connection_allowance, reply_reserve, used_, stalls_};
-  budget_share budget_{whole_};  // a worker's, as connections use it
+  memory_budget budget_{limit, connection_allowance, reply_reserve, used_, stalls_};
   connection conn_;
 
   void hold_input(std::size_t bytes) {
@@ -55,8 +54,7 @@ TEST_F(ConnectionMemory, InputReachesTheCeilingOnlyAlone) {
 
 TEST(ConnectionMemoryWithoutLimit, NothingIsEverOutOfRoom) {
   std::atomic<std::uint64_t> used{0}, stalls{0};
-  memory_budget whole(0, connection_allowance, reply_reserve, used, stalls);
-  budget_share budget(whole);
+  memory_budget budget(0, connection_allowance, reply_reserve, used, stalls);
   connection conn;
   conn.input.reserve(64u << 20);
   recharge(conn, budget);
