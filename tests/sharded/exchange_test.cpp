@@ -26,38 +26,77 @@ namespace {
 using count_matrix = std::vector<std::vector<std::size_t>>;
 
 TEST(exchange_plan, offsets_follow_destinations_when_sending_and_sources_when_receiving) {
-  const exchange_plan plan(count_matrix{{1, 2, 0}, {0, 0, 0}, {4, 5, 6}});
-  EXPECT_EQ(plan.shard_count(), 3U);
-  // Shard 2 sends 4 to shard 0, 5 to 1, 6 to itself: parts in destination order.
-  EXPECT_EQ(plan.send_offset(2, 0), 0U);
-  EXPECT_EQ(plan.send_offset(2, 1), 4U);
-  EXPECT_EQ(plan.send_offset(2, 2), 9U);
-  EXPECT_EQ(plan.sent(2), 15U);
-  // Shard 0 receives 1 from itself, nothing from 1, 4 from 2: parts in source order.
-  EXPECT_EQ(plan.receive_offset(0, 0), 0U);
-  EXPECT_EQ(plan.receive_offset(0, 1), 1U);
-  EXPECT_EQ(plan.receive_offset(0, 2), 1U);
-  EXPECT_EQ(plan.received(0), 5U);
-  EXPECT_EQ(plan.received(1), 7U);
-  EXPECT_EQ(plan.received(2), 6U);
-  EXPECT_EQ(plan.sent(1), 0U);
+  // Shard 2 sends 4 to shard 0, 5 to 1, 6 to itself: its parts in
+  // destination order. Shard 0 receives 1 from itself, nothing from 1, 4
+  // from 2: its parts in source order. With an alignment of 4 every part
+  // (an empty one too) starts at a multiple of 4, and a buffer ends where
+  // its last part does.
+  struct layout {
+    std::size_t align;
+    std::size_t send_offsets[3][3];     // [from][to]
+    std::size_t receive_offsets[3][3];  // [to][from]
+    std::size_t send_extents[3];
+    std::size_t receive_extents[3];
+  };
+  for (const layout& expected : {layout{1,
+                                        {{0, 1, 3}, {0, 0, 0}, {0, 4, 9}},
+                                        {{0, 1, 1}, {0, 2, 2}, {0, 0, 0}},
+                                        {3, 0, 15},
+                                        {5, 7, 6}},
+                                 layout{4,
+                                        {{0, 4, 8}, {0, 0, 0}, {0, 4, 12}},
+                                        {{0, 4, 4}, {0, 4, 4}, {0, 0, 0}},
+                                        {8, 0, 18},
+                                        {8, 9, 6}}}) {
+    SCOPED_TRACE("align " + std::to_string(expected.align));
+    const exchange_plan plan(count_matrix{{1, 2, 0}, {0, 0, 0}, {4, 5, 6}}, expected.align);
+    EXPECT_EQ(plan.shard_count(), 3U);
+    EXPECT_EQ(plan.align(), expected.align);
+    for (std::size_t g = 0; g < 3; ++g) {
+      for (std::size_t other = 0; other < 3; ++other) {
+        EXPECT_EQ(plan.send_offset(g, other), expected.send_offsets[g][other]);
+        EXPECT_EQ(plan.receive_offset(g, other), expected.receive_offsets[g][other]);
+      }
+      EXPECT_EQ(plan.send_extent(g), expected.send_extents[g]);
+      EXPECT_EQ(plan.receive_extent(g), expected.receive_extents[g]);
+    }
+    // what is sent and received does not depend on the alignment
+    EXPECT_EQ(plan.sent(2), 15U);
+    EXPECT_EQ(plan.sent(1), 0U);
+    EXPECT_EQ(plan.received(0), 5U);
+    EXPECT_EQ(plan.received(1), 7U);
+    EXPECT_EQ(plan.received(2), 6U);
+    for (const exchange_piece& piece : plan.pieces(2)) {
+      EXPECT_EQ(piece.send_offset % (2 * expected.align), 0U);
+      EXPECT_EQ(piece.receive_offset % (2 * expected.align), 0U);
+    }
+  }
+  EXPECT_THROW(exchange_plan(count_matrix{{1}}, 0), std::invalid_argument);
 }
 
 TEST(exchange_plan, the_way_back_lands_where_the_way_there_started) {
   seeded_random random;
-  for (std::size_t shards = 1; shards <= 5; ++shards) {
-    count_matrix counts(shards, std::vector<std::size_t>(shards));
-    for (auto& row : counts)
-      for (auto& count : row) count = random.below(3) == 0 ? 0 : random.below(50);
-    const exchange_plan there(counts);
-    const exchange_plan back = there.reversed();
-    for (std::size_t s = 0; s < shards; ++s) {
-      EXPECT_EQ(back.received(s), there.sent(s));
-      EXPECT_EQ(back.sent(s), there.received(s));
-      for (std::size_t d = 0; d < shards; ++d) {
-        EXPECT_EQ(back.count(d, s), there.count(s, d));
-        EXPECT_EQ(back.send_offset(d, s), there.receive_offset(d, s));
-        EXPECT_EQ(back.receive_offset(s, d), there.send_offset(s, d));
+  for (const std::size_t align : {std::size_t{1}, std::size_t{3}, std::size_t{256}}) {
+    for (std::size_t shards = 1; shards <= 5; ++shards) {
+      SCOPED_TRACE(std::to_string(shards) + " shards, align " + std::to_string(align));
+      count_matrix counts(shards, std::vector<std::size_t>(shards));
+      for (auto& row : counts)
+        for (auto& count : row) count = random.below(3) == 0 ? 0 : random.below(700);
+      const exchange_plan there(counts, align);
+      const exchange_plan back = there.reversed();
+      EXPECT_EQ(back.align(), align);
+      for (std::size_t s = 0; s < shards; ++s) {
+        EXPECT_EQ(back.received(s), there.sent(s));
+        EXPECT_EQ(back.sent(s), there.received(s));
+        EXPECT_EQ(back.receive_extent(s), there.send_extent(s));
+        EXPECT_EQ(back.send_extent(s), there.receive_extent(s));
+        for (std::size_t d = 0; d < shards; ++d) {
+          EXPECT_EQ(there.send_offset(s, d) % align, 0U);
+          EXPECT_EQ(there.receive_offset(d, s) % align, 0U);
+          EXPECT_EQ(back.count(d, s), there.count(s, d));
+          EXPECT_EQ(back.send_offset(d, s), there.receive_offset(d, s));
+          EXPECT_EQ(back.receive_offset(s, d), there.send_offset(s, d));
+        }
       }
     }
   }
@@ -82,59 +121,6 @@ TEST(exchange_plan, pieces_are_the_nonempty_parts_in_bytes) {
   expect_piece(pieces[3], 2, 1, 32, 16, 40);
   expect_piece(pieces[4], 2, 2, 72, 0, 48);
   EXPECT_TRUE(exchange_plan(count_matrix{{0, 0}, {0, 0}}).pieces(4).empty());
-}
-
-TEST(exchange_plan, aligned_parts_start_at_multiples_of_the_alignment) {
-  const exchange_plan plan(count_matrix{{1, 2, 0}, {0, 0, 0}, {4, 5, 6}}, 4);
-  EXPECT_EQ(plan.align(), 4U);
-  // Shard 2's parts (4, 5, 6 elements) start at 0, 4, 12; its buffer ends at 18.
-  EXPECT_EQ(plan.send_offset(2, 0), 0U);
-  EXPECT_EQ(plan.send_offset(2, 1), 4U);
-  EXPECT_EQ(plan.send_offset(2, 2), 12U);
-  EXPECT_EQ(plan.sent(2), 15U);
-  EXPECT_EQ(plan.send_extent(2), 18U);
-  // Shard 0's send buffer: 1 element, then 2 from offset 4, then its empty
-  // part for shard 2 at 8, where the buffer ends.
-  EXPECT_EQ(plan.send_offset(0, 1), 4U);
-  EXPECT_EQ(plan.send_offset(0, 2), 8U);
-  EXPECT_EQ(plan.send_extent(0), 8U);
-  // Shard 1 receives 2 from shard 0, nothing from itself, 5 from shard 2.
-  EXPECT_EQ(plan.receive_offset(1, 0), 0U);
-  EXPECT_EQ(plan.receive_offset(1, 1), 4U);
-  EXPECT_EQ(plan.receive_offset(1, 2), 4U);
-  EXPECT_EQ(plan.received(1), 7U);
-  EXPECT_EQ(plan.receive_extent(1), 9U);
-  EXPECT_EQ(plan.send_extent(1), 0U);
-  const auto pieces = plan.pieces(2);
-  for (const exchange_piece& piece : pieces) {
-    EXPECT_EQ(piece.send_offset % 8, 0U);
-    EXPECT_EQ(piece.receive_offset % 8, 0U);
-  }
-  EXPECT_THROW(exchange_plan(count_matrix{{1}}, 0), std::invalid_argument);
-}
-
-TEST(exchange_plan, the_aligned_way_back_lands_where_the_way_there_started) {
-  seeded_random random;
-  for (const std::size_t align : {std::size_t{3}, std::size_t{256}}) {
-    for (std::size_t shards = 1; shards <= 5; ++shards) {
-      count_matrix counts(shards, std::vector<std::size_t>(shards));
-      for (auto& row : counts)
-        for (auto& count : row) count = random.below(3) == 0 ? 0 : random.below(700);
-      const exchange_plan there(counts, align);
-      const exchange_plan back = there.reversed();
-      EXPECT_EQ(back.align(), align);
-      for (std::size_t s = 0; s < shards; ++s) {
-        EXPECT_EQ(back.receive_extent(s), there.send_extent(s));
-        EXPECT_EQ(back.send_extent(s), there.receive_extent(s));
-        for (std::size_t d = 0; d < shards; ++d) {
-          EXPECT_EQ(there.send_offset(s, d) % align, 0U);
-          EXPECT_EQ(there.receive_offset(d, s) % align, 0U);
-          EXPECT_EQ(back.send_offset(d, s), there.receive_offset(d, s));
-          EXPECT_EQ(back.receive_offset(s, d), there.send_offset(s, d));
-        }
-      }
-    }
-  }
 }
 
 TEST(exchange_plan, rejects_a_matrix_that_is_not_square) {
@@ -176,23 +162,14 @@ void expect_delivered(const count_matrix& counts, std::size_t align = 1) {
 
 TEST(host_exchange, delivers_every_part_to_its_place) {
   seeded_random random;
-  for (std::size_t shards = 1; shards <= 4; ++shards) {
-    SCOPED_TRACE(std::to_string(shards) + " shards");
-    count_matrix counts(shards, std::vector<std::size_t>(shards));
-    for (auto& row : counts)
-      for (auto& count : row) count = random.below(4) == 0 ? 0 : random.below(1000);
-    expect_delivered(counts);
-  }
-}
-
-TEST(host_exchange, delivers_aligned_parts_to_their_places) {
-  seeded_random random;
-  for (std::size_t shards = 1; shards <= 4; ++shards) {
-    SCOPED_TRACE(std::to_string(shards) + " shards");
-    count_matrix counts(shards, std::vector<std::size_t>(shards));
-    for (auto& row : counts)
-      for (auto& count : row) count = random.below(4) == 0 ? 0 : random.below(1000);
-    expect_delivered(counts, 256);
+  for (const std::size_t align : {std::size_t{1}, std::size_t{256}}) {
+    for (std::size_t shards = 1; shards <= 4; ++shards) {
+      SCOPED_TRACE(std::to_string(shards) + " shards, align " + std::to_string(align));
+      count_matrix counts(shards, std::vector<std::size_t>(shards));
+      for (auto& row : counts)
+        for (auto& count : row) count = random.below(4) == 0 ? 0 : random.below(1000);
+      expect_delivered(counts, align);
+    }
   }
 }
 
