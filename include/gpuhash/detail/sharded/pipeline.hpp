@@ -194,12 +194,8 @@ class pipeline {
       move_parts(there, t, &transfer_type::sent_values, &transfer_type::values);
     if (!r.ops.empty()) move_parts(there, t, &transfer_type::sent_ops, &transfer_type::ops);
 
-    // 5. Each shard's batch on its own table, a source's part at a time.
-    exchange_.for_each_shard([&](std::size_t g) {
-      for (std::size_t source = 0; source < shards; ++source)
-        if (there.count(source, g) != 0)
-          run_on_shard(r, g, t[g], there.receive_offset(g, source), there.count(source, g));
-    });
+    // 5. Each shard's batch on its own table.
+    exchange_.for_each_shard([&](std::size_t g) { run_batch(r, g, t[g], there); });
 
     // 6. Back to the sources.
     if (!r.statuses.empty())
@@ -220,8 +216,55 @@ class pipeline {
     });
   }
 
-  /// Step 5 for shard g: the `n` keys of its batch from `at` (one source's
-  /// part) on its table.
+  /// Step 5 for shard g: its batch on its table. A find, contains or erase
+  /// runs a source's part at a time. A batch that may insert runs in one
+  /// call, its parts first packed together and its results put back in
+  /// their places afterwards: each insert call checks for room and reads
+  /// the table's counters back (bucketed cuckoo also places what found no
+  /// room), and four calls a batch on 4 GPUs cost what aligning the
+  /// exchange saved (docs/results/sharded.md).
+  template <class Transfer>
+  void run_batch(const request_type& r, std::size_t g, Transfer& t, const exchange_plan& there) {
+    const std::size_t shards = there.shard_count();
+    std::size_t parts = 0;
+    for (std::size_t source = 0; source < shards; ++source) parts += there.count(source, g) != 0;
+    const bool inserts =
+        r.kind == batch_kind::insert || r.kind == batch_kind::upsert || r.kind == batch_kind::apply;
+    if (!inserts || parts <= 1) {
+      for (std::size_t source = 0; source < shards; ++source)
+        if (there.count(source, g) != 0)
+          run_on_shard(r, g, t, there.receive_offset(g, source), there.count(source, g));
+      return;
+    }
+    const stream_type stream = exchange_.stream(g);
+    const std::size_t n = there.received(g);
+    Transfer packed;
+    packed.keys = backend_type::template allocate<key_type>(n, stream);
+    packed.values = backend_type::template allocate<mapped_type>(n, stream);
+    packed.statuses = backend_type::template allocate<status>(n, stream);
+    if (t.ops.data() != nullptr) packed.ops = backend_type::template allocate<operation>(n, stream);
+    for (std::size_t source = 0, at = 0; source < shards; at += there.count(source, g), ++source) {
+      const std::size_t from = there.receive_offset(g, source);
+      const std::size_t count = there.count(source, g);
+      if (count == 0) continue;
+      backend_type::copy(packed.keys.data() + at, t.keys.data() + from, count, stream);
+      backend_type::copy(packed.values.data() + at, t.values.data() + from, count, stream);
+      if (t.ops.data() != nullptr)
+        backend_type::copy(packed.ops.data() + at, t.ops.data() + from, count, stream);
+    }
+    run_on_shard(r, g, packed, 0, n);
+    for (std::size_t source = 0, at = 0; source < shards; at += there.count(source, g), ++source) {
+      const std::size_t to = there.receive_offset(g, source);
+      const std::size_t count = there.count(source, g);
+      if (count == 0) continue;
+      backend_type::copy(t.statuses.data() + to, packed.statuses.data() + at, count, stream);
+      if (r.kind == batch_kind::apply)  // an apply's values go back too
+        backend_type::copy(t.values.data() + to, packed.values.data() + at, count, stream);
+    }
+  }  // `packed` is freed in the stream's order, after the copies back
+
+  /// The `n` keys of shard g's batch from `at` (one source's part, or the
+  /// packed batch) on its table.
   template <class Transfer>
   void run_on_shard(const request_type& r, std::size_t g, Transfer& t, std::size_t at,
                     std::size_t n) {
