@@ -79,7 +79,7 @@ inline exchange_plan in_bytes(const exchange_plan& plan, std::size_t element_byt
   std::vector<std::vector<std::size_t>> counts(shards, std::vector<std::size_t>(shards));
   for (std::size_t s = 0; s < shards; ++s)
     for (std::size_t d = 0; d < shards; ++d) counts[s][d] = plan.count(s, d) * element_bytes;
-  return exchange_plan(counts);
+  return exchange_plan(counts, plan.align() * element_bytes);
 }
 
 /// Times `transfers` over `exchange` (planned by `there`; back is its
@@ -103,8 +103,8 @@ all_to_all_limit measure_all_to_all(Exchange& exchange, const exchange_plan& the
   std::vector<byte_buffer> batch(shards);
   exchange.for_each_shard([&](std::size_t g) {
     const auto stream = exchange.stream(g);
-    part[g] = backend::template allocate<unsigned char>(there.sent(g) * widest, stream);
-    batch[g] = backend::template allocate<unsigned char>(there.received(g) * widest, stream);
+    part[g] = backend::template allocate<unsigned char>(there.send_extent(g) * widest, stream);
+    batch[g] = backend::template allocate<unsigned char>(there.receive_extent(g) * widest, stream);
     if (part[g].size() != 0) backend::fill_bytes(part[g].data(), part[g].size(), 0x5a, stream);
     if (batch[g].size() != 0) backend::fill_bytes(batch[g].data(), batch[g].size(), 0, stream);
     backend::synchronize(stream);

@@ -30,7 +30,8 @@
 // g's work runs on exchange().stream(g), which with nccl_exchange follows
 // the work the caller queued on the device's legacy default stream. If a
 // shard's table throws (out of memory), the call rethrows it and the other
-// shards' parts of that batch may have been applied. One table is used
+// shards' parts of that batch may have been applied (for an erase, the
+// failing shard's parts before the one that threw too). One table is used
 // from one thread at a time.
 //
 // Tables of 32/32 and 64/64-bit unsigned pairs with the default hash work

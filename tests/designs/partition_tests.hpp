@@ -138,12 +138,14 @@ TYPED_TEST_P(stable_partition, groups_runs_of_one_way) {
     ways.insert(ways.end(), run, way);
   }
   this->expect_grouped(ways, 5);
+  this->expect_grouped(ways, 5, 256);
 }
 
 TYPED_TEST_P(stable_partition, every_index_in_one_way) {
   for (std::uint32_t only = 0; only < 4; ++only) {
     SCOPED_TRACE("way " + std::to_string(only));
     this->expect_grouped(std::vector<std::uint32_t>(3000, only), 4);
+    this->expect_grouped(std::vector<std::uint32_t>(3000, only), 4, 256);
   }
 }
 

@@ -174,10 +174,13 @@ TEST(host_exchange, delivers_every_part_to_its_place) {
 }
 
 TEST(host_exchange, empty_shards_and_everything_to_one_shard) {
-  expect_delivered(count_matrix{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}});
-  expect_delivered(count_matrix{{0, 7, 0}, {0, 300, 0}, {0, 1, 0}});  // all to shard 1
-  expect_delivered(count_matrix{{0, 0, 0}, {5, 6, 7}, {0, 0, 0}});    // all from shard 1
-  expect_delivered(count_matrix{{12345}});
+  for (const std::size_t align : {std::size_t{1}, std::size_t{256}}) {
+    SCOPED_TRACE("align " + std::to_string(align));
+    expect_delivered(count_matrix{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, align);
+    expect_delivered(count_matrix{{0, 7, 0}, {0, 300, 0}, {0, 1, 0}}, align);  // all to shard 1
+    expect_delivered(count_matrix{{0, 0, 0}, {5, 6, 7}, {0, 0, 0}}, align);    // all from shard 1
+    expect_delivered(count_matrix{{12345}}, align);
+  }
 }
 
 TEST(host_exchange, gives_each_shard_its_own_pool) {

@@ -15,6 +15,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
@@ -197,6 +198,41 @@ TEST(sharded_map, each_shard_grows_by_itself) {
   EXPECT_GE(grown[1], keys.size());
   for (const std::size_t g : {0U, 2U, 3U}) EXPECT_EQ(grown[g], initial[g]) << "shard " << g;
   expect_all_found(table, keys, values);
+}
+
+TEST(sharded_map, a_spread_batch_grows_each_shard_as_one_call_of_its_table_would) {
+  // Each shard runs a batch that inserts in one call of its table, so it
+  // grows once for all the parts it received, as one table does for one
+  // batch: not once a part (which rebuilt shards up to four times a batch
+  // and could leave them a third larger than needed).
+  using table = linear_probing_map<K, V>;
+  seeded_random random;
+  constexpr std::size_t shards = 3;
+  sharded_map<table> sharded(shards, table_options{shards * 256});
+  std::vector<std::vector<K>> keys(shards);
+  std::vector<std::vector<V>> values(shards);
+  std::vector<std::vector<status>> statuses(shards);
+  const auto all = distinct_keys<table>(random, 60000);
+  for (std::size_t g = 0; g < shards; ++g) {
+    keys[g].assign(all.begin() + g * 20000, all.begin() + (g + 1) * 20000);
+    values[g] = random_values<V>(random, keys[g].size());
+    statuses[g].resize(keys[g].size());
+  }
+  sharded.insert(starts_of<const K>(keys), starts_of<const V>(values),
+                 std::vector<std::size_t>(shards, 20000), starts_of<status>(statuses));
+  for (std::size_t g = 0; g < shards; ++g) {
+    std::vector<K> held;
+    std::vector<V> held_values;
+    std::size_t capacity = 0;
+    sharded.exchange().for_each_shard([&](std::size_t shard) {
+      if (shard != g) return;
+      std::tie(held, held_values) = sharded.shard(g).retrieve_all();
+      capacity = sharded.shard(g).capacity();
+    });
+    table one(table_options{256});
+    for (const status s : one.insert(held, held_values)) ASSERT_EQ(s, status::inserted);
+    EXPECT_EQ(capacity, one.capacity()) << "shard " << g << " holds " << held.size() << " keys";
+  }
 }
 
 TEST(sharded_map, arguments_are_checked_per_part) {

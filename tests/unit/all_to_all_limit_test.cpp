@@ -34,16 +34,27 @@ TEST(all_to_all_limit, even_plan_splits_each_part_over_every_shard_within_one_ke
 }
 
 TEST(all_to_all_limit, a_plan_in_bytes_has_the_pieces_of_the_plan_in_elements) {
-  const exchange_plan plan = even_plan(std::vector<std::size_t>{7, 12, 0, 5});
-  const std::vector<exchange_piece> elements = plan.pieces(8);
-  const std::vector<exchange_piece> bytes = in_bytes(plan, 8).pieces(1);
-  ASSERT_EQ(bytes.size(), elements.size());
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    EXPECT_EQ(bytes[i].from, elements[i].from);
-    EXPECT_EQ(bytes[i].to, elements[i].to);
-    EXPECT_EQ(bytes[i].send_offset, elements[i].send_offset);
-    EXPECT_EQ(bytes[i].receive_offset, elements[i].receive_offset);
-    EXPECT_EQ(bytes[i].bytes, elements[i].bytes);
+  const exchange_plan even = even_plan(std::vector<std::size_t>{7, 12, 0, 5});
+  std::vector<std::vector<std::size_t>> counts(4, std::vector<std::size_t>(4));
+  for (std::size_t s = 0; s < 4; ++s)
+    for (std::size_t d = 0; d < 4; ++d) counts[s][d] = even.count(s, d);
+  // its parts aligned as the sharded map's are, too
+  for (const exchange_plan& plan : {even, exchange_plan(counts, 4)}) {
+    const std::vector<exchange_piece> elements = plan.pieces(8);
+    const exchange_plan plan_in_bytes = in_bytes(plan, 8);
+    const std::vector<exchange_piece> bytes = plan_in_bytes.pieces(1);
+    ASSERT_EQ(bytes.size(), elements.size());
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+      EXPECT_EQ(bytes[i].from, elements[i].from);
+      EXPECT_EQ(bytes[i].to, elements[i].to);
+      EXPECT_EQ(bytes[i].send_offset, elements[i].send_offset);
+      EXPECT_EQ(bytes[i].receive_offset, elements[i].receive_offset);
+      EXPECT_EQ(bytes[i].bytes, elements[i].bytes);
+    }
+    for (std::size_t g = 0; g < 4; ++g) {
+      EXPECT_EQ(plan_in_bytes.send_extent(g), plan.send_extent(g) * 8);
+      EXPECT_EQ(plan_in_bytes.receive_extent(g), plan.receive_extent(g) * 8);
+    }
   }
 }
 

@@ -20,10 +20,11 @@
 //   sort_by_key(keys, n, sorted, order, s[, end_bit])
 //                                             stable sort by bits [0, end_bit):
 //                                             sorted[i] = keys[order[i]]
-//   stable_partition(n, ways, way_of, place, counts, s)
+//   stable_partition(n, ways, way_of, place, counts, s[, align])
 //                                             place(i, at) with at = i's position
 //                                             once [0, n) is grouped by way_of(i)
-//                                             in way order, stably; counts[w] =
+//                                             in way order, stably, each group
+//                                             from a multiple of align; counts[w] =
 //                                             group sizes, in host memory (waits)
 
 namespace gpuhash::detail {

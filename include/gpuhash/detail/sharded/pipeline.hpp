@@ -18,10 +18,9 @@
 //
 // Every part moved starts at a multiple of `exchange_align` elements in its
 // buffers (the partition leaves the gaps, the plan has the same alignment):
-// NCCL moves parts at other offsets at half the rate (on 4 H200s, an
-// all-to-all whose parts lie 4 bytes off: 0.52x; 16 bytes off: 0.81x;
-// docs/results/sharded.md). A shard's table and a source's scatter then run
-// a part at a time.
+// NCCL moves parts at other offsets at up to half the rate
+// (docs/results/sharded.md). A shard's finds and a source's scatters then
+// run a part at a time; a batch that inserts is packed into one call.
 
 #include <cstddef>
 #include <cstdint>
@@ -145,12 +144,13 @@ class pipeline {
     std::vector<transfer_type> t(shards);
     std::vector<std::vector<std::size_t>> counts(shards, std::vector<std::size_t>(shards, 0));
 
-    // 1. Each source's part grouped by destination (the groups aligned:
-    // at most shards x (exchange_align - 1) elements of gaps).
+    // 1. Each source's part grouped by destination, the groups aligned:
+    // its buffers are sized before the counts are known, for the most gaps
+    // there can be (shards - 1 of them, each under exchange_align).
     exchange_.for_each_shard([&](std::size_t s) {
       const stream_type stream = exchange_.stream(s);
       const std::size_t n = r.counts[s];
-      const std::size_t extent = n == 0 ? 0 : n + shards * (exchange_align - 1);
+      const std::size_t extent = n == 0 ? 0 : n + (shards - 1) * (exchange_align - 1);
       t[s].order = backend_type::template allocate<Position>(extent, stream);
       t[s].sent_keys = backend_type::template allocate<key_type>(extent, stream);
       if (!r.values.empty())
@@ -219,10 +219,11 @@ class pipeline {
   /// Step 5 for shard g: its batch on its table. A find, contains or erase
   /// runs a source's part at a time. A batch that may insert runs in one
   /// call, its parts first packed together and its results put back in
-  /// their places afterwards: each insert call checks for room and reads
-  /// the table's counters back (bucketed cuckoo also places what found no
-  /// room), and four calls a batch on 4 GPUs cost what aligning the
-  /// exchange saved (docs/results/sharded.md).
+  /// their places afterwards, so that the table makes room once for the
+  /// whole batch, as one table does for one batch: a call a part grew a
+  /// shard once a part, up to four rebuilds a batch, and could leave it a
+  /// third larger than one call would (the packing's copies cost little:
+  /// docs/results/sharded.md).
   template <class Transfer>
   void run_batch(const request_type& r, std::size_t g, Transfer& t, const exchange_plan& there) {
     const std::size_t shards = there.shard_count();
