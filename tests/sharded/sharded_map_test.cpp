@@ -235,6 +235,64 @@ TEST(sharded_map, a_spread_batch_grows_each_shard_as_one_call_of_its_table_would
   }
 }
 
+/// A host exchange that counts the parts it moves and those whose places in
+/// their buffers are not multiples of 256 elements: a batch's exchanges
+/// move aligned parts (NCCL moves others at up to half the rate,
+/// docs/results/sharded.md). Called from one thread at a time.
+class alignment_checking_exchange : public host_exchange {
+ public:
+  using host_exchange::host_exchange;
+
+  template <class T>
+  void all_to_all(const exchange_plan& plan, std::span<const T* const> send,
+                  std::span<T* const> receive) {
+    const std::size_t aligned = 256 * sizeof(T);
+    for (const exchange_piece& piece : plan.pieces(sizeof(T))) {
+      ++moved->parts;
+      if (piece.send_offset % aligned != 0 || piece.receive_offset % aligned != 0)
+        ++moved->misaligned;
+    }
+    host_exchange::all_to_all(plan, send, receive);
+  }
+
+  struct counts {
+    std::size_t parts = 0;
+    std::size_t misaligned = 0;
+  };
+  std::shared_ptr<counts> moved = std::make_shared<counts>();
+};
+
+TEST(sharded_map, every_part_a_batch_moves_is_aligned) {
+  seeded_random random;
+  constexpr std::size_t shards = 3;
+  sharded_map<table_32, alignment_checking_exchange> table(shards, table_options{shards * 256});
+  // uneven parts, so that packed groups would start anywhere
+  const std::vector<std::size_t> sizes{1000, 3333, 77};
+  const auto all = distinct_keys<table_32>(random, 1000 + 3333 + 77);
+  std::vector<std::vector<K>> keys(shards);
+  std::vector<std::vector<V>> values(shards);
+  std::vector<std::vector<status>> statuses(shards);
+  for (std::size_t g = 0, at = 0; g < shards; at += sizes[g], ++g) {
+    keys[g].assign(all.begin() + at, all.begin() + at + sizes[g]);
+    values[g] = random_values<V>(random, sizes[g]);
+    statuses[g].resize(sizes[g]);
+  }
+  table.insert(starts_of<const K>(keys), starts_of<const V>(values), sizes,
+               starts_of<status>(statuses));
+  std::vector<std::vector<V>> found(shards);
+  for (std::size_t g = 0; g < shards; ++g) found[g].resize(sizes[g]);
+  table.find(starts_of<const K>(keys), sizes, starts_of<V>(found), starts_of<status>(statuses));
+  for (std::size_t g = 0; g < shards; ++g) {
+    for (std::size_t i = 0; i < sizes[g]; ++i) {
+      ASSERT_EQ(statuses[g][i], status::found);
+      ASSERT_EQ(found[g][i], values[g][i]);
+    }
+  }
+  const auto& moved = *table.exchange().moved;
+  EXPECT_GT(moved.parts, 0U);
+  EXPECT_EQ(moved.misaligned, 0U) << "of " << moved.parts << " parts";
+}
+
 TEST(sharded_map, arguments_are_checked_per_part) {
   sharded_32 table(4);
   const std::vector<K> keys{1, 2, 3};
