@@ -36,6 +36,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "gpuhash/detail/round_up.hpp"
+
 namespace gpuhash {
 
 /// One point-to-point piece of an all-to-all: shard `from` sends `bytes`
@@ -139,7 +141,7 @@ class exchange_plan {
   }
 
  private:
-  std::size_t aligned(std::size_t at) const { return (at + align_ - 1) / align_ * align_; }
+  std::size_t aligned(std::size_t at) const { return detail::round_up(at, align_); }
 
   std::size_t shards_;
   std::size_t align_;

@@ -12,6 +12,7 @@
 #include "gpuhash/detail/atomic.hpp"
 #include "gpuhash/detail/counters.hpp"
 #include "gpuhash/detail/launch_share.hpp"
+#include "gpuhash/detail/round_up.hpp"
 
 namespace gpuhash::detail {
 
@@ -245,7 +246,7 @@ struct exec<cpu_backend> {
         1);
     std::uint64_t running = 0;
     for (std::uint32_t w = 0; w < ways; ++w) {
-      running = (running + align - 1) / align * align;
+      running = round_up(running, align);
       const std::uint64_t first = running;
       for (std::uint64_t c = 0; c < chunks; ++c) {
         const std::uint64_t count = next[c * ways + w];

@@ -27,6 +27,7 @@
 #include <cstdint>
 
 #include "gpuhash/detail/cuda/launch.cuh"
+#include "gpuhash/detail/round_up.hpp"
 
 namespace gpuhash::detail::cuda {
 
@@ -177,7 +178,7 @@ struct aligned_way_shifts {
     std::uint64_t aligned_end = 0;
     std::uint64_t packed_end = 0;
     for (std::uint32_t w = 0; w < ways; ++w) {
-      aligned_end = (aligned_end + align - 1) / align * align;
+      aligned_end = round_up(aligned_end, align);
       shifts[w] = aligned_end - packed_end;
       aligned_end += sizes[w];
       packed_end += sizes[w];

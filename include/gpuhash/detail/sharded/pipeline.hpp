@@ -220,9 +220,9 @@ class pipeline {
   /// runs a source's part at a time. A batch that may insert runs in one
   /// call, its parts first packed together and its results put back in
   /// their places afterwards, so that the table makes room once for the
-  /// whole batch, as one table does for one batch: a call a part grew a
-  /// shard once a part, up to four rebuilds a batch, and could leave it a
-  /// third larger than one call would (the packing's copies cost little:
+  /// whole batch, as one table does for one batch: a call a part makes
+  /// room for its part alone, so a shard would grow once a part and could
+  /// end larger than one call leaves it (the packing's copies cost little:
   /// docs/results/sharded.md).
   template <class Transfer>
   void run_batch(const request_type& r, std::size_t g, Transfer& t, const exchange_plan& there) {
