@@ -120,6 +120,8 @@ void sweep_bucket_size(context& ctx) {
           report.design += "/" + Configuration::label();
           report.parameters = {{"bucket_bytes", static_cast<double>(Configuration::bucket_bytes)},
                                {"choices", static_cast<double>(Configuration::choices)},
+                               {"backyard_sixteenths",
+                                static_cast<double>(Configuration::backyard_sixteenths)},
                                {"find_lanes", static_cast<double>(Configuration::find_lanes)}};
           record(ctx, settings.experiment, table, report);
         });

@@ -1,7 +1,7 @@
 // One bucketed cuckoo configuration of bucketed_cuckoo.bucket_size on the CUDA backend
 // (bucketed_cuckoo_variants.hpp). bench/CMakeLists.txt compiles this file once
 // per configuration, defining GPUHASH_BENCH_BUCKET_BYTES, GPUHASH_BENCH_CHOICES,
-// GPUHASH_BENCH_EVICTION and GPUHASH_BENCH_FIND_PATH.
+// GPUHASH_BENCH_EVICTION, GPUHASH_BENCH_FIND_PATH and GPUHASH_BENCH_BACKYARD.
 
 #include <cstdint>
 
@@ -12,4 +12,5 @@ GPUHASH_INSTANTIATE_BUCKETED_CUCKOO_MAP(
     std::uint32_t, std::uint32_t, gpuhash::cuda_backend,
     gpuhash::bucketed_cuckoo_config<GPUHASH_BENCH_BUCKET_BYTES, GPUHASH_BENCH_CHOICES,
                                     gpuhash::bucketed_cuckoo_eviction::GPUHASH_BENCH_EVICTION,
-                                    gpuhash::bucketed_cuckoo_find_path::GPUHASH_BENCH_FIND_PATH>);
+                                    gpuhash::bucketed_cuckoo_find_path::GPUHASH_BENCH_FIND_PATH,
+                                    GPUHASH_BENCH_BACKYARD>);

@@ -22,11 +22,13 @@ namespace gpuhash::bench {
 /// A bucketed_cuckoo_config with what the experiment reports of it.
 template <std::uint32_t BucketBytes, std::uint32_t Choices,
           bucketed_cuckoo_eviction Eviction = bucketed_cuckoo_eviction::lookahead,
-          bucketed_cuckoo_find_path FindPath = bucketed_cuckoo_find_path::per_thread>
+          bucketed_cuckoo_find_path FindPath = bucketed_cuckoo_find_path::per_thread,
+          std::uint32_t BackyardSixteenths = 0>
 struct cuckoo_configuration {
-  using config = bucketed_cuckoo_config<BucketBytes, Choices, Eviction, FindPath>;
+  using config = bucketed_cuckoo_config<BucketBytes, Choices, Eviction, FindPath, BackyardSixteenths>;
   static constexpr std::uint32_t bucket_bytes = BucketBytes;
   static constexpr std::uint32_t choices = Choices;
+  static constexpr std::uint32_t backyard_sixteenths = BackyardSixteenths;
   /// Threads that search one key on the GPU.
   static constexpr std::uint32_t find_lanes =
       FindPath == bucketed_cuckoo_find_path::tile ? BucketBytes / 16 : 1;
@@ -39,11 +41,13 @@ struct cuckoo_configuration {
   template <class Backend>
   using on = bucketed_cuckoo_map_with<std::uint32_t, std::uint32_t, Backend, config>;
 
-  /// "b64c3": 64-byte buckets, three choices; "b32c2-walk": with
+  /// "b64c3": 64-byte buckets, three choices; "b32c4-y2": four choices, the
+  /// last two in a backyard of 2/16 of the buckets; "b32c2-walk": with
   /// random-walk eviction instead of the default lookahead; "b64c2-tile":
   /// finds by one tile of 64 / 16 = 4 threads per key on the GPU.
   static std::string label() {
     return "b" + std::to_string(BucketBytes) + "c" + std::to_string(Choices) +
+           (BackyardSixteenths != 0 ? "-y" + std::to_string(BackyardSixteenths) : "") +
            (Eviction == bucketed_cuckoo_eviction::random_walk ? "-walk" : "") +
            (FindPath == bucketed_cuckoo_find_path::tile ? "-tile" : "");
   }
@@ -59,6 +63,13 @@ using bucket_size_configurations =
     support::type_list<default_cuckoo_configuration, cuckoo_configuration<64, 2>,
                        cuckoo_configuration<128, 2>, cuckoo_configuration<32, 3>,
                        cuckoo_configuration<64, 3>, cuckoo_configuration<128, 3>,
+                       cuckoo_configuration<32, 4>,
+                       cuckoo_configuration<32, 3, bucketed_cuckoo_eviction::lookahead,
+                                            bucketed_cuckoo_find_path::per_thread, 2>,
+                       cuckoo_configuration<32, 4, bucketed_cuckoo_eviction::lookahead,
+                                            bucketed_cuckoo_find_path::per_thread, 2>,
+                       cuckoo_configuration<32, 4, bucketed_cuckoo_eviction::lookahead,
+                                            bucketed_cuckoo_find_path::per_thread, 3>,
                        cuckoo_configuration<32, 2, bucketed_cuckoo_eviction::random_walk>,
                        cuckoo_configuration<32, 3, bucketed_cuckoo_eviction::random_walk>,
                        cuckoo_configuration<32, 2, bucketed_cuckoo_eviction::lookahead,

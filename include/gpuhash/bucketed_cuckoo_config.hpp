@@ -41,14 +41,24 @@ enum class bucketed_cuckoo_find_path : std::uint8_t {
 /// slots (8-byte slots for 4/4-byte pairs, 16-byte slots for other pairs of
 /// at most 8-byte words, 32-byte slots where a word has 16 bytes); Choices:
 /// the buckets a key may live in, 2 to 4; Eviction and FindPath as above.
+/// BackyardSixteenths: 0, every choice a bucket of the whole table; k (1 to
+/// 8, with 3 or 4 choices), a backyard of the table's last k/16 buckets,
+/// which choices 2 and on draw from while the first two draw from the rest:
+/// the backyard stays sparse while the first two choices fill, so that few
+/// keys find every bucket full (the design doc's "Backyard").
 template <std::uint32_t BucketBytes, std::uint32_t Choices = 2,
           bucketed_cuckoo_eviction Eviction = bucketed_cuckoo_eviction::lookahead,
-          bucketed_cuckoo_find_path FindPath = bucketed_cuckoo_find_path::per_thread>
+          bucketed_cuckoo_find_path FindPath = bucketed_cuckoo_find_path::per_thread,
+          std::uint32_t BackyardSixteenths = 0>
 struct bucketed_cuckoo_config {
+  static_assert(BackyardSixteenths == 0 || (Choices > 2 && BackyardSixteenths <= 8),
+                "gpuhash::bucketed_cuckoo_config: a backyard takes 1 to 8 sixteenths of the "
+                "buckets and needs 3 or 4 choices (the first two stay in front)");
   static constexpr std::uint32_t bucket_bytes = BucketBytes;
   static constexpr std::uint32_t choices = Choices;
   static constexpr bucketed_cuckoo_eviction eviction = Eviction;
   static constexpr bucketed_cuckoo_find_path find_path = FindPath;
+  static constexpr std::uint32_t backyard_sixteenths = BackyardSixteenths;
 };
 
 }  // namespace gpuhash

@@ -8,17 +8,52 @@ namespace gpuhash::testing {
 /// The random-walk eviction policy is not compiled into the library (its
 /// default is lookahead); its tests compile it here.
 using random_walk_config = bucketed_cuckoo_config<32, 2, bucketed_cuckoo_eviction::random_walk>;
+/// Four choices, the last two in a backyard of 2/16 of the buckets.
+using backyard_config = bucketed_cuckoo_config<32, 4, bucketed_cuckoo_eviction::lookahead,
+                                               bucketed_cuckoo_find_path::per_thread, 2>;
 }  // namespace gpuhash::testing
 
 GPUHASH_INSTANTIATE_BUCKETED_CUCKOO_MAP(std::uint32_t, std::uint32_t, gpuhash::cpu_backend,
                                         gpuhash::testing::random_walk_config);
+GPUHASH_INSTANTIATE_BUCKETED_CUCKOO_MAP(std::uint32_t, std::uint32_t, gpuhash::cpu_backend,
+                                        gpuhash::testing::backyard_config);
 
 namespace gpuhash::testing {
 using cpu_cuckoo_tables = ::testing::Types<
     bucketed_cuckoo_map<std::uint32_t, std::uint32_t, cpu_backend>,
     bucketed_cuckoo_map<std::uint64_t, std::uint64_t, cpu_backend>,
-    bucketed_cuckoo_map_with<std::uint32_t, std::uint32_t, cpu_backend, random_walk_config>>;
+    bucketed_cuckoo_map_with<std::uint32_t, std::uint32_t, cpu_backend, random_walk_config>,
+    bucketed_cuckoo_map_with<std::uint32_t, std::uint32_t, cpu_backend, backyard_config>>;
 INSTANTIATE_TYPED_TEST_SUITE_P(bucketed_cuckoo, bucketed_cuckoo, cpu_cuckoo_tables);
+
+// With a backyard, choices 0 and 1 take the hash family's buckets reduced
+// onto the front (every bucket but the last 2/16), choices 2 and 3 onto the
+// backyard; a table of fewer than 16 buckets has none.
+TEST(bucketed_cuckoo_hash, backyard_choices_lie_in_the_last_buckets) {
+  using table = bucketed_cuckoo_map_with<std::uint32_t, std::uint32_t, cpu_backend,
+                                         backyard_config>;
+  using view_type = table::engine_type::view_type;
+  seeded_random random;
+  for (const std::uint64_t buckets : {std::uint64_t{1}, std::uint64_t{15}, std::uint64_t{16},
+                                      std::uint64_t{1000}, std::uint64_t{1} << 40}) {
+    const std::uint64_t seed = random.next();
+    const view_type view(nullptr, buckets, seed);
+    const hash_family<std::uint32_t> family{seed};
+    const std::uint64_t backyard = buckets < 16 ? 0 : buckets / 16 * 2;
+    const std::uint64_t front = buckets - backyard;
+    for (int i = 0; i < 1000; ++i) {
+      const auto key = static_cast<std::uint32_t>(random.next());
+      for (std::uint32_t choice = 0; choice < 4; ++choice) {
+        const std::uint64_t expected =
+            choice < 2 || backyard == 0
+                ? reduce_range(family(key, choice), front)
+                : front + reduce_range(family(key, choice), backyard);
+        ASSERT_EQ(view.bucket_index(key, choice), expected)
+            << "buckets " << buckets << ", choice " << choice << ", seed " << seed;
+      }
+    }
+  }
+}
 
 // For std::uint32_t and std::uint64_t keys under the default policies, the
 // bucket of choice i is hash_family's member i (seeded_hash under the

@@ -48,12 +48,15 @@ using slot_steps_for = std::conditional_t<sizeof(Key) == 4 && sizeof(Value) == 4
 /// hash_family, so for integer keys under key_bytes_hash choice i hashes
 /// as hash_family's member i, seeded_hash. `Equal` compares a stored key
 /// word with a searched one (word_equal, or a key type's policy_equal).
+/// `BackyardSixteenths` (bucketed_cuckoo_config's) places choices 2 and on
+/// in a backyard of the last buckets.
 template <class Key, class Value, std::uint32_t BucketBytes, std::uint32_t Choices,
           bucketed_cuckoo_eviction Eviction = bucketed_cuckoo_eviction::lookahead,
-          class Hash = policy_hash<Key, key_bytes_hash<Key>>, class Equal = word_equal>
-class table_view
-    : public view_writes<table_view<Key, Value, BucketBytes, Choices, Eviction, Hash, Equal>, Key,
-                         Value> {
+          class Hash = policy_hash<Key, key_bytes_hash<Key>>, class Equal = word_equal,
+          std::uint32_t BackyardSixteenths = 0>
+class table_view : public view_writes<table_view<Key, Value, BucketBytes, Choices, Eviction, Hash,
+                                                 Equal, BackyardSixteenths>,
+                                      Key, Value> {
   friend view_writes<table_view, Key, Value>;
 
  public:
@@ -82,7 +85,11 @@ class table_view
   /// `hash` is copied once per choice, each copy with its own seed.
   GPUHASH_HD table_view(slot_type* slots, std::uint64_t buckets, std::uint64_t seed, Hash hash = {},
                         Equal equal = {})
-      : slots_(slots), buckets_(buckets), equal_(equal) {
+      : slots_(slots),
+        buckets_(buckets),
+        backyard_buckets_(backyard_buckets(buckets)),
+        front_buckets_(buckets - backyard_buckets_),
+        equal_(equal) {
     // Only member_seed is used, which does not depend on the family's key type.
     const hash_family<std::uint64_t> family{seed};
     GPUHASH_UNROLL
@@ -101,7 +108,19 @@ class table_view
   /// them in this order). Public for searches that split a bucket among
   /// threads (cooperative_find.cuh).
   GPUHASH_HD std::uint64_t bucket_index(Key key, std::uint32_t choice) const {
-    return reduce_range(hashes_[choice](key), buckets_);
+    if constexpr (BackyardSixteenths == 0) {
+      return reduce_range(hashes_[choice](key), buckets_);
+    } else {
+      if (choice < 2 || backyard_buckets_ == 0)
+        return reduce_range(hashes_[choice](key), front_buckets_);
+      return front_buckets_ + reduce_range(hashes_[choice](key), backyard_buckets_);
+    }
+  }
+  /// The buckets of a table of `buckets` that choices 2 and on draw from,
+  /// at its end: BackyardSixteenths / 16 of them, none in a table of fewer
+  /// than 16 buckets (every choice then draws from all of them).
+  GPUHASH_HD static constexpr std::uint64_t backyard_buckets(std::uint64_t buckets) {
+    return buckets < 16 ? 0 : buckets / 16 * BackyardSixteenths;
   }
   /// The first slot of bucket `index`.
   GPUHASH_HD slot_type* bucket(std::uint64_t index) const {
@@ -325,6 +344,8 @@ class table_view
 
   slot_type* slots_ = nullptr;
   std::uint64_t buckets_ = 0;
+  std::uint64_t backyard_buckets_ = 0;  // the last buckets, for choices 2 and on
+  std::uint64_t front_buckets_ = 0;     // the first buckets, for choices 0 and 1
   Hash hashes_[Choices] = {};  // seeded by one member of a hash_family per choice
   Equal equal_{};
 };
