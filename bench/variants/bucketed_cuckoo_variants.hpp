@@ -1,7 +1,8 @@
 #pragma once
 // The bucketed cuckoo configurations that bucketed_cuckoo.bucket_size
 // compares, for 32/32-bit pairs. The library compiles only its default
-// (32-byte buckets, two choices, one thread per find); the others are
+// (32-byte buckets, four choices with a backyard of 3/16, one thread per
+// find); the others are
 // instantiated by bucketed_cuckoo_variant.cpp (CPU; not for tile finds) and
 // .cu (CUDA), which bench/CMakeLists.txt compiles once per configuration when
 // GPUHASH_BENCH_VARIANTS is ON (off by default: each costs a CUDA engine
@@ -53,14 +54,18 @@ struct cuckoo_configuration {
   }
 };
 
-using default_cuckoo_configuration =
-    cuckoo_configuration<bucketed_cuckoo_default_config<std::uint32_t, std::uint32_t>::bucket_bytes,
-                         2>;
+using default_cuckoo_configuration = cuckoo_configuration<
+    bucketed_cuckoo_default_config<std::uint32_t, std::uint32_t>::bucket_bytes,
+    bucketed_cuckoo_default_config<std::uint32_t, std::uint32_t>::choices,
+    bucketed_cuckoo_default_config<std::uint32_t, std::uint32_t>::eviction,
+    bucketed_cuckoo_default_config<std::uint32_t, std::uint32_t>::find_path,
+    bucketed_cuckoo_default_config<std::uint32_t, std::uint32_t>::backyard_sixteenths>;
 
 #if defined(GPUHASH_BENCH_VARIANTS)
 inline constexpr bool cuckoo_variants_built = true;
 using bucket_size_configurations =
-    support::type_list<default_cuckoo_configuration, cuckoo_configuration<64, 2>,
+    support::type_list<default_cuckoo_configuration, cuckoo_configuration<32, 2>,
+                       cuckoo_configuration<64, 2>,
                        cuckoo_configuration<128, 2>, cuckoo_configuration<32, 3>,
                        cuckoo_configuration<64, 3>, cuckoo_configuration<128, 3>,
                        cuckoo_configuration<32, 4>,
@@ -72,8 +77,6 @@ using bucket_size_configurations =
                                             bucketed_cuckoo_find_path::per_thread, 4>,
                        cuckoo_configuration<32, 4, bucketed_cuckoo_eviction::lookahead,
                                             bucketed_cuckoo_find_path::per_thread, 2>,
-                       cuckoo_configuration<32, 4, bucketed_cuckoo_eviction::lookahead,
-                                            bucketed_cuckoo_find_path::per_thread, 3>,
                        cuckoo_configuration<32, 4, bucketed_cuckoo_eviction::lookahead,
                                             bucketed_cuckoo_find_path::per_thread, 4>,
                        cuckoo_configuration<32, 2, bucketed_cuckoo_eviction::random_walk>,

@@ -5,7 +5,8 @@
 // one: bucketed_cuckoo_map_with (gpuhash/bucketed_cuckoo_map.hpp).
 //
 // The library compiles the default configuration (bucketed_cuckoo_map's:
-// four-slot buckets, two choices, lookahead eviction, one thread per find);
+// four-slot buckets, four choices of which the last two lie in a backyard of
+// 3/16 of the buckets, lookahead eviction, one thread per find);
 // others compile where gpuhash/bucketed_cuckoo_map_impl.hpp is included, or
 // once in a file that instantiates them
 // (GPUHASH_INSTANTIATE_BUCKETED_CUCKOO_MAP).

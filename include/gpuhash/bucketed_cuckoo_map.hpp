@@ -47,7 +47,9 @@ namespace gpuhash {
 
 /// The configuration bucketed_cuckoo_map uses: buckets of four slots (32
 /// bytes for 4/4-byte pairs, 128 for pairs with a 16-byte word, 64 for the
-/// others), two choices, lookahead eviction, one thread per find.
+/// others), four choices (the first two over 13/16 of the buckets, the last
+/// two over a backyard of the other 3/16), lookahead eviction, one thread
+/// per find.
 template <class Key, class Value>
 using bucketed_cuckoo_default_config = detail::bucketed_cuckoo::default_config<Key, Value>;
 

@@ -70,6 +70,8 @@ class engine {
   static constexpr bool erase_frees_slot = false;
   static constexpr std::uint32_t bucket_bytes = Config::bucket_bytes;
   static constexpr std::uint32_t choices = Config::choices;
+  /// Sixteenths of the buckets that choices 2 and on draw from (0: none).
+  static constexpr std::uint32_t backyard_sixteenths = Config::backyard_sixteenths;
   static constexpr bucketed_cuckoo_eviction eviction = Config::eviction;
   /// How find and contains batches run (the tile only on the GPU).
   static constexpr bucketed_cuckoo_find_path finds = Config::find_path;

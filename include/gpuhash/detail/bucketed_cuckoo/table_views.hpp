@@ -32,10 +32,13 @@ inline constexpr std::uint32_t default_bucket_bytes = [] {
     return std::uint32_t{64};
 }();
 
-/// The default configuration: default_bucket_bytes, two choices, lookahead
-/// eviction, one thread per find.
+/// The default configuration: default_bucket_bytes, four choices (the last
+/// two in a backyard of 3/16 of the buckets), lookahead eviction, one thread
+/// per find.
 template <class Key, class Value>
-using default_config = bucketed_cuckoo_config<default_bucket_bytes<Key, Value>>;
+using default_config =
+    bucketed_cuckoo_config<default_bucket_bytes<Key, Value>, 4, bucketed_cuckoo_eviction::lookahead,
+                           bucketed_cuckoo_find_path::per_thread, 3>;
 
 /// Keys of type Key and values of type Value in a table of Config (a
 /// bucketed_cuckoo_config) under the policies Hash and KeyEqual; Key and
