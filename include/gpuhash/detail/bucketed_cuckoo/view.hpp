@@ -237,12 +237,21 @@ class table_view : public view_writes<table_view<Key, Value, BucketBytes, Choice
       const Key victim = slot_ops::key_of(copy[j]);
       room[j] = is_free_key(victim);
       if (room[j] || slot_ops::is_reserved(victim)) continue;  // free, or a pair mid-publication
-      // The victim's first bucket other than the target.
+      // The victim's bucket to look in: with a backyard, its first backyard
+      // bucket other than the target (the backyard fills last, so room is
+      // likelier there), else its first bucket other than the target.
       std::uint64_t other = target;
       GPUHASH_UNROLL
-      for (std::uint32_t choice = 0; choice < Choices; ++choice) {
+      for (std::uint32_t choice = BackyardSixteenths != 0 ? 2 : 0; choice < Choices; ++choice) {
         const std::uint64_t candidate = bucket_index(victim, choice);
         if (other == target) other = candidate;
+      }
+      if constexpr (BackyardSixteenths != 0) {
+        GPUHASH_UNROLL
+        for (std::uint32_t choice = 0; choice < 2; ++choice) {
+          const std::uint64_t candidate = bucket_index(victim, choice);
+          if (other == target) other = candidate;
+        }
       }
       if (other == target) continue;
       slot_type behind[slots_per_bucket];
