@@ -27,10 +27,12 @@
 #include <limits>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "gpuhash/detail/batch.hpp"
 #include "gpuhash/detail/sharded/steps.hpp"
+#include "gpuhash/errors.hpp"
 #include "gpuhash/operation.hpp"
 #include "gpuhash/shard_exchange.hpp"
 #include "gpuhash/status.hpp"
@@ -143,6 +145,7 @@ class pipeline {
     const std::size_t shards = shards_.size();
     std::vector<transfer_type> t(shards);
     std::vector<std::vector<std::size_t>> counts(shards, std::vector<std::size_t>(shards, 0));
+    std::vector<std::size_t> sent_room(shards, 0);  // elements of each source's send buffers
 
     // 1. Each source's part grouped by destination, the groups aligned:
     // its buffers are sized before the counts are known, for the most gaps
@@ -151,6 +154,7 @@ class pipeline {
       const stream_type stream = exchange_.stream(s);
       const std::size_t n = r.counts[s];
       const std::size_t extent = n == 0 ? 0 : n + (shards - 1) * (exchange_align - 1);
+      sent_room[s] = extent;
       t[s].order = backend_type::template allocate<Position>(extent, stream);
       t[s].sent_keys = backend_type::template allocate<key_type>(extent, stream);
       if (!r.values.empty())
@@ -163,9 +167,16 @@ class pipeline {
                                  t[s].sent_ops.data(), counts[s].data(), stream);
     });
 
-    // 2. The counts, there and back.
+    // 2. The counts, there and back. The plan lays each source's groups out
+    // as its partition did; the exchange reads up to the plan's extent,
+    // which must lie within the buffers step 1 sized.
     const exchange_plan there(counts, exchange_align);
     const exchange_plan back = there.reversed();
+    for (std::size_t s = 0; s < shards; ++s)
+      if (there.send_extent(s) > sent_room[s])
+        throw error("gpuhash: sharded_map: shard " + std::to_string(s) + "'s part spans " +
+                    std::to_string(there.send_extent(s)) + " elements, its buffers hold " +
+                    std::to_string(sent_room[s]));
 
     // 3. Room for each shard's batch and for the results of its part.
     exchange_.for_each_shard([&](std::size_t g) {
@@ -278,14 +289,16 @@ class pipeline {
     switch (r.kind) {
       case batch_kind::insert: table.insert(keys, values, n, statuses, stream); break;
       case batch_kind::upsert: table.insert_or_assign(keys, values, n, statuses, stream); break;
+      // Searches and erases are queued: what reads their results (the
+      // exchange back) runs after them in the shard's stream.
       case batch_kind::find:
         if (r.flags.empty())
-          table.find(keys, n, values, statuses, stream);
+          table.find_async(keys, n, values, statuses, stream);
         else
-          table.find(keys, n, values, flags, stream);
+          table.find_async(keys, n, values, flags, stream);
         break;
-      case batch_kind::contains: table.contains(keys, n, flags, stream); break;
-      case batch_kind::erase: table.erase(keys, n, statuses, stream); break;
+      case batch_kind::contains: table.contains_async(keys, n, flags, stream); break;
+      case batch_kind::erase: table.erase_async(keys, n, statuses, stream); break;
       case batch_kind::apply:
         table.apply(t.ops.data() + at, keys, values, n, statuses, stream);
         break;
