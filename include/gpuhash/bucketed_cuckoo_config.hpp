@@ -19,9 +19,11 @@ namespace gpuhash {
 enum class bucketed_cuckoo_eviction : std::uint8_t {
   /// A random slot (the classic random walk).
   random_walk,
-  /// A breadth-first look one level deep: read the other bucket of every key
-  /// in the target bucket (independent reads, issued together) and evict one
-  /// whose other bucket has a free slot; a random slot when none has.
+  /// A breadth-first look one level deep: read another bucket of every key in
+  /// the target bucket (independent reads, issued together: its first
+  /// backyard bucket other than the target where the table has a backyard,
+  /// else its first bucket other than the target) and evict one with a free
+  /// slot there; a random slot when none has.
   lookahead,
 };
 

@@ -1,10 +1,11 @@
 #pragma once
 // gpuhash::bucketed_cuckoo_map: bucketed cuckoo hashing, the project's
-// spearhead (docs/designs/bucketed_cuckoo.md). Each key lives in one of two
+// spearhead (docs/designs/bucketed_cuckoo.md). Each key lives in one of four
 // buckets of four slots (32 bytes for 4/4-byte pairs, 64 bytes for 8/8, 128
-// bytes for 16/16); a search reads at most two buckets and a search in the
+// bytes for 16/16), the last two in a backyard of 3/16 of the buckets; a
+// search reads at most four buckets, most searches one, and a search in the
 // same batch as inserts never misses a key that was there before. Inserts
-// that find both buckets full are placed afterwards by eviction walks;
+// that find all their buckets full are placed afterwards by eviction walks;
 // erase leaves tombstones that those walks and rebuilds reuse. Reserved
 // keys: the two largest words (4/4-byte pairs) or the three largest (every
 // other pair), see reserved_keys().

@@ -50,9 +50,9 @@ struct table_views {
   using hash_type = policy_hash<Key, Hash>;
   using equal_type = word_equality<Key, KeyEqual, slot_steps_for<key_word, value_word>>;
   /// The per-key algorithms over words.
-  using word_view_type = table_view<key_word, value_word, Config::bucket_bytes, Config::choices,
-                                    Config::eviction, hash_type, equal_type,
-                                    Config::backyard_sixteenths>;
+  using word_view_type =
+      table_view<key_word, value_word, Config::bucket_bytes, Config::choices, Config::eviction,
+                 hash_type, equal_type, Config::backyard_sixteenths>;
   /// What refs call: the word view itself for the library's integer types,
   /// else typed_view's conversions around it.
   using view_type =

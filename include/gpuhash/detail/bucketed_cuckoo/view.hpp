@@ -54,9 +54,10 @@ template <class Key, class Value, std::uint32_t BucketBytes, std::uint32_t Choic
           bucketed_cuckoo_eviction Eviction = bucketed_cuckoo_eviction::lookahead,
           class Hash = policy_hash<Key, key_bytes_hash<Key>>, class Equal = word_equal,
           std::uint32_t BackyardSixteenths = 0>
-class table_view : public view_writes<table_view<Key, Value, BucketBytes, Choices, Eviction, Hash,
-                                                 Equal, BackyardSixteenths>,
-                                      Key, Value> {
+class table_view
+    : public view_writes<
+          table_view<Key, Value, BucketBytes, Choices, Eviction, Hash, Equal, BackyardSixteenths>,
+          Key, Value> {
   friend view_writes<table_view, Key, Value>;
 
  public:
@@ -205,7 +206,8 @@ class table_view : public view_writes<table_view<Key, Value, BucketBytes, Choice
       random = murmur3_fmix64(random + 0x9e3779b97f4a7c15ULL);
       const auto choice = static_cast<std::uint32_t>(random % Choices);
       std::uint64_t target = bucket_index(key, choice);
-      if (target == from_bucket) target = bucket_index(key, (choice + 1) % Choices);
+      for (std::uint32_t next = 1; target == from_bucket && next < Choices; ++next)
+        target = bucket_index(key, (choice + next) % Choices);
       auto position = static_cast<std::uint32_t>((random >> 32) % slots_per_bucket);
       if constexpr (Eviction == bucketed_cuckoo_eviction::lookahead)
         position = slot_with_room_behind(target, position);
@@ -355,7 +357,7 @@ class table_view : public view_writes<table_view<Key, Value, BucketBytes, Choice
   std::uint64_t buckets_ = 0;
   std::uint64_t backyard_buckets_ = 0;  // the last buckets, for choices 2 and on
   std::uint64_t front_buckets_ = 0;     // the first buckets, for choices 0 and 1
-  Hash hashes_[Choices] = {};  // seeded by one member of a hash_family per choice
+  Hash hashes_[Choices] = {};           // seeded by one member of a hash_family per choice
   Equal equal_{};
 };
 

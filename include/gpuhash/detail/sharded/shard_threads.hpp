@@ -1,9 +1,9 @@
 #pragma once
 // One host thread per shard of a sharded_map, kept for the exchange's life:
 // run(task) has thread g call task(g) for every g and returns when all have.
-// A thread per shard because a shard's table calls are synchronous: on the
-// GPU, G shards driven from one thread would take turns, and on the CPU the
-// host exchange is this concurrency. Both exchanges run their
+// A thread per shard because a shard's inserting table calls are
+// synchronous: on the GPU, G shards driven from one thread would take turns,
+// and on the CPU the host exchange is this concurrency. Both exchanges run their
 // for_each_shard here (docs/designs/sharded.md, "The NCCL exchange").
 
 #include <condition_variable>
