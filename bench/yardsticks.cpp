@@ -45,24 +45,25 @@ constexpr yardstick table[] = {
 
     // Bucketed cuckoo (docs/designs/bucketed_cuckoo.md).
     {"bucketed_cuckoo", "insert", "read_then_cas_write",
-     "phase 1 reads its first bucket and claims an empty slot there by CAS; keys whose buckets "
-     "are full wait for phase 2's eviction walks, which the fraction counts as loss",
+     "phase 1 reads its first bucket and claims an empty slot there by CAS; keys whose first "
+     "bucket is full read their next ones, and keys whose buckets are all full wait for phase "
+     "2's eviction walks, which the fraction counts as loss",
      ""},
     {"bucketed_cuckoo", "find_hit", "random_read_32",
-     "one thread scans its first bucket (its second only if the key is there): at least the "
+     "one thread scans its first bucket (its next ones only if the key is there): at least the "
      "sector that holds its key; a 32/32 bucket is one sector, a wider one costs more, which the "
      "fraction counts as loss",
      ""},
     {"bucketed_cuckoo", "find_miss", "random_read_32",
      "scans its first bucket and stops at an empty slot; where that bucket is full (most of them "
-     "above load 0.8) it reads the second too, which the fraction counts as loss",
+     "above load 0.8) it reads the next ones too (up to four), which the fraction counts as loss",
      ""},
     {"bucketed_cuckoo", "find_hit_tile", "random_read_unit",
      "a tile of bucket_bytes / 16 lanes reads its first bucket whole, in one request (its "
-     "second only if the key is there)",
+     "next ones only if the key is there)",
      ""},
     {"bucketed_cuckoo", "find_miss_tile", "random_read_unit",
-     "a tile reads its first bucket whole; the second where the first is full", ""},
+     "a tile reads its first bucket whole; the next ones where those before are full", ""},
     {"bucketed_cuckoo", "erase", "read_then_cas_write",
      "scans to its key and CASes it to a tombstone in the sector read", ""},
     {"bucketed_cuckoo", "upsert", "read_then_cas_write",

@@ -93,7 +93,7 @@ void sweep_bucket_size(context& ctx) {
     std::printf(
         "note: this gpuhash-bench was built with GPUHASH_BENCH_VARIANTS=OFF, so only the "
         "library's configuration (%s) runs; configure with -DGPUHASH_BENCH_VARIANTS=ON for "
-        "64/128-byte buckets, three choices and tile finds\n",
+        "64/128-byte buckets, two, three and four choices, backyards and tile finds\n",
         default_cuckoo_configuration::label().c_str());
   std::vector<std::string> built;
   support::for_each_type(bucket_size_configurations{},
@@ -118,11 +118,11 @@ void sweep_bucket_size(context& ctx) {
         for_each_point<Table>(ctx, settings, base, [&](const sweep_point& point) {
           point_report report = run_basic_ops<Table>(point);
           report.design += "/" + Configuration::label();
-          report.parameters = {{"bucket_bytes", static_cast<double>(Configuration::bucket_bytes)},
-                               {"choices", static_cast<double>(Configuration::choices)},
-                               {"backyard_sixteenths",
-                                static_cast<double>(Configuration::backyard_sixteenths)},
-                               {"find_lanes", static_cast<double>(Configuration::find_lanes)}};
+          report.parameters = {
+              {"bucket_bytes", static_cast<double>(Configuration::bucket_bytes)},
+              {"choices", static_cast<double>(Configuration::choices)},
+              {"backyard_sixteenths", static_cast<double>(Configuration::backyard_sixteenths)},
+              {"find_lanes", static_cast<double>(Configuration::find_lanes)}};
           record(ctx, settings.experiment, table, report);
         });
       }
@@ -173,14 +173,12 @@ std::vector<experiment> bucketed_cuckoo_experiments() {
          run_basic_sweep(ctx, settings);
        }},
       {"bucketed_cuckoo.bucket_size",
-       "bucketed cuckoo, 32/32: 32/64/128-byte buckets, two and three choices, lookahead or "
-       "random-walk eviction, finds by one thread or one tile of threads per key (GPU only), at "
-       "loads 0.5, "
-       "0.9, 0.95 (needs -DGPUHASH_BENCH_VARIANTS=ON, else the default b32c2 only; "
-       "--variant=b32c2,b64c2,b128c2,b32c3,b64c3,b128c3,b32c2-walk,b32c3-walk,"
-       "b32c2-tile,b64c2-tile,b128c2-tile,b32c3-tile; --n: 2^26 GPU, 2^22 CPU; --load, --dist, "
-       "--backend, "
-       "--reps)",
+       "bucketed cuckoo, 32/32: 32/64/128-byte buckets, two to four choices, backyards, "
+       "lookahead or random-walk eviction, finds by one thread or one tile of threads per key "
+       "(GPU only), at loads 0.5, 0.9, 0.95 (needs -DGPUHASH_BENCH_VARIANTS=ON, else the default "
+       "b32c4-y3 only; --variant=b32c4-y3,b32c2,b64c2,b128c2,b32c3,b64c3,b128c3,b32c4,b32c3-y2,"
+       "b32c3-y3,b32c3-y4,b32c4-y2,b32c4-y4,b32c2-walk,b32c3-walk,b32c2-tile,b64c2-tile,"
+       "b128c2-tile,b32c3-tile; --n: 2^26 GPU, 2^22 CPU; --load, --dist, --backend, --reps)",
        sweep_bucket_size},
   };
 }

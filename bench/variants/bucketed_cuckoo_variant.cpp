@@ -1,8 +1,9 @@
-// One bucketed cuckoo configuration of bucketed_cuckoo.bucket_size on the CPU backend
-// (bucketed_cuckoo_variants.hpp). bench/CMakeLists.txt compiles this file once
-// per configuration, defining GPUHASH_BENCH_BUCKET_BYTES, GPUHASH_BENCH_CHOICES,
-// GPUHASH_BENCH_EVICTION, GPUHASH_BENCH_FIND_PATH and GPUHASH_BENCH_BACKYARD (never tile: the CPU has
-// no tiles, and the benchmark runs tile configurations on CUDA only).
+// One bucketed cuckoo configuration of bucketed_cuckoo.bucket_size on the CPU
+// backend (bucketed_cuckoo_variants.hpp). bench/CMakeLists.txt compiles this
+// file once per configuration, defining GPUHASH_BENCH_BUCKET_BYTES,
+// GPUHASH_BENCH_CHOICES, GPUHASH_BENCH_EVICTION, GPUHASH_BENCH_FIND_PATH
+// (never tile: the CPU has no tiles, and the benchmark runs tile
+// configurations on CUDA only) and GPUHASH_BENCH_BACKYARD.
 
 #include <cstdint>
 

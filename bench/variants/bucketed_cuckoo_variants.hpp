@@ -2,11 +2,10 @@
 // The bucketed cuckoo configurations that bucketed_cuckoo.bucket_size
 // compares, for 32/32-bit pairs. The library compiles only its default
 // (32-byte buckets, four choices with a backyard of 3/16, one thread per
-// find); the others are
-// instantiated by bucketed_cuckoo_variant.cpp (CPU; not for tile finds) and
-// .cu (CUDA), which bench/CMakeLists.txt compiles once per configuration when
-// GPUHASH_BENCH_VARIANTS is ON (off by default: each costs a CUDA engine
-// build). Its list of configurations must match this one (a configuration
+// find); the others are instantiated by bucketed_cuckoo_variant.cpp (CPU;
+// not for tile finds) and .cu (CUDA), which bench/CMakeLists.txt compiles
+// once per configuration when GPUHASH_BENCH_VARIANTS is ON (off by default:
+// each costs a CUDA engine build). Its list of configurations must match this one (a configuration
 // missing there fails to link).
 
 #include <cstdint>
@@ -26,7 +25,8 @@ template <std::uint32_t BucketBytes, std::uint32_t Choices,
           bucketed_cuckoo_find_path FindPath = bucketed_cuckoo_find_path::per_thread,
           std::uint32_t BackyardSixteenths = 0>
 struct cuckoo_configuration {
-  using config = bucketed_cuckoo_config<BucketBytes, Choices, Eviction, FindPath, BackyardSixteenths>;
+  using config =
+      bucketed_cuckoo_config<BucketBytes, Choices, Eviction, FindPath, BackyardSixteenths>;
   static constexpr std::uint32_t bucket_bytes = BucketBytes;
   static constexpr std::uint32_t choices = Choices;
   static constexpr std::uint32_t backyard_sixteenths = BackyardSixteenths;
@@ -65,10 +65,9 @@ using default_cuckoo_configuration = cuckoo_configuration<
 inline constexpr bool cuckoo_variants_built = true;
 using bucket_size_configurations =
     support::type_list<default_cuckoo_configuration, cuckoo_configuration<32, 2>,
-                       cuckoo_configuration<64, 2>,
-                       cuckoo_configuration<128, 2>, cuckoo_configuration<32, 3>,
-                       cuckoo_configuration<64, 3>, cuckoo_configuration<128, 3>,
-                       cuckoo_configuration<32, 4>,
+                       cuckoo_configuration<64, 2>, cuckoo_configuration<128, 2>,
+                       cuckoo_configuration<32, 3>, cuckoo_configuration<64, 3>,
+                       cuckoo_configuration<128, 3>, cuckoo_configuration<32, 4>,
                        cuckoo_configuration<32, 3, bucketed_cuckoo_eviction::lookahead,
                                             bucketed_cuckoo_find_path::per_thread, 2>,
                        cuckoo_configuration<32, 3, bucketed_cuckoo_eviction::lookahead,

@@ -63,8 +63,8 @@ groups_gpu, amounts_gpu = cupy.asarray(groups), cupy.asarray(amounts)
 statuses = sum_rows(groups_gpu, amounts_gpu)
 # Each row started its group's sum (inserted), added to it (updated), or
 # found no room for a new group (full: the map does not grow in a kernel,
-# and bucketed cuckoo's ref places no key whose two buckets are full, a few
-# percent of them near the map's load limit). Those rows' groups go in by a
+# and bucketed cuckoo's ref places no key whose buckets are all full, a few
+# percent of them or fewer near the map's load limit). Those rows' groups go in by a
 # batch at 0, which grows the map where it must, then the kernel adds the
 # rows again through a new ref.
 full = statuses == int(gpuhash.Status.full)

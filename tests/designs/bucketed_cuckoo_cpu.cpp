@@ -1,4 +1,5 @@
 #include <cstdint>
+#include <utility>
 
 #include "bucketed_cuckoo_tests.hpp"
 #include "gpuhash/bucketed_cuckoo_map_impl.hpp"
@@ -57,8 +58,8 @@ void expect_buckets_of_the_hash_family(seeded_random& random) {
       const auto key = static_cast<K>(random.next());
       for (std::uint32_t choice = 0; choice < choices; ++choice)
         ASSERT_EQ(view.bucket_index(key, choice),
-                  (expected_bucket<K, choices, engine_type::backyard_sixteenths>(
-                      family, key, choice, buckets)))
+                  (expected_bucket<K, choices, engine_type::backyard_sixteenths>(family, key,
+                                                                                 choice, buckets)))
             << "buckets " << buckets << ", choice " << choice << ", seed " << seed;
     }
   };
@@ -72,11 +73,37 @@ void expect_buckets_of_the_hash_family(seeded_random& random) {
   }
 }
 
+// The default's backyard in numbers: 3/16 of the buckets in whole
+// sixteenths, none below 16 buckets; choices 2 and 3 of every key land in
+// it, choices 0 and 1 before it.
+TEST(bucketed_cuckoo_hash, the_default_backyard_is_three_sixteenths_of_the_buckets) {
+  using view_type = bucketed_cuckoo_map<std::uint32_t, std::uint32_t>::engine_type::view_type;
+  const std::pair<std::uint64_t, std::uint64_t> sizes[] = {
+      {1, 0}, {15, 0}, {16, 3}, {31, 3}, {32, 6}, {1000, 186}, {std::uint64_t{1} << 24, 3 << 20}};
+  seeded_random random;
+  for (const auto& [buckets, backyard] : sizes) {
+    ASSERT_EQ(view_type::backyard_buckets(buckets), backyard) << buckets << " buckets";
+    const view_type view(nullptr, buckets, random.next());
+    for (int i = 0; i < 1000; ++i) {
+      const auto key = static_cast<std::uint32_t>(random.next());
+      for (std::uint32_t choice = 0; choice < 4; ++choice) {
+        const std::uint64_t bucket = view.bucket_index(key, choice);
+        ASSERT_LT(bucket, buckets);
+        if (backyard != 0) {
+          ASSERT_EQ(bucket >= buckets - backyard, choice >= 2)
+              << buckets << " buckets, choice " << choice;
+        }
+      }
+    }
+  }
+}
+
 TEST(bucketed_cuckoo_hash, integer_keys_take_the_buckets_of_the_hash_family) {
   seeded_random random;
   expect_buckets_of_the_hash_family<bucketed_cuckoo_map<std::uint32_t, std::uint32_t>>(random);
   expect_buckets_of_the_hash_family<bucketed_cuckoo_map<std::uint64_t, std::uint64_t>>(random);
   expect_buckets_of_the_hash_family<
-      bucketed_cuckoo_map_with<std::uint32_t, std::uint32_t, cpu_backend, two_choice_config>>(random);
+      bucketed_cuckoo_map_with<std::uint32_t, std::uint32_t, cpu_backend, two_choice_config>>(
+      random);
 }
 }  // namespace gpuhash::testing

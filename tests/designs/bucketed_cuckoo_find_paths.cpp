@@ -1,10 +1,11 @@
 // The bucketed cuckoo table's two find paths on the GPU
-// (bucketed_cuckoo_find_path::tile, one tile per key, against the default
-// one thread per key) after the same
-// operations: both must answer find and contains like a std::unordered_map
-// model, and so like each other, for keys present, erased, re-inserted behind tombstones, never
-// inserted, and reserved; in tables from two buckets (where a key's choices
-// often share a bucket) to load 0.95 (where misses read every bucket).
+// (bucketed_cuckoo_find_path::tile, one tile per key, in a two-choice
+// configuration, against the library's default table, one thread per key)
+// after the same operations: both must answer find and contains like a
+// std::unordered_map model, and so like each other, for keys present,
+// erased, re-inserted behind tombstones, never inserted, and reserved; in
+// tables from two buckets (where a key's choices often share a bucket) to
+// load 0.95 (where misses read every bucket).
 
 #include <gtest/gtest.h>
 
@@ -23,15 +24,16 @@
 namespace gpuhash::testing {
 namespace {
 
-/// A tile table: tile finds on the default configuration for its pairs.
+/// A tile table: tile finds, two choices, the default's bucket size for its
+/// pairs.
 template <class Key, class Value>
 using tile_table_of = bucketed_cuckoo_map_with<
     Key, Value, cuda_backend,
     bucketed_cuckoo_config<bucketed_cuckoo_default_config<Key, Value>::bucket_bytes, 2,
                            bucketed_cuckoo_eviction::lookahead, bucketed_cuckoo_find_path::tile>>;
 
-/// Tile tables whose per-thread counterpart the library compiles (the
-/// default configurations); both are instantiated in bucketed_cuckoo_tile.cu.
+/// Tile tables for the pairs the library compiles; both are instantiated in
+/// bucketed_cuckoo_tile.cu.
 using tile_tables = ::testing::Types<tile_table_of<std::uint32_t, std::uint32_t>,
                                      tile_table_of<std::uint64_t, std::uint64_t>>;
 

@@ -7,8 +7,10 @@
 // or of a key under a policy, by hash: docs/designs/bucketed_cuckoo.md);
 // and the slots of keys and values of different widths.
 // Every test checks the table against a std::unordered_map model; the seed
-// is printed on failure (seeded_random). Typed on the backend: included by
-// key_types_cpu.cpp and key_types_cuda.cu.
+// is printed on failure (seeded_random). Typed on the design
+// (bucketed_cuckoo_design, and on the CPU also two_choice_cuckoo_design,
+// whose walks run on many more keys): included by key_types_cpu.cpp and
+// key_types_cuda.cu.
 
 #include <gtest/gtest.h>
 
@@ -41,14 +43,13 @@ struct tagged_wide_equal {
   }
 };
 
-template <class Backend>
-class cuckoo_key_types : public key_types<bucketed_cuckoo_design<Backend>> {};
+template <class Design>
+class cuckoo_key_types : public key_types<Design> {};
 TYPED_TEST_SUITE_P(cuckoo_key_types);
 
 /// 16-byte keys and values, as the key_types suite's.
-template <class Backend>
-using wide_cuckoo_map =
-    typename bucketed_cuckoo_design<Backend>::template map<wide_key, float4_value>;
+template <class Design>
+using wide_cuckoo_map = typename Design::template map<wide_key, float4_value>;
 using wide_model = std::unordered_map<wide_key, float4_value, wide_key_std_hash>;
 
 /// `n` distinct 16-byte keys of random bytes (none reserved: those have
@@ -94,9 +95,10 @@ void expect_contents(Map& table, const wide_model& model, const std::vector<wide
   }
 }
 
-// Four batches take the table to load 0.95 without growing: two choices of
-// four-slot buckets hold that many keys only where eviction walks make
-// room, so phase 2 runs in the later batches. Then an upsert of every third
+// Four batches take the table to load 0.95 without growing: four-slot
+// buckets hold that many keys only where eviction walks make room, so phase
+// 2 runs in the later batches (for a few percent of the keys with the
+// default's four choices, for many more with two). Then an upsert of every third
 // key changes values in place (a batch that may insert that many keys makes
 // the table grow first: a rebuild of 16-byte pairs).
 TYPED_TEST_P(cuckoo_key_types, eviction_walks_fill_sixteen_byte_keys_to_load_095) {
@@ -214,8 +216,9 @@ TYPED_TEST_P(cuckoo_key_types, erased_sixteen_byte_keys_come_back_through_walks)
 }
 
 // Batches at load 0.85 to 0.89 that hold each new key three times and each
-// present key twice, shuffled: many copies find both buckets full and go to
-// phase 2, which answers all but one leader per key. An insert stores the
+// present key twice, shuffled: copies that find all their buckets full go
+// to phase 2 (many with two choices), which answers all but one leader per
+// key. An insert stores the
 // value of the copy it answers `inserted` (the others: exists); an upsert
 // answers one copy of a new key `inserted` and the others `updated`, and
 // leaves one of the batch's values for the key.
@@ -287,9 +290,8 @@ TYPED_TEST_P(cuckoo_key_types, copies_of_a_sixteen_byte_key_in_a_batch_are_one_k
 // are those of its first insert; any key of its id finds, updates and
 // erases it. The model maps id to (tag, value).
 TYPED_TEST_P(cuckoo_key_types, a_coarse_key_equality_holds_through_walks_and_growth) {
-  using map_type =
-      typename bucketed_cuckoo_design<TypeParam>::template map<tagged_wide, std::uint64_t,
-                                                               tagged_wide_hash, tagged_wide_equal>;
+  using map_type = typename TypeParam::template map<tagged_wide, std::uint64_t, tagged_wide_hash,
+                                                    tagged_wide_equal>;
   seeded_random random;
   map_type table(table_options{64, 0.95f, random.next()});
   std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::uint64_t>> model;
@@ -400,7 +402,7 @@ TYPED_TEST_P(cuckoo_key_types, a_coarse_key_equality_holds_through_walks_and_gro
 // values (a 16-byte slot), through the rounds of
 // expect_to_match_an_unordered_map (growth, walks, reserved keys drawn).
 TYPED_TEST_P(cuckoo_key_types, keys_and_values_of_different_widths_match_an_unordered_map) {
-  using design = bucketed_cuckoo_design<TypeParam>;
+  using design = TypeParam;
   seeded_random random;
   {
     SCOPED_TRACE("8-byte keys, 16-byte values");

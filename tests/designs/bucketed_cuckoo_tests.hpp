@@ -47,8 +47,9 @@ TYPED_TEST_P(bucketed_cuckoo, fills_to_load_097_without_growing) {
 TYPED_TEST_P(bucketed_cuckoo, homeless_keys_make_the_table_grow) {
   using V = typename TestFixture::value_type;
   seeded_random random;
-  // Two buckets in all: keys whose two choices are the same bucket compete
-  // for four slots, so eviction walks run out of room and must grow the table.
+  // Two buckets in all (too few for a backyard): eight keys whose choices
+  // fall on the same bucket compete for its four slots, so eviction walks
+  // run out of room and the table must grow.
   for (int round = 0; round < 20; ++round) {
     TypeParam table(table_options{8, 1.0f, random.next()});
     const auto keys = distinct_keys<TypeParam>(random, 8);

@@ -1,4 +1,5 @@
 #include "bucketed_cuckoo_key_types_tests.hpp"
+#include "gpuhash/bucketed_cuckoo_map_impl.hpp"
 #include "gpuhash/cpu/backend.hpp"
 #include "key_types_tests.hpp"
 
@@ -9,5 +10,7 @@ using cpu_designs =
 INSTANTIATE_TYPED_TEST_SUITE_P(cpu, key_types, cpu_designs, design_name);
 INSTANTIATE_TYPED_TEST_SUITE_P(cpu, wide_value_types, with_wide_values_t<cpu_designs>, design_name);
 INSTANTIATE_TYPED_TEST_SUITE_P(cpu, hashgraph_key_types, cpu_backend);
-INSTANTIATE_TYPED_TEST_SUITE_P(cpu, cuckoo_key_types, cpu_backend);
+using cpu_cuckoo_designs =
+    ::testing::Types<bucketed_cuckoo_design<cpu_backend>, two_choice_cuckoo_design<cpu_backend>>;
+INSTANTIATE_TYPED_TEST_SUITE_P(cpu, cuckoo_key_types, cpu_cuckoo_designs, design_name);
 }  // namespace gpuhash::testing

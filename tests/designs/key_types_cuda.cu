@@ -10,5 +10,6 @@ INSTANTIATE_TYPED_TEST_SUITE_P(cuda, key_types, cuda_designs, design_name);
 INSTANTIATE_TYPED_TEST_SUITE_P(cuda, wide_value_types, with_wide_values_t<cuda_designs>,
                                design_name);
 INSTANTIATE_TYPED_TEST_SUITE_P(cuda, hashgraph_key_types, cuda_backend);
-INSTANTIATE_TYPED_TEST_SUITE_P(cuda, cuckoo_key_types, cuda_backend);
+INSTANTIATE_TYPED_TEST_SUITE_P(cuda, cuckoo_key_types, bucketed_cuckoo_design<cuda_backend>,
+                               design_name);
 }  // namespace gpuhash::testing

@@ -78,6 +78,22 @@ struct bucketed_cuckoo_design {
   using map = bucketed_cuckoo_map<Key, Value, Backend, Hash, KeyEqual>;
 };
 
+/// Bucketed cuckoo with two choices over the whole table and no backyard,
+/// in the default's bucket size: keys find both buckets full far more often
+/// than under the default's four choices, so its eviction walks and phase
+/// 2's grouping of copies run on many keys. Its tables compile where
+/// gpuhash/bucketed_cuckoo_map_impl.hpp is included.
+template <class Backend>
+struct two_choice_cuckoo_design : bucketed_cuckoo_design<Backend> {
+  static constexpr const char* name = "bucketed_cuckoo_two_choices";
+  template <class Key, class Value, class Hash = key_bytes_hash<Key>,
+            class KeyEqual = bitwise_equal<Key>>
+  using map = bucketed_cuckoo_map_with<
+      Key, Value, Backend,
+      bucketed_cuckoo_config<bucketed_cuckoo_default_config<Key, Value>::bucket_bytes, 2>, Hash,
+      KeyEqual>;
+};
+
 /// The designs of a ::testing::Types list whose has_wide_values is true, as
 /// another such list: the one list of designs a .cpp or .cu names decides
 /// both suites, so no design can leave the wide-value tests by mistake.

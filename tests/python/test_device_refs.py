@@ -169,9 +169,9 @@ def test_a_kernel_inserts_through_the_ref(design, dtype, rng):
     full = statuses == gpuhash.Status.full
     assert np.all(inserted | full)
     # Linear probing's ref answers full only in a table with no free slot;
-    # bucketed cuckoo's also for a key whose two buckets are full, which
-    # reserve's load (up to 0.9) leaves for a few percent of the keys
-    # (docs/results/device_api.md).
+    # bucketed cuckoo's also for a key whose buckets are all full, which
+    # reserve's load (up to 0.9) leaves for a few percent of the keys or
+    # fewer (docs/results/device_api.md).
     if design == "linear_probing":
         assert not full.any()
     else:
