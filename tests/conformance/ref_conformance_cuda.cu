@@ -60,7 +60,7 @@ using cuckoo_tables =
                      bucketed_cuckoo_map<std::uint64_t, std::uint64_t, cuda_backend>>;
 TYPED_TEST_SUITE(cooperative_find, cuckoo_tables);
 
-// At load 0.9 (so that misses read both buckets), present, absent and
+// At load 0.9 (so that misses read several buckets), present, absent and
 // reserved keys: the tile's answers are the one-thread find's.
 TYPED_TEST(cooperative_find, answers_as_one_thread_does) {
   using K = typename TypeParam::key_type;

@@ -82,7 +82,7 @@ bool step(const observed_operation<Value>& op, std::optional<Value>& state) {
 
 /// The same for a ref's call. A write that found no room (`full`) did
 /// nothing, which fits only an absent key: a ref answers `full` only where
-/// the key is not stored (bucketed cuckoo's, when both buckets are taken).
+/// the key is not stored (bucketed cuckoo's, when all its buckets are taken).
 template <class Value>
 bool step(const observed_ref_call<Value>& call, std::optional<Value>& state) {
   const bool present = state.has_value();
