@@ -19,8 +19,10 @@
 // Every part moved starts at a multiple of `exchange_align` elements in its
 // buffers (the partition leaves the gaps, the plan has the same alignment):
 // NCCL moves parts at other offsets at up to half the rate
-// (docs/results/sharded.md). A shard's finds and a source's scatters then
-// run a part at a time; a batch that inserts is packed into one call.
+// (docs/results/sharded.md). A shard queues its finds, contains and erases
+// a part at a time and runs a batch that inserts as one call over its parts
+// packed together; a source scatters its results a destination's group at
+// a time.
 
 #include <cstddef>
 #include <cstdint>
